@@ -1,0 +1,54 @@
+/* nvfp4_emu.h — the call interface between the emulation pass (nvfp4-emulate-tcgen05) and
+ * the tcgen05 emulation device library (emulation/device/).
+ *
+ * The pass rewrites each nvvm.tcgen05.* op of the generated sm_100a kernel into a call to
+ * one of these functions; the library implements the PTX ISA semantics of the instruction
+ * on sm_90a: Tensor Memory is a per-CTA region of a global workspace (128 lanes x 512
+ * columns x 32 bit = NVFP4_EMU_TMEM_BYTES_PER_CTA), the MMA runs in software, descriptors
+ * are decoded exactly as the ISA defines them. Anything it does not implement traps with a
+ * recorded reason.
+ *
+ * Conventions: a TMEM address is the 32-bit value (lane << 16) | column; shared-memory
+ * pointers are addrspace(3); the workspace is the device address the runtime stores in the
+ * parameter header (NVFP4_ABI_HDR_WORKSPACE), CTA c owning bytes
+ * [c * NVFP4_EMU_TMEM_BYTES_PER_CTA, (c + 1) * NVFP4_EMU_TMEM_BYTES_PER_CTA).
+ */
+#ifndef NVFP4_EMU_H
+#define NVFP4_EMU_H
+
+#include <stdint.h>
+
+#define NVFP4_EMU_TMEM_LANES 128u
+#define NVFP4_EMU_TMEM_COLUMNS 512u
+#define NVFP4_EMU_TMEM_BYTES_PER_CTA (NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS * 4u)
+
+#if defined(__NVPTX__)
+#define NVFP4_EMU_SHARED __attribute__((address_space(3)))
+#else
+#define NVFP4_EMU_SHARED
+#endif
+
+/* tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], ncols — warp-collective. */
+void nvfp4_emu_tcgen05_alloc(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols, uint64_t workspace);
+/* tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — warp-collective. */
+void nvfp4_emu_tcgen05_dealloc(uint32_t taddr, uint32_t ncols);
+/* tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned — warp-collective. */
+void nvfp4_emu_tcgen05_relinquish_alloc_permit(void);
+/* tcgen05.cp.cta_group::1.32x128b.warpx4 [taddr], sdesc — one thread. */
+void nvfp4_emu_tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc);
+/* tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [d], adesc, bdesc, idesc,
+ *   [sfa], [sfb], enable_input_d — one thread; completes before returning. */
+void nvfp4_emu_tcgen05_mma_mxf4nvf4_block16(uint32_t d, uint64_t adesc, uint64_t bdesc,
+                                            uint32_t idesc, uint32_t enable_input_d,
+                                            uint32_t sfa, uint32_t sfb);
+/* tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [mbar]. */
+void nvfp4_emu_tcgen05_commit(NVFP4_EMU_SHARED uint64_t *mbar);
+/* tcgen05.ld.sync.aligned.32x32b.x<num>.b32 — warp-collective; lane i of the warp gets
+ * TMEM lane (taddr.lane + i), columns taddr.col .. taddr.col + num - 1, into dst[0..num). */
+void nvfp4_emu_tcgen05_ld_32x32b(uint32_t taddr, uint32_t *dst, uint32_t num);
+void nvfp4_emu_tcgen05_wait_ld(void);
+void nvfp4_emu_tcgen05_wait_st(void);
+void nvfp4_emu_tcgen05_fence_before_thread_sync(void);
+void nvfp4_emu_tcgen05_fence_after_thread_sync(void);
+
+#endif /* NVFP4_EMU_H */

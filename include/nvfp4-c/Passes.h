@@ -1,0 +1,32 @@
+/* Passes.h — C API of the nvfp4 passes and pipelines.
+ *
+ * The passes are written in C (lib/Conversion/) with mlirCreateExternalPass; a thin C++
+ * shim registers them by name so they can be used in textual pipelines, nvfp4-opt and the
+ * mlir-opt plugin.
+ */
+#ifndef NVFP4_C_PASSES_H
+#define NVFP4_C_PASSES_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --nvfp4-lower-grouped-matmul: nvfp4.grouped_matmul -> gpu.module with the sm_100a
+ * tcgen05/TMA kernel in the llvm + nvvm dialects. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void);
+
+/* --nvfp4-emulate-tcgen05: rewrite nvvm.tcgen05.* into calls to the emulation library and
+ * retarget the kernel to sm_90a. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmulateTcgen05Pass(void);
+
+/* Registers every nvfp4 pass and the named pipelines (nvfp4-to-cubin,
+ * nvfp4-emulation-to-cubin) with MLIR's global pass registry. Idempotent. */
+MLIR_CAPI_EXPORTED void mlirNvfp4RegisterPasses(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_C_PASSES_H */
