@@ -1,0 +1,52 @@
+// PassRegistration.cpp — thin C++ shim: registers the C passes (lib/Conversion/*.c) by name
+// with MLIR's pass registry, and the named pipelines built from them. No logic lives here.
+#include "mlir/CAPI/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "nvfp4-c/Passes.h"
+
+#include <string>
+
+#ifndef NVFP4_CUDA_ROOT
+#define NVFP4_CUDA_ROOT "/usr/local/cuda"
+#endif
+
+static std::unique_ptr<mlir::Pass> adopt(MlirPass pass) {
+  return std::unique_ptr<mlir::Pass>(unwrap(pass));
+}
+
+static void addPipeline(mlir::OpPassManager &pm, const std::string &text) {
+  if (mlir::failed(mlir::parsePassPipeline(text, pm, llvm::errs())))
+    llvm::errs() << "nvfp4: invalid built-in pipeline: " << text << "\n";
+}
+
+extern "C" void mlirNvfp4RegisterPasses(void) {
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateLowerGroupedMatmulPass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateEmulateTcgen05Pass()); });
+
+  const std::string toolkit = std::string("toolkit=") + NVFP4_CUDA_ROOT;
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-to-cubin",
+      "nvfp4.grouped_matmul -> sm_100a kernel -> cubin embedded in a gpu.binary "
+      "(LLVM NVPTX + ptxas)",
+      [toolkit](mlir::OpPassManager &pm) {
+        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "})");
+      });
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-to-ptx", "nvfp4.grouped_matmul -> sm_100a kernel -> PTX embedded in a gpu.binary",
+      [toolkit](mlir::OpPassManager &pm) {
+        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,"
+                        "gpu-module-to-binary{format=isa " + toolkit + "})");
+      });
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-emulation-to-cubin",
+      "nvfp4.grouped_matmul -> sm_100a kernel -> tcgen05 emulation on sm_90a -> cubin",
+      [toolkit](mlir::OpPassManager &pm) {
+        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "})");
+      });
+}

@@ -1,0 +1,141 @@
+/* KernelConfig.c — computes the static configuration of a generated kernel (pipeline
+ * depth, shared-memory and Tensor Memory maps) and encodes its metadata record.
+ * See include/nvfp4-c/KernelConfig.h and docs/kernel-sm100a.md. */
+#include "nvfp4-c/KernelConfig.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nvfp4-c/KernelABI.h"
+
+static uint32_t roundUp(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+
+static uint32_t nextPow2AtLeast32(uint32_t x) {
+  uint32_t p = 32;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+/* Bytes of the barrier area for S stages and A accumulator buffers, plus the TMEM slot. */
+static uint32_t barrierBytes(uint32_t stages, uint32_t acc) {
+  return 8u * (2u * stages + 2u * acc) + 8u;
+}
+
+static bool fail(char *msg, size_t msgSize, const char *text) {
+  if (msg && msgSize) snprintf(msg, msgSize, "%s", text);
+  return false;
+}
+
+bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, uint32_t tileN,
+                               uint32_t stages, char *msg, size_t msgSize) {
+  memset(cfg, 0, sizeof *cfg);
+  if (numGroups < 1 || numGroups > NVFP4_ABI_MAX_GROUPS)
+    return fail(msg, msgSize, "group count must be between 1 and 60 (parameter-block limit)");
+  if (tileN != 64 && tileN != 128 && tileN != 192 && tileN != 256)
+    return fail(msg, msgSize, "tile_n must be one of 64, 128, 192, 256");
+  if (stages > MLIR_NVFP4_MAX_STAGES)
+    return fail(msg, msgSize, "stages must be at most 8");
+
+  cfg->numGroups = numGroups;
+  cfg->tileM = MLIR_NVFP4_TILE_M;
+  cfg->tileN = tileN;
+  cfg->tileK = MLIR_NVFP4_TILE_K;
+  cfg->sfbAtoms = tileN <= 128 ? 1u : 2u;
+
+  /* One stage: A 128 x 128 B, B tileN x 128 B (256 FP4 along K each), SFA 4 atoms,
+   * SFB 4 atoms per 128-row block. Every part is a multiple of 1024 B. */
+  const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K; /* 4 */
+  cfg->aBytes = MLIR_NVFP4_TILE_M * (MLIR_NVFP4_TILE_K / 2);
+  cfg->bBytes = tileN * (MLIR_NVFP4_TILE_K / 2);
+  cfg->sfaBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES;
+  cfg->sfbBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->sfbAtoms;
+  cfg->aOffset = 0;
+  cfg->bOffset = cfg->aOffset + cfg->aBytes;
+  cfg->sfaOffset = cfg->bOffset + cfg->bBytes;
+  cfg->sfbOffset = cfg->sfaOffset + cfg->sfaBytes;
+  cfg->stageBytes = roundUp(cfg->sfbOffset + cfg->sfbBytes, 1024);
+  cfg->txBytesPerStage = cfg->aBytes + cfg->bBytes + cfg->sfaBytes + cfg->sfbBytes;
+
+  /* Tensor Memory: accumulators (tileN fp32 columns each), then per-stage scale factors
+   * (each stage owns its columns: tcgen05.cp -> mma is ordered, mma -> cp is not). */
+  cfg->sfaColsPerStage = kBlocks * 4u;
+  cfg->sfColsPerStage = cfg->sfaColsPerStage + kBlocks * 4u * cfg->sfbAtoms;
+
+  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
+  uint32_t maxBySmem = (smemBudget - barrierBytes(MLIR_NVFP4_MAX_STAGES, 2)) / cfg->stageBytes;
+  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
+  if (maxBySmem < 2) return fail(msg, msgSize, "a pipeline stage does not fit in shared memory");
+
+  uint32_t chosen = stages ? stages : maxBySmem;
+  if (chosen > maxBySmem) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u for tile_n = %u)",
+               stages, maxBySmem, tileN);
+    return false;
+  }
+  /* Two accumulator buffers let the epilogue of tile t overlap the MMAs of tile t+1;
+   * they need 2 * tileN columns next to the scale factors of every stage. */
+  uint32_t acc = 2;
+  if (2u * tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) acc = 1;
+  if (acc == 1 && tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) {
+    if (stages) {
+      if (msg && msgSize)
+        snprintf(msg, msgSize, "stages = %u: scale factors and accumulator exceed 512 TMEM columns",
+                 stages);
+      return false;
+    }
+    while (chosen > 2 && tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) chosen--;
+  }
+  cfg->stages = chosen;
+  cfg->accBuffers = acc;
+  cfg->accCol[0] = 0;
+  cfg->accCol[1] = acc == 2 ? tileN : 0;
+  cfg->sfCol0 = acc * tileN;
+  cfg->tmemCols = nextPow2AtLeast32(cfg->sfCol0 + chosen * cfg->sfColsPerStage);
+
+  cfg->barrierOffset = chosen * cfg->stageBytes;
+  cfg->tmemSlotOffset = cfg->barrierOffset + 8u * (2u * chosen + 2u * acc);
+  cfg->dynSmemBytes = 1024u + cfg->tmemSlotOffset + 8u;
+  cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
+  return true;
+}
+
+uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage) {
+  return cfg->sfCol0 + stage * cfg->sfColsPerStage;
+}
+
+uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage) {
+  return cfg->sfCol0 + stage * cfg->sfColsPerStage + cfg->sfaColsPerStage;
+}
+
+void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
+                                         const char *kernelName, const char *target,
+                                         uint32_t targetSm, uint32_t flags,
+                                         uint32_t workspacePerCta, unsigned char *rec) {
+  memset(rec, 0, NVFP4_METADATA_BYTES);
+  nvfp4_meta_write_u32(rec, NVFP4_META_MAGIC, NVFP4_METADATA_MAGIC);
+  nvfp4_meta_write_u32(rec, NVFP4_META_ABI_VERSION, NVFP4_ABI_VERSION);
+  nvfp4_meta_write_u32(rec, NVFP4_META_RECORD_BYTES, NVFP4_METADATA_BYTES);
+  nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, targetSm);
+  nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS, flags);
+  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_X, MLIR_NVFP4_NUM_THREADS);
+  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_Y, 1);
+  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_Z, 1);
+  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_X, 1);
+  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_Y, 1);
+  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_Z, 1);
+  nvfp4_meta_write_u32(rec, NVFP4_META_DYN_SMEM_BYTES, cfg->dynSmemBytes);
+  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_M, cfg->tileM);
+  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_N, cfg->tileN);
+  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_K, cfg->tileK);
+  nvfp4_meta_write_u32(rec, NVFP4_META_STAGES, cfg->stages);
+  nvfp4_meta_write_u32(rec, NVFP4_META_MAX_GROUPS, cfg->numGroups);
+  nvfp4_meta_write_u32(rec, NVFP4_META_PARAM_BYTES, cfg->paramBytes);
+  nvfp4_meta_write_u32(rec, NVFP4_META_TMEM_COLS, cfg->tmemCols);
+  nvfp4_meta_write_u32(rec, NVFP4_META_ACC_BUFFERS, cfg->accBuffers);
+  nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, workspacePerCta);
+  nvfp4_meta_write_u32(rec, NVFP4_META_K_GRANULE, MLIR_NVFP4_K_GRANULE);
+  nvfp4_meta_write_u32(rec, NVFP4_META_SFB_ATOMS, cfg->sfbAtoms);
+  snprintf((char *)rec + NVFP4_META_KERNEL_NAME, NVFP4_META_KERNEL_NAME_BYTES, "%s", kernelName);
+  snprintf((char *)rec + NVFP4_META_TARGET, NVFP4_META_TARGET_BYTES, "%s", target);
+}
