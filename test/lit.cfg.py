@@ -1,13 +1,14 @@
 # lit configuration for the nvfp4-mlir test suite (check-nvfp4).
 import os
 import shutil
+import sys
 import subprocess
 
 import lit.formats
 
 config.name = "NVFP4"
 config.test_format = lit.formats.ShTest(not lit.util.which("bash"))
-config.suffixes = [".mlir", ".test", ".c"]
+config.suffixes = [".mlir", ".test"]  # test/CAPI adds ".c" (lit.local.cfg)
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
@@ -29,6 +30,7 @@ config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))
 config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%ptxas", os.path.join(config.cuda_root, "bin", "ptxas")))
 config.substitutions.append(("%shlibext", ".so"))
+config.substitutions.append(("%python", sys.executable))
 
 if os.path.exists(os.path.join(config.cuda_root, "bin", "ptxas")):
     config.available_features.add("ptxas")

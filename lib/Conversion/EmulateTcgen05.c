@@ -15,6 +15,9 @@
  * Location of the bitcode: the module attribute `nvfp4.emulation_bitcode` (a string) if
  * present, else the environment variable NVFP4_EMU_BITCODE, else the path configured at
  * build time (NVFP4_EMU_BITCODE_PATH).
+ *
+ * Every op the pass creates carries the unit attribute `nvfp4.emulation`, so a test can
+ * check that the rewritten kernel differs from the sm_100a one only in those ops.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +234,9 @@ static bool emulateModule(MlirOperation module, MlirOperation gpuModule, const c
     MlirBlock entry = mlirRegionGetFirstBlock(region);
     if (!mlirOperationEqual(func, lastFunc)) {
       kbInit(&b, ctx, mlirOperationGetLocation(op), region, entry);
+      /* Every op this pass adds is tagged, so tests can check that nothing else changed. */
+      b.tag = "nvfp4.emulation";
+      mlirOperationSetAttributeByName(b.allocaAnchor, str("nvfp4.emulation"), mlirUnitAttrGet(ctx));
       lastFunc = func;
     }
     b.loc = mlirOperationGetLocation(op);

@@ -366,8 +366,10 @@ void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cf
   kbEndIf(b);
   kbEndIf(b);
 
-  /* Teardown: every TMEM access is complete before warp 5 frees the columns. */
+  /* Teardown: every TMEM access is complete before warp 5 frees the columns. The warp
+   * sync reconverges the warps whose lane 0 ran a role loop alone. */
   nvTcFenceBefore(b);
+  nvWarpSync(b);
   nvBarrier0(b);
   kbIf(b, kbCmpI(b, KB_EQ, kn.warp, MLIR_NVFP4_MMA_WARP));
   nvTcFenceAfter(b);

@@ -47,6 +47,10 @@ MlirOperation kbOp(KbBuilder *b, const char *name, intptr_t nResults, const Mlir
   if (nResults) mlirOperationStateAddResults(&st, nResults, results);
   if (nOperands) mlirOperationStateAddOperands(&st, nOperands, operands);
   if (nAttrs) mlirOperationStateAddAttributes(&st, nAttrs, attrs);
+  if (b->tag) {
+    MlirNamedAttribute t = kbNamed(b, b->tag, mlirUnitAttrGet(b->ctx));
+    mlirOperationStateAddAttributes(&st, 1, &t);
+  }
   MlirOperation op = mlirOperationCreate(&st);
   if (mlirOperationIsNull(op)) {
     b->failed = true;
@@ -199,6 +203,10 @@ KbVar kbVar(KbBuilder *b, MlirType type, KbValue init) {
   MlirNamedAttribute attrs[2] = {kbNamed(b, "elem_type", mlirTypeAttrGet(type)),
                                  kbNamed(b, "alignment", mlirIntegerAttrGet(b->i64, 8))};
   mlirOperationStateAddAttributes(&st, 2, attrs);
+  if (b->tag) {
+    MlirNamedAttribute t = kbNamed(b, b->tag, mlirUnitAttrGet(b->ctx));
+    mlirOperationStateAddAttributes(&st, 1, &t);
+  }
   mlirOperationStateAddOperands(&st, 1, &one);
   mlirOperationStateAddResults(&st, 1, &b->ptr);
   MlirOperation op = mlirOperationCreate(&st);

@@ -40,6 +40,7 @@ typedef struct KbBuilder {
   KbFrame stack[KB_MAX_DEPTH];
   int depth;
   bool failed; /* set when an op could not be created; checked by the caller */
+  const char *tag; /* when set, every created op carries this unit attribute */
 } KbBuilder;
 
 typedef MlirValue KbValue;

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Compares the generic-form IR of the sm_100a kernel with its emulation rewrite.
+
+Each op line is reduced to its op name and attribute dictionary (SSA names dropped). The
+native sequence minus nvvm.tcgen05.* ops must equal the emulated sequence minus ops
+tagged `nvfp4.emulation` and the emulation library declarations; the gpu.module target
+and the metadata record are the only other allowed differences."""
+import re
+import sys
+
+OP = re.compile(r'\s*(?:%[\w:#, ]+ = )?"([a-z_0-9.]+)"')
+
+
+def ops(path):
+    out = []
+    for line in open(path, encoding="utf-8"):
+        m = OP.match(line)
+        if not m:
+            continue
+        name = m.group(1)
+        attrs = re.sub(r"%[\w#:]+", "%", line[m.end():])
+        attrs = re.sub(r"\^bb\d+", "^bb", attrs)
+        out.append((name, attrs.strip(), line))
+    return out
+
+
+def main():
+    native = ops(sys.argv[1])
+    emu = ops(sys.argv[2])
+    replaced = sum(1 for n, _, _ in native if n.startswith("nvvm.tcgen05."))
+    keep_native = [(n, a) for n, a, _ in native if not n.startswith("nvvm.tcgen05.")]
+    keep_emu = [(n, a) for n, a, l in emu
+                if "nvfp4.emulation" not in l and "sym_name = \"nvfp4_emu_" not in l]
+    allowed = ("gpu.module", "llvm.mlir.global")
+    bad = 0
+    if len(keep_native) != len(keep_emu):
+        print(f"op count differs: {len(keep_native)} native vs {len(keep_emu)} emulated")
+        bad += 1
+    for (n1, a1), (n2, a2) in zip(keep_native, keep_emu):
+        if n1 != n2 or (a1 != a2 and n1 not in allowed):
+            print(f"difference: {n1} {a1[:160]}\n        vs: {n2} {a2[:160]}")
+            bad += 1
+            if bad > 10:
+                break
+    if bad:
+        sys.exit(1)
+    print(f"identical apart from the emulation rewrite: {replaced} tcgen05 ops replaced, "
+          f"{len(keep_native)} ops compared")
+
+
+if __name__ == "__main__":
+    main()
