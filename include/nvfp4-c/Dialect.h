@@ -1,0 +1,47 @@
+/* Dialect.h — C API of the nvfp4 dialect: dialect handle, registration helpers that set up
+ * everything the nvfp4 pipeline needs (upstream dialects, extensions, LLVM IR
+ * translations), and the C verifier of nvfp4.grouped_matmul.
+ */
+#ifndef NVFP4_C_DIALECT_H
+#define NVFP4_C_DIALECT_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* mlirGetDialectHandle__nvfp4__(): the nvfp4 dialect handle. */
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(NVFP4, nvfp4);
+
+/* Inserts the nvfp4 dialect and every upstream dialect and extension (ConvertToLLVM
+ * interfaces, the NVVM/ROCDL target attribute models, inliner and bufferization
+ * extensions, ...) into `registry`. */
+MLIR_CAPI_EXPORTED void mlirNvfp4RegisterRequiredDialects(MlirDialectRegistry registry);
+
+/* Sets up `context` for the whole nvfp4 pipeline: appends a registry filled by
+ * mlirNvfp4RegisterRequiredDialects and registers every dialect-to-LLVM-IR translation
+ * (needed by gpu-module-to-binary and mlirTranslateModuleToLLVMIR). Dialects are loaded
+ * lazily, as usual. */
+MLIR_CAPI_EXPORTED void mlirNvfp4RegisterAllUpstream(MlirContext context);
+
+/* Returns true when `op` is an nvfp4.grouped_matmul. */
+MLIR_CAPI_EXPORTED bool mlirNvfp4IsGroupedMatmul(MlirOperation op);
+
+/* The verifier of nvfp4.grouped_matmul (its ODS verify() forwards here). Emits an error
+ * at the op's location and returns failure on the first violated rule. */
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op);
+
+/* Group limits and tuning constants enforced by the verifier. */
+#define NVFP4_OP_NAME "nvfp4.grouped_matmul"
+#define NVFP4_K_GRANULE 64
+#define NVFP4_SF_ROWS_PER_ATOM 128
+#define NVFP4_DEFAULT_TILE_N 128
+#define NVFP4_MAX_STAGES 8
+#define NVFP4_MAX_KERNEL_NAME_LEN 63
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_C_DIALECT_H */

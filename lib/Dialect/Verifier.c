@@ -1,0 +1,294 @@
+/* Verifier.c — the verifier of nvfp4.grouped_matmul, written in C against the MLIR C API.
+ * The ODS-generated op's verify() forwards here (NVFP4Dialect.cpp). On the first
+ * violated rule it emits one error at the op's location naming the group and operand,
+ * and returns failure.
+ *
+ * Rules (DESIGN.md §3):
+ *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS;
+ *   - a, b: rank-2 f4E2M1FN (M x K, N x K); sfa, sfb: rank-5 f8E4M3FN
+ *     (ceil(MN/128), ceil(K/64), 32, 4, 4); c: rank-2 f16 (M x N);
+ *   - identity layout and default memory space everywhere (contiguous row-major);
+ *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
+ *     positive multiple of 64; A's and B's K are both static or both dynamic;
+ *   - target "sm_100a" ("sm_90a" reserved); tile_n in {64,128,192,256}; stages in 1..8;
+ *     kernel_name a C identifier of at most 63 characters.
+ */
+#include "nvfp4-c/Dialect.h"
+#include "nvfp4-c/KernelABI.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { OPND_A, OPND_B, OPND_SFA, OPND_SFB, OPND_C, OPND_KINDS };
+
+static const char *const kOperandNames[OPND_KINDS] = {"a", "b", "sfa", "sfb", "c"};
+static const intptr_t kOperandRanks[OPND_KINDS] = {2, 2, 5, 5, 2};
+static const char *const kElementNames[OPND_KINDS] = {"f4E2M1FN", "f4E2M1FN", "f8E4M3FN",
+                                                      "f8E4M3FN", "f16"};
+
+static bool element_ok(int kind, MlirType elt) {
+  switch (kind) {
+  case OPND_A:
+  case OPND_B:
+    return mlirTypeIsAFloat4E2M1FN(elt);
+  case OPND_SFA:
+  case OPND_SFB:
+    return mlirTypeIsAFloat8E4M3FN(elt);
+  default:
+    return mlirTypeIsAF16(elt);
+  }
+}
+
+/* ---- diagnostics ------------------------------------------------------------------ */
+
+typedef struct {
+  char *buf;
+  size_t cap, len;
+} nvfp4_strbuf;
+
+static void strbuf_append(MlirStringRef s, void *user) {
+  nvfp4_strbuf *sb = (nvfp4_strbuf *)user;
+  size_t n = s.length;
+  if (sb->len + 1 >= sb->cap)
+    return;
+  if (n > sb->cap - 1 - sb->len)
+    n = sb->cap - 1 - sb->len;
+  memcpy(sb->buf + sb->len, s.data, n);
+  sb->len += n;
+  sb->buf[sb->len] = '\0';
+}
+
+/* Prints `t` into `out` (truncated to `cap` bytes). */
+static const char *type_str(MlirType t, char *out, size_t cap) {
+  nvfp4_strbuf sb = {out, cap, 0};
+  out[0] = '\0';
+  mlirTypePrint(t, strbuf_append, &sb);
+  return out;
+}
+
+static MlirLogicalResult fail(MlirOperation op, const char *fmt, ...) {
+  char msg[1024];
+  int n = snprintf(msg, sizeof msg, "'%s' op ", NVFP4_OP_NAME);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+  va_end(ap);
+  mlirEmitError(mlirOperationGetLocation(op), msg);
+  return mlirLogicalResultFailure();
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+#define DYN (-1)
+
+/* Size of dimension `i`, or DYN. */
+static int64_t dim(MlirType t, intptr_t i) {
+  return mlirShapedTypeIsDynamicDim(t, i) ? DYN : mlirShapedTypeGetDimSize(t, i);
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static bool is_c_identifier(MlirStringRef s) {
+  if (s.length == 0)
+    return false;
+  for (size_t i = 0; i < s.length; ++i) {
+    char ch = s.data[i];
+    bool alpha = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+    bool digit = ch >= '0' && ch <= '9';
+    if (!alpha && !(digit && i > 0))
+      return false;
+  }
+  return true;
+}
+
+static MlirAttribute get_attr(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static bool str_eq(MlirStringRef s, const char *lit) {
+  return s.length == strlen(lit) && memcmp(s.data, lit, s.length) == 0;
+}
+
+bool mlirNvfp4IsGroupedMatmul(MlirOperation op) {
+  return str_eq(mlirIdentifierStr(mlirOperationGetName(op)), NVFP4_OP_NAME);
+}
+
+/* ---- attribute checks --------------------------------------------------------------- */
+
+static MlirLogicalResult verify_attributes(MlirOperation op) {
+  MlirAttribute target = get_attr(op, "target");
+  if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
+    return fail(op, "requires a string attribute 'target'");
+  MlirStringRef t = mlirStringAttrGetValue(target);
+  if (str_eq(t, "sm_90a"))
+    return fail(op, "target 'sm_90a' is reserved for the native Hopper path and is not "
+                    "supported yet (supported: sm_100a)");
+  if (!str_eq(t, "sm_100a"))
+    return fail(op, "unknown target '%.*s' (supported: sm_100a)", (int)t.length, t.data);
+
+  MlirAttribute tile_n = get_attr(op, "tile_n");
+  if (!mlirAttributeIsNull(tile_n)) {
+    if (!mlirAttributeIsAInteger(tile_n))
+      return fail(op, "'tile_n' must be an integer");
+    int64_t v = mlirIntegerAttrGetValueInt(tile_n);
+    if (v != 64 && v != 128 && v != 192 && v != 256)
+      return fail(op, "'tile_n' must be one of 64, 128, 192, 256, got %lld", (long long)v);
+  }
+
+  MlirAttribute stages = get_attr(op, "stages");
+  if (!mlirAttributeIsNull(stages)) {
+    if (!mlirAttributeIsAInteger(stages))
+      return fail(op, "'stages' must be an integer");
+    int64_t v = mlirIntegerAttrGetValueInt(stages);
+    if (v < 1 || v > NVFP4_MAX_STAGES)
+      return fail(op, "'stages' must be in [1, %d], got %lld", NVFP4_MAX_STAGES,
+                  (long long)v);
+  }
+
+  MlirAttribute name = get_attr(op, "kernel_name");
+  if (!mlirAttributeIsNull(name)) {
+    if (!mlirAttributeIsAString(name))
+      return fail(op, "'kernel_name' must be a string");
+    MlirStringRef s = mlirStringAttrGetValue(name);
+    if (!is_c_identifier(s))
+      return fail(op, "'kernel_name' must be a valid C identifier, got '%.*s'",
+                  (int)s.length, s.data);
+    if (s.length > NVFP4_MAX_KERNEL_NAME_LEN)
+      return fail(op, "'kernel_name' must be at most %d characters, got %zu",
+                  NVFP4_MAX_KERNEL_NAME_LEN, s.length);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+/* ---- per-operand and per-group checks ------------------------------------------------ */
+
+static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirType t) {
+  char ts[256];
+  const char *name = kOperandNames[kind];
+  if (!mlirTypeIsAMemRef(t))
+    return fail(op, "group %d: operand '%s' must be a ranked memref, got %s", g, name,
+                type_str(t, ts, sizeof ts));
+  MlirType elt = mlirShapedTypeGetElementType(t);
+  if (!element_ok(kind, elt))
+    return fail(op, "group %d: operand '%s' must have element type %s, got %s", g, name,
+                kElementNames[kind], type_str(elt, ts, sizeof ts));
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  if (rank != kOperandRanks[kind])
+    return fail(op, "group %d: operand '%s' must have rank %zd, got rank %zd", g, name,
+                kOperandRanks[kind], rank);
+  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
+  bool identity = mlirAttributeIsNull(layout) ||
+                  (mlirAttributeIsAAffineMap(layout) &&
+                   mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
+  if (!identity)
+    return fail(op, "group %d: operand '%s' must have the identity (contiguous row-major) "
+                    "layout, got %s", g, name, type_str(t, ts, sizeof ts));
+  if (!mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+    return fail(op, "group %d: operand '%s' must be in the default memory space, got %s", g,
+                name, type_str(t, ts, sizeof ts));
+  return mlirLogicalResultSuccess();
+}
+
+/* Checks a scale-factor operand against its row count and K (either may be DYN). */
+static MlirLogicalResult verify_scales(MlirOperation op, int g, int kind, MlirType t,
+                                       int64_t rows, const char *rows_name, int64_t k) {
+  const char *name = kOperandNames[kind];
+  static const int64_t kAtom[3] = {32, 4, 4};
+  for (int i = 0; i < 3; ++i)
+    if (dim(t, 2 + i) != kAtom[i])
+      return fail(op, "group %d: operand '%s' dims 2..4 must be 32x4x4 (one 512-byte "
+                      "atom), got dim %d = %s%lld", g, name, 2 + i,
+                  dim(t, 2 + i) == DYN ? "?" : "", (long long)dim(t, 2 + i));
+  int64_t d0 = dim(t, 0), d1 = dim(t, 1);
+  if (rows != DYN && d0 != DYN && d0 != ceil_div(rows, NVFP4_SF_ROWS_PER_ATOM))
+    return fail(op, "group %d: operand '%s' dim 0 must be ceil(%s/128) = %lld, got %lld", g,
+                name, rows_name, (long long)ceil_div(rows, NVFP4_SF_ROWS_PER_ATOM),
+                (long long)d0);
+  if (k != DYN && d1 != DYN && d1 != ceil_div(k, NVFP4_K_GRANULE))
+    return fail(op, "group %d: operand '%s' dim 1 must be ceil(K/64) = %lld, got %lld", g,
+                name, (long long)ceil_div(k, NVFP4_K_GRANULE), (long long)d1);
+  return mlirLogicalResultSuccess();
+}
+
+static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[OPND_KINDS]) {
+  for (int kind = 0; kind < OPND_KINDS; ++kind)
+    if (mlirLogicalResultIsFailure(verify_operand(op, g, kind, t[kind])))
+      return mlirLogicalResultFailure();
+
+  int64_t m_a = dim(t[OPND_A], 0), k_a = dim(t[OPND_A], 1);
+  int64_t n_b = dim(t[OPND_B], 0), k_b = dim(t[OPND_B], 1);
+  int64_t m_c = dim(t[OPND_C], 0), n_c = dim(t[OPND_C], 1);
+
+  if ((k_a == DYN) != (k_b == DYN))
+    return fail(op, "group %d: K of 'a' and 'b' must both be static or both dynamic", g);
+  if (k_a != DYN && k_a != k_b)
+    return fail(op, "group %d: K of 'a' (%lld) does not match K of 'b' (%lld)", g,
+                (long long)k_a, (long long)k_b);
+  if (k_a != DYN && (k_a <= 0 || k_a % NVFP4_K_GRANULE != 0))
+    return fail(op, "group %d: K must be a multiple of %d, got %lld", g, NVFP4_K_GRANULE,
+                (long long)k_a);
+  if (m_a != DYN && m_c != DYN && m_a != m_c)
+    return fail(op, "group %d: M of 'a' (%lld) does not match M of 'c' (%lld)", g,
+                (long long)m_a, (long long)m_c);
+  if (n_b != DYN && n_c != DYN && n_b != n_c)
+    return fail(op, "group %d: N of 'b' (%lld) does not match N of 'c' (%lld)", g,
+                (long long)n_b, (long long)n_c);
+
+  int64_t m = m_a != DYN ? m_a : m_c;
+  int64_t n = n_b != DYN ? n_b : n_c;
+  if (mlirLogicalResultIsFailure(verify_scales(op, g, OPND_SFA, t[OPND_SFA], m, "M", k_a)) ||
+      mlirLogicalResultIsFailure(verify_scales(op, g, OPND_SFB, t[OPND_SFB], n, "N", k_a)))
+    return mlirLogicalResultFailure();
+  int64_t ka1 = dim(t[OPND_SFA], 1), kb1 = dim(t[OPND_SFB], 1);
+  if (ka1 != DYN && kb1 != DYN && ka1 != kb1)
+    return fail(op, "group %d: dim 1 (K/64) of 'sfa' (%lld) does not match 'sfb' (%lld)", g,
+                (long long)ka1, (long long)kb1);
+  return mlirLogicalResultSuccess();
+}
+
+/* ---- entry point ---------------------------------------------------------------------- */
+
+MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
+  MlirAttribute seg = get_attr(op, "operandSegmentSizes");
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) != OPND_KINDS)
+    return fail(op, "requires 'operandSegmentSizes' with 5 entries (a, b, sfa, sfb, c)");
+
+  int32_t count[OPND_KINDS];
+  intptr_t start[OPND_KINDS], total = 0;
+  for (int kind = 0; kind < OPND_KINDS; ++kind) {
+    count[kind] = mlirDenseI32ArrayGetElement(seg, kind);
+    start[kind] = total;
+    total += count[kind];
+  }
+  if (total != mlirOperationGetNumOperands(op))
+    return fail(op, "'operandSegmentSizes' does not add up to the operand count");
+
+  int32_t groups = count[OPND_A];
+  for (int kind = 1; kind < OPND_KINDS; ++kind)
+    if (count[kind] != groups)
+      return fail(op, "operand count mismatch: 'a' has %d groups but '%s' has %d", groups,
+                  kOperandNames[kind], count[kind]);
+  if (groups == 0)
+    return fail(op, "requires at least one group");
+  if ((uint32_t)groups > NVFP4_ABI_MAX_GROUPS)
+    return fail(op, "supports at most %u groups (kernel parameter limit), got %d",
+                NVFP4_ABI_MAX_GROUPS, groups);
+
+  if (mlirLogicalResultIsFailure(verify_attributes(op)))
+    return mlirLogicalResultFailure();
+
+  for (int g = 0; g < groups; ++g) {
+    MlirType t[OPND_KINDS];
+    for (int kind = 0; kind < OPND_KINDS; ++kind)
+      t[kind] = mlirValueGetType(mlirOperationGetOperand(op, start[kind] + g));
+    if (mlirLogicalResultIsFailure(verify_group(op, g, t)))
+      return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}

@@ -1,0 +1,509 @@
+// invalid.mlir — every diagnostic of the nvfp4.grouped_matmul verifier (lib/Dialect/Verifier.c).
+// RUN: nvfp4-opt %s --split-input-file --verify-diagnostics
+
+// The five operand lists must have the same length.
+func.func @count_mismatch(%a0: memref<128x256xf4E2M1FN>,
+    %a1: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfa1: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb1: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>,
+    %c1: memref<128x128xf16>) {
+  // expected-error @+1 {{operand count mismatch: 'a' has 2 groups but 'b' has 1}}
+  nvfp4.grouped_matmul a(%a0, %a1 : memref<128x256xf4E2M1FN>, memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0, %sfa1 : memref<1x4x32x4x4xf8E4M3FN>, memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0, %sfb1 : memref<1x4x32x4x4xf8E4M3FN>, memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0, %c1 : memref<128x128xf16>, memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// At least one group.
+func.func @zero_groups() {
+  // expected-error @+1 {{requires at least one group}}
+  "nvfp4.grouped_matmul"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0, 0>, target = "sm_100a"}> : () -> ()
+  return
+}
+
+// -----
+
+// At most NVFP4_ABI_MAX_GROUPS (60) groups fit in the kernel parameter block.
+!A = memref<128x256xf4E2M1FN>
+!B = memref<128x256xf4E2M1FN>
+!SA = memref<1x4x32x4x4xf8E4M3FN>
+!SB = memref<1x4x32x4x4xf8E4M3FN>
+!C = memref<128x128xf16>
+func.func @too_many_groups(%a: !A, %b: !B, %sa: !SA, %sb: !SB, %c: !C) {
+  // expected-error @+1 {{supports at most 60 groups (kernel parameter limit), got 61}}
+  "nvfp4.grouped_matmul"(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) <{operandSegmentSizes = array<i32: 61, 61, 61, 61, 61>, target = "sm_100a"}> : (!A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C) -> ()
+  return
+}
+
+// -----
+
+// A must be f4E2M1FN.
+func.func @a_element_type(%a0: memref<128x256xf16>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'a' must have element type f4E2M1FN, got f16}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf16>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Scale factors must be f8E4M3FN.
+func.func @sfa_element_type(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E5M2>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfa' must have element type f8E4M3FN, got f8E5M2}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E5M2>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// C must be f16 (v1).
+func.func @c_element_type(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf32>) {
+  // expected-error @+1 {{group 0: operand 'c' must have element type f16, got f32}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf32>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// B must be rank 2.
+func.func @b_rank(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<1x128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'b' must have rank 2, got rank 3}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<1x128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Scale factors must be rank 5.
+func.func @sfb_rank(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<128x16xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfb' must have rank 5, got rank 2}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<128x16xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Scale-factor dims 2..4 are one 512-byte atom.
+func.func @sf_atom_dims(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x2xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfa' dims 2..4 must be 32x4x4 (one 512-byte atom), got dim 4 = 2}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x2xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Scale-factor atom dims must be static.
+func.func @sf_atom_dims_dynamic(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x?x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfb' dims 2..4 must be 32x4x4 (one 512-byte atom), got dim 2 = ?}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x?x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// SFA dim 0 is ceil(M/128).
+func.func @sfa_rows(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<2x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfa' dim 0 must be ceil(M/128) = 1, got 2}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<2x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// SFB dim 0 is ceil(N/128); N comes from C when B's N is dynamic.
+func.func @sfb_rows(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<?x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<2x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x300xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfb' dim 0 must be ceil(N/128) = 3, got 2}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<?x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<2x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x300xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Scale-factor dim 1 is ceil(K/64).
+func.func @sfb_k(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x8x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'sfb' dim 1 must be ceil(K/64) = 4, got 8}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x8x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// With K dynamic, SFA and SFB must still agree on ceil(K/64).
+func.func @sf_k_mismatch(%a0: memref<128x?xf4E2M1FN>,
+    %b0: memref<128x?xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x8x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: dim 1 (K/64) of 'sfa' (4) does not match 'sfb' (8)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x?xf4E2M1FN>)
+      b(%b0 : memref<128x?xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x8x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// A's and B's K must match.
+func.func @k_mismatch(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x512xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: K of 'a' (256) does not match K of 'b' (512)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x512xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// K must be a multiple of the 64-element K granule.
+func.func @k_granule(%a0: memref<128x96xf4E2M1FN>,
+    %b0: memref<128x96xf4E2M1FN>,
+    %sfa0: memref<1x2x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x2x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: K must be a multiple of 64, got 96}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x96xf4E2M1FN>)
+      b(%b0 : memref<128x96xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x2x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x2x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// A's and B's K are both static or both dynamic.
+func.func @k_static_dynamic(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x?xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: K of 'a' and 'b' must both be static or both dynamic}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x?xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// M of A and C must match.
+func.func @m_mismatch(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<64x128xf16>) {
+  // expected-error @+1 {{group 0: M of 'a' (128) does not match M of 'c' (64)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<64x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// N of B and C must match; the diagnostic names the group.
+func.func @n_mismatch_second_group(%a0: memref<128x256xf4E2M1FN>,
+    %a1: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %b1: memref<256x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfa1: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb1: memref<2x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>,
+    %c1: memref<128x128xf16>) {
+  // expected-error @+1 {{group 1: N of 'b' (256) does not match N of 'c' (128)}}
+  nvfp4.grouped_matmul a(%a0, %a1 : memref<128x256xf4E2M1FN>, memref<128x256xf4E2M1FN>)
+      b(%b0, %b1 : memref<128x256xf4E2M1FN>, memref<256x256xf4E2M1FN>)
+      sfa(%sfa0, %sfa1 : memref<1x4x32x4x4xf8E4M3FN>, memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0, %sfb1 : memref<1x4x32x4x4xf8E4M3FN>, memref<2x4x32x4x4xf8E4M3FN>)
+      c(%c0, %c1 : memref<128x128xf16>, memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// C must be contiguous row-major (identity layout): no row stride.
+func.func @strided_c(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16, strided<[256, 1]>>) {
+  // expected-error @+1 {{group 0: operand 'c' must have the identity (contiguous row-major) layout, got memref<128x128xf16, strided<[256, 1]>>}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16, strided<[256, 1]>>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// A must be K-major: a permuted layout map is rejected.
+func.func @permuted_a(%a0: memref<128x256xf4E2M1FN, affine_map<(d0, d1) -> (d1, d0)>>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'a' must have the identity (contiguous row-major) layout, got memref<128x256xf4E2M1FN, affine_map<(d0, d1) -> (d1, d0)>>}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN, affine_map<(d0, d1) -> (d1, d0)>>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Operands live in global memory (default memory space).
+func.func @memory_space(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN, 3>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{group 0: operand 'b' must be in the default memory space, got memref<128x256xf4E2M1FN, 3>}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN, 3>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// Only sm_100a is supported.
+func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{unknown target 'sm_80' (supported: sm_100a)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_80"}
+  return
+}
+
+// -----
+
+// sm_90a is reserved for the native Hopper path.
+func.func @reserved_target(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{target 'sm_90a' is reserved for the native Hopper path and is not supported yet (supported: sm_100a)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_90a"}
+  return
+}
+
+// -----
+
+// tile_n is one of 64, 128, 192, 256.
+func.func @tile_n(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{'tile_n' must be one of 64, 128, 192, 256, got 96}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", tile_n = 96}
+  return
+}
+
+// -----
+
+// stages is in [1, 8].
+func.func @stages(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{'stages' must be in [1, 8], got 9}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", stages = 9}
+  return
+}
+
+// -----
+
+// kernel_name must be a C identifier.
+func.func @kernel_name(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{'kernel_name' must be a valid C identifier, got '1st-kernel'}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", kernel_name = "1st-kernel"}
+  return
+}
+
+// -----
+
+// kernel_name fits the 64-byte metadata field (63 characters + NUL).
+func.func @kernel_name_length(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{'kernel_name' must be at most 63 characters, got 64}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", kernel_name = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}
+  return
+}
+
+// -----
+
+// The target attribute is required.
+func.func @missing_target(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{requires attribute 'target'}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>)
+  return
+}
