@@ -1,0 +1,97 @@
+// any16.mlir — 16 groups, every dimension dynamic: one cubin serves any problem sizes with up
+// to 16 groups (used by the emulation suite for the PROBLEM.md tests and random cases).
+func.func @dyn16(
+    %a0: memref<?x?xf4E2M1FN>,
+    %a1: memref<?x?xf4E2M1FN>,
+    %a2: memref<?x?xf4E2M1FN>,
+    %a3: memref<?x?xf4E2M1FN>,
+    %a4: memref<?x?xf4E2M1FN>,
+    %a5: memref<?x?xf4E2M1FN>,
+    %a6: memref<?x?xf4E2M1FN>,
+    %a7: memref<?x?xf4E2M1FN>,
+    %a8: memref<?x?xf4E2M1FN>,
+    %a9: memref<?x?xf4E2M1FN>,
+    %a10: memref<?x?xf4E2M1FN>,
+    %a11: memref<?x?xf4E2M1FN>,
+    %a12: memref<?x?xf4E2M1FN>,
+    %a13: memref<?x?xf4E2M1FN>,
+    %a14: memref<?x?xf4E2M1FN>,
+    %a15: memref<?x?xf4E2M1FN>,
+    %b0: memref<?x?xf4E2M1FN>,
+    %b1: memref<?x?xf4E2M1FN>,
+    %b2: memref<?x?xf4E2M1FN>,
+    %b3: memref<?x?xf4E2M1FN>,
+    %b4: memref<?x?xf4E2M1FN>,
+    %b5: memref<?x?xf4E2M1FN>,
+    %b6: memref<?x?xf4E2M1FN>,
+    %b7: memref<?x?xf4E2M1FN>,
+    %b8: memref<?x?xf4E2M1FN>,
+    %b9: memref<?x?xf4E2M1FN>,
+    %b10: memref<?x?xf4E2M1FN>,
+    %b11: memref<?x?xf4E2M1FN>,
+    %b12: memref<?x?xf4E2M1FN>,
+    %b13: memref<?x?xf4E2M1FN>,
+    %b14: memref<?x?xf4E2M1FN>,
+    %b15: memref<?x?xf4E2M1FN>,
+    %sfa0: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa1: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa2: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa3: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa4: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa5: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa6: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa7: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa8: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa9: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa10: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa11: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa12: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa13: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa14: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfa15: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb0: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb1: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb2: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb3: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb4: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb5: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb6: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb7: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb8: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb9: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb10: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb11: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb12: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb13: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb14: memref<?x?x32x4x4xf8E4M3FN>,
+    %sfb15: memref<?x?x32x4x4xf8E4M3FN>,
+    %c0: memref<?x?xf16>,
+    %c1: memref<?x?xf16>,
+    %c2: memref<?x?xf16>,
+    %c3: memref<?x?xf16>,
+    %c4: memref<?x?xf16>,
+    %c5: memref<?x?xf16>,
+    %c6: memref<?x?xf16>,
+    %c7: memref<?x?xf16>,
+    %c8: memref<?x?xf16>,
+    %c9: memref<?x?xf16>,
+    %c10: memref<?x?xf16>,
+    %c11: memref<?x?xf16>,
+    %c12: memref<?x?xf16>,
+    %c13: memref<?x?xf16>,
+    %c14: memref<?x?xf16>,
+    %c15: memref<?x?xf16>) {
+  nvfp4.grouped_matmul
+      a(%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9, %a10, %a11, %a12, %a13, %a14, %a15 :
+        memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>)
+      b(%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7, %b8, %b9, %b10, %b11, %b12, %b13, %b14, %b15 :
+        memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>)
+      sfa(%sfa0, %sfa1, %sfa2, %sfa3, %sfa4, %sfa5, %sfa6, %sfa7, %sfa8, %sfa9, %sfa10, %sfa11, %sfa12, %sfa13, %sfa14, %sfa15 :
+        memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>)
+      sfb(%sfb0, %sfb1, %sfb2, %sfb3, %sfb4, %sfb5, %sfb6, %sfb7, %sfb8, %sfb9, %sfb10, %sfb11, %sfb12, %sfb13, %sfb14, %sfb15 :
+        memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>)
+      c(%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7, %c8, %c9, %c10, %c11, %c12, %c13, %c14, %c15 :
+        memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>)
+      {target = "sm_100a", kernel_name = "nvfp4_dyn16"}
+  return
+}
