@@ -1,0 +1,821 @@
+/* nvfp4_emu_core.h — portable core of the tcgen05 emulation library.
+ *
+ * Decoders (shared memory matrix descriptor, instruction descriptor for
+ * kind::mxf4nvf4, TMEM addresses), element formats (FP4 E2M1, FP8 E4M3), the K-major
+ * shared-memory address mapping with every swizzle mode, the per-CTA TMEM allocation table,
+ * and the data paths of tcgen05.cp .32x128b.warpx4, tcgen05.mma kind::mxf4nvf4 block16 and
+ * tcgen05.ld .32x32b. Everything is `static` C11 so that the same text is compiled for the
+ * device (by emulation/device/nvfp4_emu.c, for nvptx64) and for the host (unit tests).
+ *
+ * Platform hooks: shared memory is read through nvfp4_emu_smem_ld16(); on the host it
+ * indexes a caller-provided buffer that stands for the shared::cta window, on the device
+ * it is an ld.shared at the descriptor address. TMEM cells are 32-bit words of the global
+ * workspace, column-major: cell (lane, column) is word column * 128 + lane.
+ *
+ * Every check returns an nvfp4_emu_error code and a message; the device layer turns a
+ * non-zero code into a trap, the host tests compare codes.
+ */
+#ifndef NVFP4_EMU_CORE_H
+#define NVFP4_EMU_CORE_H
+
+#include <stdint.h>
+
+#include "nvfp4_emu.h"
+#include "nvfp4_emu_errors.h"
+
+#if defined(__NVPTX__)
+#define NVFP4_EMU_GLOBAL __attribute__((address_space(1)))
+#else
+#include <string.h>
+#define NVFP4_EMU_GLOBAL
+#endif
+
+/* Full unrolling of small constant loops (keeps the MMA's per-column arrays in registers). */
+#if defined(__clang__)
+#define NVFP4_EMU_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define NVFP4_EMU_UNROLL _Pragma("GCC unroll 16")
+#else
+#define NVFP4_EMU_UNROLL
+#endif
+
+/* One TMEM cell as stored in the workspace. */
+typedef NVFP4_EMU_GLOBAL uint32_t nvfp4_emu_tmem_word;
+
+/* ------------------------------------------------------------------------------------ */
+/* Error messages                                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  uint32_t code;
+  uint32_t len;
+  char text[200];
+} nvfp4_emu_err;
+
+static inline void emu_err_str(nvfp4_emu_err *e, const char *s) {
+  while (*s && e->len + 1 < sizeof e->text)
+    e->text[e->len++] = *s++;
+  e->text[e->len] = 0;
+}
+
+static inline void emu_err_u32(nvfp4_emu_err *e, uint32_t v) {
+  char tmp[12];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n && e->len + 1 < sizeof e->text)
+    e->text[e->len++] = tmp[--n];
+  e->text[e->len] = 0;
+}
+
+static inline void emu_err_hex(nvfp4_emu_err *e, uint64_t v) {
+  static const char digits[] = "0123456789abcdef";
+  int shift = 60;
+  emu_err_str(e, "0x");
+  while (shift > 0 && ((v >> shift) & 0xF) == 0)
+    shift -= 4;
+  for (; shift >= 0; shift -= 4) {
+    if (e->len + 1 >= sizeof e->text)
+      break;
+    e->text[e->len++] = digits[(v >> shift) & 0xF];
+  }
+  e->text[e->len] = 0;
+}
+
+/* Starts a message "nvfp4-emu: <op>: <what>" and records the code. */
+static inline uint32_t emu_fail(nvfp4_emu_err *e, uint32_t code, const char *op,
+                                const char *what) {
+  e->code = code;
+  e->len = 0;
+  e->text[0] = 0;
+  emu_err_str(e, "nvfp4-emu: ");
+  emu_err_str(e, op);
+  emu_err_str(e, ": ");
+  emu_err_str(e, what);
+  return code;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Element formats                                                                       */
+/* ------------------------------------------------------------------------------------ */
+
+static inline float emu_bits_to_float(uint32_t b) {
+  float f;
+#if defined(__NVPTX__)
+  __builtin_memcpy(&f, &b, 4);
+#else
+  memcpy(&f, &b, 4);
+#endif
+  return f;
+}
+
+static inline uint32_t emu_float_to_bits(float f) {
+  uint32_t b;
+#if defined(__NVPTX__)
+  __builtin_memcpy(&b, &f, 4);
+#else
+  memcpy(&b, &f, 4);
+#endif
+  return b;
+}
+
+/* FP4 E2M1 code (bit 3 sign, bits 2..1 exponent with bias 1, bit 0 mantissa) as twice its
+ * value, an integer in {0, ±1, ±2, ±3, ±4, ±6, ±8, ±12}. */
+static inline int32_t nvfp4_emu_e2m1_x2(uint32_t code) {
+  uint32_t mag = code & 7u, e = mag >> 1, m = mag & 1u;
+  int32_t v = e == 0 ? (int32_t)m : (int32_t)((2u + m) << (e - 1u));
+  return (code & 8u) ? -v : v;
+}
+
+static inline float nvfp4_emu_e2m1_to_float(uint32_t code) {
+  return (float)nvfp4_emu_e2m1_x2(code) * 0.5f;
+}
+
+/* FP8 E4M3 (bias 7, no infinities, S.1111.111 = NaN): the scale-factor format UE4M3.
+ * The sign bit is decoded as a sign (E4M3FN), see README "ambiguities". */
+static inline float nvfp4_emu_e4m3_to_float(uint32_t byte) {
+  uint32_t s = (byte >> 7) & 1u, e = (byte >> 3) & 15u, m = byte & 7u;
+  float v;
+  if (e == 15u && m == 7u)
+    return emu_bits_to_float(0x7FC00000u | (s << 31));
+  if (e == 0u)
+    v = (float)m * (1.0f / 512.0f); /* m/8 * 2^-6 */
+  else
+    v = (float)(8u + m) * emu_bits_to_float((e - 10u + 127u) << 23); /* (8+m) * 2^(e-10) */
+  return s ? -v : v;
+}
+
+/* Packs two E2M1 codes of one byte (element 2i in the low nibble) as two signed int8
+ * lanes of a 16-bit value: low byte = element 2i (x2), high byte = element 2i+1 (x2). */
+static inline uint32_t emu_fp4_byte_to_i8x2(uint32_t byte) {
+  uint32_t lo = (uint32_t)nvfp4_emu_e2m1_x2(byte & 0xFu) & 0xFFu;
+  uint32_t hi = (uint32_t)nvfp4_emu_e2m1_x2(byte >> 4) & 0xFFu;
+  return lo | (hi << 8);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* TMEM addresses                                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+static inline uint32_t nvfp4_emu_taddr_lane(uint32_t taddr) { return taddr >> 16; }
+static inline uint32_t nvfp4_emu_taddr_col(uint32_t taddr) { return taddr & 0xFFFFu; }
+static inline uint32_t nvfp4_emu_tmem_index(uint32_t lane, uint32_t col) {
+  return col * NVFP4_EMU_TMEM_LANES + lane;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Shared memory matrix descriptor (PTX ISA "Shared memory descriptor", Table 40)         */
+/* ------------------------------------------------------------------------------------ */
+
+enum {
+  NVFP4_EMU_SWIZZLE_NONE = 0,
+  NVFP4_EMU_SWIZZLE_128B_32B_ATOM = 1,
+  NVFP4_EMU_SWIZZLE_128B = 2,
+  NVFP4_EMU_SWIZZLE_64B = 4,
+  NVFP4_EMU_SWIZZLE_32B = 6,
+};
+
+typedef struct {
+  uint32_t start;       /* bits 0-13, matrix start address (bytes) */
+  uint32_t lbo;         /* bits 16-29, leading dimension byte offset (bytes) */
+  uint32_t sbo;         /* bits 32-45, stride dimension byte offset (bytes) */
+  uint32_t fixed_001;   /* bits 46-48, must be 0b001 */
+  uint32_t base_offset; /* bits 49-51 */
+  uint32_t lbo_mode;    /* bit 52: 0 relative offset, 1 absolute address */
+  uint32_t fixed_0;     /* bits 53-60, must be 0 */
+  uint32_t reserved;    /* bits 14-15 (low two bits) and 30-31 (next two bits) */
+  uint32_t swizzle;     /* bits 61-63 */
+} nvfp4_emu_sdesc;
+
+static inline nvfp4_emu_sdesc nvfp4_emu_sdesc_decode(uint64_t d) {
+  nvfp4_emu_sdesc s;
+  s.start = (uint32_t)(d & 0x3FFFu) << 4;
+  s.reserved = (uint32_t)((d >> 14) & 3u) | ((uint32_t)((d >> 30) & 3u) << 2);
+  s.lbo = (uint32_t)((d >> 16) & 0x3FFFu) << 4;
+  s.sbo = (uint32_t)((d >> 32) & 0x3FFFu) << 4;
+  s.fixed_001 = (uint32_t)((d >> 46) & 7u);
+  s.base_offset = (uint32_t)((d >> 49) & 7u);
+  s.lbo_mode = (uint32_t)((d >> 52) & 1u);
+  s.fixed_0 = (uint32_t)((d >> 53) & 0xFFu);
+  s.swizzle = (uint32_t)((d >> 61) & 7u);
+  return s;
+}
+
+/* Width in bytes of one swizzled row (the swizzle span), 16 for no swizzle. */
+static inline uint32_t nvfp4_emu_swizzle_width(uint32_t mode) {
+  switch (mode) {
+  case NVFP4_EMU_SWIZZLE_128B:
+  case NVFP4_EMU_SWIZZLE_128B_32B_ATOM:
+    return 128;
+  case NVFP4_EMU_SWIZZLE_64B:
+    return 64;
+  case NVFP4_EMU_SWIZZLE_32B:
+    return 32;
+  default:
+    return 16;
+  }
+}
+
+/* The swizzle of the ISA's canonical layouts (Swizzle<B,4,3> on byte addresses): address
+ * bits [4, 4+B) ^= bits [7, 7+B), B = 3 / 2 / 1 for 128 / 64 / 32-byte swizzling. Applied
+ * to the full shared::cta address, so the pattern repeats on 1024 / 512 / 256-byte
+ * boundaries (Table 41). */
+static inline uint32_t nvfp4_emu_swizzle_addr(uint32_t mode, uint32_t addr) {
+  uint32_t mask = nvfp4_emu_swizzle_width(mode) / 16u - 1u;
+  return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+/* Validates a descriptor for use by `op`. cp_source: tcgen05.cp source (only the
+ * non-swizzled layout is emulated there). */
+static inline uint32_t nvfp4_emu_sdesc_check(const nvfp4_emu_sdesc *s, const char *op,
+                                             const char *which, int cp_source,
+                                             nvfp4_emu_err *e) {
+  if (s->fixed_001 != 1u) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_INVALID, op, which);
+    emu_err_str(e, " descriptor bits 46-48 must be the fixed value 0b001, got ");
+    emu_err_u32(e, s->fixed_001);
+    return e->code;
+  }
+  if (s->fixed_0 != 0u || s->reserved != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_INVALID, op, which);
+    emu_err_str(e, " descriptor has reserved/fixed-zero bits (14-15, 30-31, 53-60) set");
+    return e->code;
+  }
+  if (s->swizzle == 3u || s->swizzle == 5u || s->swizzle == 7u) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_INVALID, op, which);
+    emu_err_str(e, " descriptor swizzle mode ");
+    emu_err_u32(e, s->swizzle);
+    emu_err_str(e, " is invalid (3, 5, 7)");
+    return e->code;
+  }
+  if (s->lbo_mode != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_INVALID, op, which);
+    emu_err_str(e, " descriptor uses the absolute leading-dimension address mode (bit 52), "
+                   "sm_103a only");
+    return e->code;
+  }
+  if (s->base_offset != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_UNSUPPORTED, op, which);
+    emu_err_str(e, " descriptor base offset ");
+    emu_err_u32(e, s->base_offset);
+    emu_err_str(e, " != 0 is not emulated (keep swizzled buffers pattern-aligned)");
+    return e->code;
+  }
+  if (s->swizzle == NVFP4_EMU_SWIZZLE_128B_32B_ATOM) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_UNSUPPORTED, op, which);
+    emu_err_str(e, " descriptor uses 128B swizzling with 32B atomicity (MN-major only)");
+    return e->code;
+  }
+  if (cp_source && s->swizzle != NVFP4_EMU_SWIZZLE_NONE) {
+    emu_fail(e, NVFP4_EMU_ERR_SDESC_UNSUPPORTED, op, which);
+    emu_err_str(e, " descriptor: only the non-swizzled source layout is emulated, swizzle=");
+    emu_err_u32(e, s->swizzle);
+    return e->code;
+  }
+  return 0;
+}
+
+/* Byte address of the 16-byte chunk `chunk` (along K) of row `row` of a K-major operand
+ * (canonical K-major layouts, "Canonical Layouts" table, element type normalised to
+ * 128 bits):
+ *   no swizzle:  ((8,m),(T,2k)):((1T,SBO),(1,LBO))  rows 16 B apart inside an 8-row core
+ *                matrix, 8-row groups SBO apart, 16-byte K chunks LBO apart;
+ *   swizzled:    ((8,m),(T,2k)):((wT,SBO),(1,T))    rows w*16 B apart inside an 8-row
+ *                atom, atoms SBO apart, K contiguous inside the row, then the swizzle of
+ *                the full address. The start address may point inside the swizzle row
+ *                (advancing K); the XOR is applied after adding it. */
+static inline uint32_t nvfp4_emu_kmajor_chunk_addr(const nvfp4_emu_sdesc *s, uint32_t row,
+                                                   uint32_t chunk) {
+  if (s->swizzle == NVFP4_EMU_SWIZZLE_NONE)
+    return s->start + (row & 7u) * 16u + (row >> 3) * s->sbo + chunk * s->lbo;
+  uint32_t w = nvfp4_emu_swizzle_width(s->swizzle);
+  uint32_t a = s->start + (row & 7u) * w + (row >> 3) * s->sbo + chunk * 16u;
+  return nvfp4_emu_swizzle_addr(s->swizzle, a);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Instruction descriptor, kind::mxf4 / kind::mxf4nvf4 (Table "Instruction descriptor     */
+/* format for .kind::mxf4 and .kind::mxf4nvf4")                                          */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  uint32_t reserved;   /* bits 0-1, 3, 6, 12, 24-26 (as a mask of the raw bits) */
+  uint32_t sparse;     /* bit 2 */
+  uint32_t sfb_id;     /* bits 4-5 */
+  uint32_t atype;      /* bits 7-9: E2M1 = 1 */
+  uint32_t btype;      /* bits 10-11: E2M1 = 1 */
+  uint32_t negate_a;   /* bit 13 */
+  uint32_t negate_b;   /* bit 14 */
+  uint32_t transpose_a; /* bit 15 */
+  uint32_t transpose_b; /* bit 16 */
+  uint32_t n;          /* bits 17-22: N >> 3 (decoded to N) */
+  uint32_t scale_type; /* bit 23: UE4M3 = 0, UE8M0 = 1 */
+  uint32_t m;          /* bits 27-28: M >> 7 (decoded to M) */
+  uint32_t sfa_id;     /* bits 29-30 */
+  uint32_t k96;        /* bit 31: dense K = 64 (0) or K = 96 (1) */
+} nvfp4_emu_idesc;
+
+#define NVFP4_EMU_IDESC_RESERVED_MASK 0x0700104Bu
+
+static inline nvfp4_emu_idesc nvfp4_emu_idesc_decode(uint32_t i) {
+  nvfp4_emu_idesc d;
+  d.reserved = i & NVFP4_EMU_IDESC_RESERVED_MASK;
+  d.sparse = (i >> 2) & 1u;
+  d.sfb_id = (i >> 4) & 3u;
+  d.atype = (i >> 7) & 7u;
+  d.btype = (i >> 10) & 3u;
+  d.negate_a = (i >> 13) & 1u;
+  d.negate_b = (i >> 14) & 1u;
+  d.transpose_a = (i >> 15) & 1u;
+  d.transpose_b = (i >> 16) & 1u;
+  d.n = ((i >> 17) & 0x3Fu) << 3;
+  d.scale_type = (i >> 23) & 1u;
+  d.m = ((i >> 27) & 3u) << 7;
+  d.sfa_id = (i >> 29) & 3u;
+  d.k96 = (i >> 31) & 1u;
+  return d;
+}
+
+/* Checks an idesc for tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16. */
+static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4_block16(const nvfp4_emu_idesc *d,
+                                                              nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.mma.kind::mxf4nvf4.block16";
+  if (d->reserved) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc reserved bits set: ");
+    emu_err_hex(e, d->reserved);
+    return e->code;
+  }
+  if (d->k96) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op,
+             "idesc bit 31 selects dense K=96, supported on sm_103a only");
+    return e->code;
+  }
+  if (d->sparse) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op,
+             "idesc sparsity bit set on a dense tcgen05.mma (use tcgen05.mma.sp)");
+    return e->code;
+  }
+  if (d->atype != 1u || d->btype != 1u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc atype/btype must be E2M1 (1), got ");
+    emu_err_u32(e, d->atype);
+    emu_err_str(e, "/");
+    emu_err_u32(e, d->btype);
+    return e->code;
+  }
+  if (d->transpose_a || d->transpose_b) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op,
+             "idesc transpose bits set: kind::mxf4nvf4 supports K-major A and B only");
+    return e->code;
+  }
+  if (d->m != 128u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc M=");
+    emu_err_u32(e, d->m);
+    emu_err_str(e, ": cta_group::1 kind::mxf4nvf4 supports M=128 only");
+    return e->code;
+  }
+  if (d->n < 8u || d->n > 256u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc N=");
+    emu_err_u32(e, d->n);
+    emu_err_str(e, " outside 8..256 (N>>3 in bits 17-22)");
+    return e->code;
+  }
+  if (d->sfa_id != 0u || d->sfb_id != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc scale factor ids must be 0 for "
+                                                 "scale_vec::4X/block16, got SFA_ID=");
+    emu_err_u32(e, d->sfa_id);
+    emu_err_str(e, " SFB_ID=");
+    emu_err_u32(e, d->sfb_id);
+    return e->code;
+  }
+  if (d->scale_type != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_UNSUPPORTED, op,
+             "idesc scale type UE8M0 (bit 23) with block16 is not emulated (UE4M3 only)");
+    return e->code;
+  }
+  if (d->negate_a || d->negate_b) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_UNSUPPORTED, op,
+             "idesc negate A/B (bits 13/14) is not emulated");
+    return e->code;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Per-CTA TMEM allocation table                                                         */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  uint64_t grid_id;     /* device: %gridid of the launch that owns this state */
+  uint32_t cta_id;      /* device: linear CTA id that owns this state */
+  uint32_t magic;       /* device: NVFP4_EMU_STATE_MAGIC once initialised */
+  uint64_t tmem_base;   /* device address of this CTA's TMEM (0 before the first alloc) */
+  uint32_t used[NVFP4_EMU_TMEM_COLUMNS / 32];   /* bit c%32 of word c/32: column c live */
+  uint32_t size_at[NVFP4_EMU_TMEM_COLUMNS / 32]; /* nCols of the allocation at col 32*i */
+  uint32_t relinquished;
+  uint32_t last_ncols;  /* nCols of the previous allocation (0 = none yet) */
+} nvfp4_emu_alloc_state;
+
+#define NVFP4_EMU_STATE_MAGIC 0x54E4D3A5u
+
+static inline void nvfp4_emu_state_reset(nvfp4_emu_alloc_state *st) {
+  uint32_t i;
+  for (i = 0; i < NVFP4_EMU_TMEM_COLUMNS / 32; ++i) {
+    st->used[i] = 0;
+    st->size_at[i] = 0;
+  }
+  st->tmem_base = 0;
+  st->relinquished = 0;
+  st->last_ncols = 0;
+}
+
+/* Mask of the bits of word w covered by columns [first, first + count). */
+static inline uint32_t emu_col_mask(uint32_t w, uint32_t first, uint32_t count) {
+  uint32_t lo = w * 32u, hi = lo + 32u, a = first > lo ? first : lo,
+           b = first + count < hi ? first + count : hi;
+  if (a >= b)
+    return 0;
+  uint32_t n = b - a;
+  return (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << (a - lo);
+}
+
+static inline int nvfp4_emu_cols_allocated(const nvfp4_emu_alloc_state *st, uint32_t first,
+                                           uint32_t count) {
+  uint32_t w;
+  if (first + count > NVFP4_EMU_TMEM_COLUMNS || count == 0)
+    return 0;
+  for (w = first / 32u; w <= (first + count - 1u) / 32u; ++w) {
+    uint32_t m = emu_col_mask(w, first, count);
+    if ((st->used[w] & m) != m)
+      return 0;
+  }
+  return 1;
+}
+
+static inline uint32_t nvfp4_emu_check_cols(const nvfp4_emu_alloc_state *st, const char *op,
+                                            const char *what, uint32_t first, uint32_t count,
+                                            nvfp4_emu_err *e) {
+  if (!nvfp4_emu_cols_allocated(st, first, count)) {
+    emu_fail(e, NVFP4_EMU_ERR_TMEM_RANGE, op, what);
+    emu_err_str(e, " columns ");
+    emu_err_u32(e, first);
+    emu_err_str(e, "..");
+    emu_err_u32(e, first + count - 1u);
+    emu_err_str(e, " are not inside a live tcgen05.alloc allocation");
+    return e->code;
+  }
+  return 0;
+}
+
+static inline int emu_is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
+
+/* tcgen05.alloc bookkeeping: on success *col gets the first column (size-aligned). */
+static inline uint32_t nvfp4_emu_state_alloc(nvfp4_emu_alloc_state *st, uint32_t ncols,
+                                             uint32_t *col, nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.alloc";
+  uint32_t start;
+  if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
+    emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
+    emu_err_u32(e, ncols);
+    emu_err_str(e, " must be a power of 2 in [32, 512]");
+    return e->code;
+  }
+  if (st->relinquished) {
+    emu_fail(e, NVFP4_EMU_ERR_ALLOC_RELINQUISHED, op,
+             "allocation after tcgen05.relinquish_alloc_permit in this CTA");
+    return e->code;
+  }
+  if (st->last_ncols && ncols > st->last_ncols) {
+    emu_fail(e, NVFP4_EMU_ERR_ALLOC_INCREASE, op, "nCols=");
+    emu_err_u32(e, ncols);
+    emu_err_str(e, " exceeds the previous allocation's ");
+    emu_err_u32(e, st->last_ncols);
+    emu_err_str(e, " (allocated columns must not increase between allocations)");
+    return e->code;
+  }
+  for (start = 0; start < NVFP4_EMU_TMEM_COLUMNS; start += ncols) {
+    uint32_t w, free_range = 1;
+    for (w = start / 32u; w < (start + ncols) / 32u; ++w)
+      if (st->used[w]) {
+        free_range = 0;
+        break;
+      }
+    if (!free_range)
+      continue;
+    for (w = start / 32u; w < (start + ncols) / 32u; ++w)
+      st->used[w] = 0xFFFFFFFFu;
+    st->size_at[start / 32u] = ncols;
+    st->last_ncols = ncols;
+    *col = start;
+    return 0;
+  }
+  emu_fail(e, NVFP4_EMU_ERR_ALLOC_NO_ROOM, op, "no free range of nCols=");
+  emu_err_u32(e, ncols);
+  emu_err_str(e, " columns left in this CTA's 512 (the emulator traps where hardware would "
+                 "block)");
+  return e->code;
+}
+
+static inline uint32_t nvfp4_emu_state_dealloc(nvfp4_emu_alloc_state *st, uint32_t taddr,
+                                               uint32_t ncols, nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.dealloc";
+  uint32_t col = nvfp4_emu_taddr_col(taddr), w;
+  if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
+    emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
+    emu_err_u32(e, ncols);
+    emu_err_str(e, " must be a power of 2 in [32, 512]");
+    return e->code;
+  }
+  if (nvfp4_emu_taddr_lane(taddr) != 0u || col % 32u != 0u || col >= NVFP4_EMU_TMEM_COLUMNS ||
+      st->size_at[col / 32u] == 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_DEALLOC, op, "taddr ");
+    emu_err_hex(e, taddr);
+    emu_err_str(e, " is not the address of a live allocation (double free or bad address)");
+    return e->code;
+  }
+  if (st->size_at[col / 32u] != ncols) {
+    emu_fail(e, NVFP4_EMU_ERR_DEALLOC, op, "nCols=");
+    emu_err_u32(e, ncols);
+    emu_err_str(e, " does not match the allocation at column ");
+    emu_err_u32(e, col);
+    emu_err_str(e, " of ");
+    emu_err_u32(e, st->size_at[col / 32u]);
+    emu_err_str(e, " columns");
+    return e->code;
+  }
+  for (w = col / 32u; w < (col + ncols) / 32u; ++w)
+    st->used[w] = 0;
+  st->size_at[col / 32u] = 0;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Shared memory and TMEM access hooks                                                   */
+/* ------------------------------------------------------------------------------------ */
+
+#if defined(__NVPTX__)
+typedef uint32_t emu_v4u32 __attribute__((ext_vector_type(4)));
+/* 16 bytes at shared::cta address addr (16-byte aligned by construction). */
+static inline void nvfp4_emu_smem_ld16(const uint8_t *smem, uint32_t addr, uint32_t out[4]) {
+  (void)smem;
+  emu_v4u32 v = *(const NVFP4_EMU_SHARED emu_v4u32 *)(uintptr_t)addr;
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = v.w;
+}
+/* Sum of the four signed 8-bit products of a and b, plus c. */
+static inline int32_t nvfp4_emu_dp4a(uint32_t a, uint32_t b, int32_t c) {
+  int32_t r;
+  __asm__("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+#else
+/* Host: `smem` is a buffer standing for the shared::cta window (256 KiB). */
+static inline void nvfp4_emu_smem_ld16(const uint8_t *smem, uint32_t addr, uint32_t out[4]) {
+  memcpy(out, smem + (addr & 0x3FFFFu), 16);
+}
+static inline int32_t nvfp4_emu_dp4a(uint32_t a, uint32_t b, int32_t c) {
+  int i;
+  for (i = 0; i < 4; ++i)
+    c += (int32_t)(int8_t)(a >> (8 * i)) * (int32_t)(int8_t)(b >> (8 * i));
+  return c;
+}
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* tcgen05.cp.cta_group::1.32x128b.warpx4                                                */
+/* ------------------------------------------------------------------------------------ */
+
+/* Source: 32 rows x 128 bits through a non-swizzled K-major descriptor (row r at
+ * start + (r%8)*16 + (r/8)*SBO; one 16-byte column, so LBO is not used). Destination:
+ * lanes 32q + r (q = 0..3, multicast to all four warps' lane quarters), columns
+ * taddr.col .. +3; byte b of row r goes to column b/4, bits 8*(b%4).. of the cell. */
+static inline uint32_t nvfp4_emu_core_cp_32x128b_warpx4(nvfp4_emu_tmem_word *tmem,
+                                                        const uint8_t *smem,
+                                                        const nvfp4_emu_alloc_state *st,
+                                                        uint32_t taddr, uint64_t sdesc,
+                                                        nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.cp.32x128b.warpx4";
+  nvfp4_emu_sdesc s = nvfp4_emu_sdesc_decode(sdesc);
+  uint32_t col = nvfp4_emu_taddr_col(taddr), r, q, c;
+  if (nvfp4_emu_sdesc_check(&s, op, "source", 1, e))
+    return e->code;
+  if (nvfp4_emu_taddr_lane(taddr) != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_TMEM_LANE, op, "taddr lane ");
+    emu_err_u32(e, nvfp4_emu_taddr_lane(taddr));
+    emu_err_str(e, " must be 0 for .32x128b.warpx4 (all four lane quarters are written)");
+    return e->code;
+  }
+  if (nvfp4_emu_check_cols(st, op, "destination", col, 4, e))
+    return e->code;
+  for (r = 0; r < 32u; ++r) {
+    uint32_t w[4];
+    nvfp4_emu_smem_ld16(smem, s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, w);
+    for (q = 0; q < 4u; ++q)
+      for (c = 0; c < 4u; ++c)
+        tmem[nvfp4_emu_tmem_index(q * 32u + r, col + c)] = w[c];
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16                           */
+/* ------------------------------------------------------------------------------------ */
+
+/* Reads the 32 bytes (K = 64 FP4) of row `row` of a K-major operand as 16 words of
+ * packed signed int8 (each = twice the E2M1 value); word i holds elements 4i..4i+3. */
+static inline void emu_load_fp4_row(const uint8_t *smem, const nvfp4_emu_sdesc *s,
+                                    uint32_t row, uint32_t out[16]) {
+  uint32_t chunk, i;
+  for (chunk = 0; chunk < 2u; ++chunk) {
+    uint32_t raw[4];
+    nvfp4_emu_smem_ld16(smem, nvfp4_emu_kmajor_chunk_addr(s, row, chunk), raw);
+    for (i = 0; i < 4u; ++i) {
+      uint32_t v = raw[i]; /* bytes = elements 8i'..8i'+7 of this chunk, 2 per byte */
+      out[chunk * 8u + 2u * i] =
+          emu_fp4_byte_to_i8x2(v & 0xFFu) | (emu_fp4_byte_to_i8x2((v >> 8) & 0xFFu) << 16);
+      out[chunk * 8u + 2u * i + 1u] = emu_fp4_byte_to_i8x2((v >> 16) & 0xFFu) |
+                                      (emu_fp4_byte_to_i8x2(v >> 24) << 16);
+    }
+  }
+}
+
+static inline void emu_decode_sf_word(uint32_t w, float out[4]) {
+  out[0] = nvfp4_emu_e4m3_to_float(w & 0xFFu);
+  out[1] = nvfp4_emu_e4m3_to_float((w >> 8) & 0xFFu);
+  out[2] = nvfp4_emu_e4m3_to_float((w >> 16) & 0xFFu);
+  out[3] = nvfp4_emu_e4m3_to_float(w >> 24);
+}
+
+/* Scratch of one MMA: A of 128 x 64 FP4 as packed int8 (8 KiB) and its scales. */
+typedef struct {
+  _Alignas(16) uint32_t a[128][16];
+  _Alignas(16) float sfa[128][4];
+} nvfp4_emu_mma_scratch;
+
+/* D[m][n] (fp32, TMEM lane m, column d.col + n) = (enable_input_d ? D : 0)
+ *   + sum_k (A[m][k] * SFA[m][k/16]) * (B[n][k] * SFB[n][k/16]),  k = 0..63.
+ * Scale factors (scale_vec::4X, SF ids 0): row m of A uses the 32-bit cell at lane m,
+ * column sfa.col + m/32 (byte j = scale of K block j); column n of B as seen by the rows
+ * of lane quarter q uses lane 32q + n%32, column sfb.col + n/32 (the copies that the
+ * warpx4 multicast places in every quarter).
+ * Arithmetic: each 16-element block product sum is exact (integer dp4a on doubled E2M1
+ * values), scaled exactly by the fp32 product of the two scales; the four block terms and
+ * D are summed in double (exact for the block terms) and rounded once to fp32. */
+static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
+    nvfp4_emu_tmem_word *tmem, const uint8_t *smem, const nvfp4_emu_alloc_state *st,
+    nvfp4_emu_mma_scratch *scr, uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
+    uint32_t enable_input_d, uint32_t sfa, uint32_t sfb, nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.mma.kind::mxf4nvf4.block16";
+  nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
+  nvfp4_emu_sdesc as = nvfp4_emu_sdesc_decode(adesc), bs = nvfp4_emu_sdesc_decode(bdesc);
+  uint32_t n_cols, dcol = nvfp4_emu_taddr_col(d), acol = nvfp4_emu_taddr_col(sfa),
+                   bcol = nvfp4_emu_taddr_col(sfb), sfb_cols, m, n0, q;
+  if (nvfp4_emu_idesc_check_mxf4nvf4_block16(&id, e))
+    return e->code;
+  if (nvfp4_emu_sdesc_check(&as, op, "A", 0, e) || nvfp4_emu_sdesc_check(&bs, op, "B", 0, e))
+    return e->code;
+  n_cols = id.n;
+  sfb_cols = (n_cols + 31u) / 32u;
+  if (nvfp4_emu_taddr_lane(d) != 0u || nvfp4_emu_taddr_lane(sfa) != 0u ||
+      nvfp4_emu_taddr_lane(sfb) != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_TMEM_LANE, op, "lane field of [d]/[sfa]/[sfb] must be 0 for "
+                                             "M=128 cta_group::1, got ");
+    emu_err_u32(e, nvfp4_emu_taddr_lane(d));
+    emu_err_str(e, "/");
+    emu_err_u32(e, nvfp4_emu_taddr_lane(sfa));
+    emu_err_str(e, "/");
+    emu_err_u32(e, nvfp4_emu_taddr_lane(sfb));
+    return e->code;
+  }
+  if (nvfp4_emu_check_cols(st, op, "D", dcol, n_cols, e) ||
+      nvfp4_emu_check_cols(st, op, "scale-A", acol, 4, e) ||
+      nvfp4_emu_check_cols(st, op, "scale-B", bcol, sfb_cols, e))
+    return e->code;
+  if ((acol < dcol + n_cols && dcol < acol + 4u) ||
+      (bcol < dcol + n_cols && dcol < bcol + sfb_cols)) {
+    emu_fail(e, NVFP4_EMU_ERR_MMA_OVERLAP, op, "D columns ");
+    emu_err_u32(e, dcol);
+    emu_err_str(e, "..");
+    emu_err_u32(e, dcol + n_cols - 1u);
+    emu_err_str(e, " overlap the scale-factor columns (sfa ");
+    emu_err_u32(e, acol);
+    emu_err_str(e, ", sfb ");
+    emu_err_u32(e, bcol);
+    emu_err_str(e, ")");
+    return e->code;
+  }
+
+  for (m = 0; m < 128u; ++m) {
+    emu_load_fp4_row(smem, &as, m, scr->a[m]);
+    emu_decode_sf_word(tmem[nvfp4_emu_tmem_index(m, acol + m / 32u)], scr->sfa[m]);
+  }
+
+  for (n0 = 0; n0 < n_cols; n0 += 4u) {
+    uint32_t b[4][16];
+    uint32_t j;
+    NVFP4_EMU_UNROLL
+    for (j = 0; j < 4u; ++j)
+      emu_load_fp4_row(smem, &bs, n0 + j, b[j]);
+    for (q = 0; q < 4u; ++q) {
+      float sb[4][4];
+      uint32_t mm;
+      NVFP4_EMU_UNROLL
+      for (j = 0; j < 4u; ++j) {
+        uint32_t n = n0 + j;
+        emu_decode_sf_word(tmem[nvfp4_emu_tmem_index(q * 32u + n % 32u, bcol + n / 32u)],
+                           sb[j]);
+      }
+      /* Rows in blocks of 8: the 32 D cells of a block are loaded (independently, so the
+       * loads overlap) before they are computed and stored. */
+      for (mm = 0; mm < 32u; mm += 8u) {
+        float dv[4][8];
+        uint32_t r;
+        NVFP4_EMU_UNROLL
+        for (j = 0; j < 4u; ++j)
+          NVFP4_EMU_UNROLL
+          for (r = 0; r < 8u; ++r)
+            dv[j][r] = enable_input_d ? emu_bits_to_float(tmem[nvfp4_emu_tmem_index(
+                                            q * 32u + mm + r, dcol + n0 + j)])
+                                      : 0.0f;
+        NVFP4_EMU_UNROLL
+        for (r = 0; r < 8u; ++r) {
+          uint32_t row = q * 32u + mm + r, a[16], i;
+          float sa[4];
+          NVFP4_EMU_UNROLL
+          for (i = 0; i < 16u; ++i)
+            a[i] = scr->a[row][i];
+          NVFP4_EMU_UNROLL
+          for (i = 0; i < 4u; ++i)
+            sa[i] = scr->sfa[row][i];
+          NVFP4_EMU_UNROLL
+          for (j = 0; j < 4u; ++j) {
+            int32_t dot[4];
+            float t[4];
+            double sum;
+            NVFP4_EMU_UNROLL
+            for (i = 0; i < 4u; ++i) {
+              int32_t acc = nvfp4_emu_dp4a(a[4u * i], b[j][4u * i], 0);
+              acc = nvfp4_emu_dp4a(a[4u * i + 1u], b[j][4u * i + 1u], acc);
+              acc = nvfp4_emu_dp4a(a[4u * i + 2u], b[j][4u * i + 2u], acc);
+              dot[i] = nvfp4_emu_dp4a(a[4u * i + 3u], b[j][4u * i + 3u], acc);
+              /* (2a)(2b) = 4ab: the 0.25 folds into the (exact) scale product. */
+              t[i] = (float)dot[i] * (sa[i] * sb[j][i] * 0.25f);
+            }
+            sum = ((double)t[0] + (double)t[1]) + ((double)t[2] + (double)t[3]);
+            dv[j][r] = (float)(sum + (double)dv[j][r]);
+          }
+        }
+        NVFP4_EMU_UNROLL
+        for (j = 0; j < 4u; ++j)
+          NVFP4_EMU_UNROLL
+          for (r = 0; r < 8u; ++r)
+            tmem[nvfp4_emu_tmem_index(q * 32u + mm + r, dcol + n0 + j)] =
+                emu_float_to_bits(dv[j][r]);
+      }
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* tcgen05.ld.sync.aligned.32x32b.x<num>.b32                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/* Checks of one tcgen05.ld issued by a warp whose id within its warpgroup is `quarter`. */
+static inline uint32_t nvfp4_emu_core_ld_check(const nvfp4_emu_alloc_state *st, uint32_t taddr,
+                                               uint32_t num, uint32_t quarter,
+                                               nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.ld.32x32b";
+  uint32_t lane = nvfp4_emu_taddr_lane(taddr);
+  if (!emu_is_pow2(num) || num > 128u) {
+    emu_fail(e, NVFP4_EMU_ERR_LD_NUM, op, ".num=");
+    emu_err_u32(e, num);
+    emu_err_str(e, " must be one of x1, x2, ..., x128");
+    return e->code;
+  }
+  if (lane != quarter * 32u) {
+    emu_fail(e, NVFP4_EMU_ERR_LD_QUARTER, op, "warp with (warp id % 4)=");
+    emu_err_u32(e, quarter);
+    emu_err_str(e, " may access lanes ");
+    emu_err_u32(e, quarter * 32u);
+    emu_err_str(e, "..");
+    emu_err_u32(e, quarter * 32u + 31u);
+    emu_err_str(e, " only; taddr lane is ");
+    emu_err_u32(e, lane);
+    return e->code;
+  }
+  return nvfp4_emu_check_cols(st, op, "source", nvfp4_emu_taddr_col(taddr), num, e);
+}
+
+/* The part of a checked tcgen05.ld that lane `laneid` of the warp receives. */
+static inline void nvfp4_emu_core_ld_lane(const nvfp4_emu_tmem_word *tmem, uint32_t taddr,
+                                          uint32_t laneid, uint32_t *dst, uint32_t num) {
+  uint32_t lane = nvfp4_emu_taddr_lane(taddr) + laneid, col = nvfp4_emu_taddr_col(taddr), j;
+  for (j = 0; j < num; ++j)
+    dst[j] = tmem[nvfp4_emu_tmem_index(lane, col + j)];
+}
+
+#endif /* NVFP4_EMU_CORE_H */
