@@ -1,0 +1,254 @@
+/* nvfp4rt.h — public C API of libnvfp4rt, the runtime that loads an nvfp4-mlir cubin,
+ * reads its self-describing metadata, builds reusable launch plans for grouped NVFP4
+ * matmuls (tensor maps + parameter block, KernelABI.h) and launches them.
+ *
+ * C11; needs neither cuda.h nor libcuda at build time: libcuda is loaded with dlopen on
+ * first use (override the path with the environment variable NVFP4RT_LIBCUDA_PATH).
+ * The library never aborts and never prints: every entry point returns an nvfp4rt_status
+ * and records a detail message (failing CUDA call, CUresult, file/line) readable with
+ * nvfp4rt_last_error() on the calling thread.
+ *
+ * Thread safety: objects are not internally locked; use one plan from one thread at a time.
+ */
+#ifndef NVFP4RT_H
+#define NVFP4RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvfp4-c/KernelABI.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define NVFP4RT_API
+#else
+#define NVFP4RT_API __attribute__((visibility("default")))
+#endif
+
+/* ---- status ---------------------------------------------------------------------- */
+
+typedef enum nvfp4rt_status {
+  NVFP4RT_STATUS_OK = 0,
+  NVFP4RT_STATUS_DRIVER_NOT_FOUND,   /* libcuda could not be loaded / resolved */
+  NVFP4RT_STATUS_NO_DEVICE,          /* driver present, no (such) device */
+  NVFP4RT_STATUS_INVALID_ARGUMENT,   /* bad argument not covered by a more precise status */
+  NVFP4RT_STATUS_NULL_POINTER,       /* a required pointer (host or device) is null */
+  NVFP4RT_STATUS_MISALIGNED,         /* base address or row pitch breaks TMA/store alignment */
+  NVFP4RT_STATUS_BAD_SHAPE,          /* K not a multiple of the granule, ldc < N, ... */
+  NVFP4RT_STATUS_TOO_MANY_GROUPS,    /* group count outside 1..metadata max_groups */
+  NVFP4RT_STATUS_BAD_CUBIN,          /* not an ELF64 cubin / metadata symbol missing or malformed */
+  NVFP4RT_STATUS_ABI_MISMATCH,       /* metadata magic/version/record size/param bytes */
+  NVFP4RT_STATUS_TARGET_MISMATCH,    /* cubin target does not match the device */
+  NVFP4RT_STATUS_CUDA_ERROR,         /* a driver call failed (see nvfp4rt_last_error) */
+  NVFP4RT_STATUS_OUT_OF_MEMORY,      /* host or device allocation failed */
+  NVFP4RT_STATUS_OVERFLOW,           /* a size computation overflows 32/64 bits */
+  NVFP4RT_STATUS_IO_ERROR,           /* a file could not be read */
+  NVFP4RT_STATUS_UNSUPPORTED,        /* a metadata feature this runtime does not implement */
+  NVFP4RT_STATUS_COUNT_
+} nvfp4rt_status;
+
+/* Static, never NULL: "NVFP4RT_STATUS_OK", ... */
+NVFP4RT_API const char *nvfp4rt_status_string(nvfp4rt_status status);
+
+/* Detail of the last failure on the calling thread (thread-local; overwritten by the next
+ * failing call, untouched by successful ones). */
+typedef struct nvfp4rt_error {
+  nvfp4rt_status status;
+  int cu_result;              /* CUresult of the failing driver call, 0 if none */
+  const char *cu_call;        /* name of that call ("cuTensorMapEncodeTiled"), "" if none */
+  const char *file;           /* source location inside the runtime that raised it */
+  int line;
+  const char *message;        /* human-readable, NUL-terminated */
+} nvfp4rt_error;
+NVFP4RT_API const nvfp4rt_error *nvfp4rt_last_error(void);
+NVFP4RT_API const char *nvfp4rt_last_error_message(void);
+NVFP4RT_API void nvfp4rt_clear_error(void);
+
+/* ---- driver and context ------------------------------------------------------------ */
+
+/* Loads libcuda and calls cuInit(0) (idempotent, thread-safe). DRIVER_NOT_FOUND when the
+ * library or an entry point is missing, NO_DEVICE when cuInit reports no device. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_driver_load(void);
+
+typedef struct nvfp4rt_device_info {
+  char name[256];
+  int ordinal;
+  int cc_major, cc_minor;
+  int sm_count;
+  int l2_bytes;
+  int max_smem_optin;
+  int driver_version;         /* cuDriverGetVersion, e.g. 13000 */
+} nvfp4rt_device_info;
+
+typedef struct nvfp4rt_context nvfp4rt_context;
+
+/* Retains the primary context of device `ordinal` and makes it current. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_context_create(int ordinal, nvfp4rt_context **out);
+NVFP4RT_API void nvfp4rt_context_destroy(nvfp4rt_context *ctx);
+NVFP4RT_API nvfp4rt_status nvfp4rt_context_make_current(nvfp4rt_context *ctx);
+NVFP4RT_API const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt_context *ctx);
+
+/* ---- metadata (host only, no driver) ----------------------------------------------- */
+
+/* Finds the symbol NVFP4_METADATA_SYMBOL in an ELF64 image (cubin) and returns a pointer
+ * into `image` at its bytes (SHT_PROGBITS section; st_value relative to the section) and
+ * the symbol size. BAD_CUBIN for anything malformed or missing. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
+                                                     const unsigned char **record,
+                                                     size_t *record_size);
+/* Decodes and validates a 256-byte record: magic, ABI version, record size, param bytes
+ * consistent with max_groups, non-zero block dims/tile sizes, NUL-terminated strings. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *record, size_t size,
+                                                   nvfp4_kernel_metadata *out);
+/* elf_find_metadata + metadata_decode. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_image(const void *image, size_t size,
+                                                       nvfp4_kernel_metadata *out);
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_file(const char *path,
+                                                      nvfp4_kernel_metadata *out);
+/* TARGET_MISMATCH unless the cubin can run on a device of compute capability major.minor:
+ * target_sm 100 needs 10.0 exactly (sm_100a is arch-specific); 90 needs 9.0. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta,
+                                                         int cc_major, int cc_minor);
+/* Encodes a record (used by tests and tools to produce metadata). */
+NVFP4RT_API void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *meta,
+                                         unsigned char record[NVFP4_METADATA_BYTES]);
+
+/* ---- module ------------------------------------------------------------------------- */
+
+typedef struct nvfp4rt_module nvfp4rt_module;
+
+/* Loads a cubin (copied; the caller's buffer can be freed afterwards), reads the metadata
+ * from the ELF, checks the target against the device, cross-checks the record with
+ * cuModuleGetGlobal + cuMemcpyDtoH, gets the kernel by its metadata name and sets
+ * MAX_DYNAMIC_SHARED_SIZE_BYTES. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
+                                                    size_t size, nvfp4rt_module **out);
+NVFP4RT_API nvfp4rt_status nvfp4rt_module_load_file(nvfp4rt_context *ctx, const char *path,
+                                                    nvfp4rt_module **out);
+NVFP4RT_API void nvfp4rt_module_destroy(nvfp4rt_module *mod);
+NVFP4RT_API const nvfp4_kernel_metadata *nvfp4rt_module_metadata(const nvfp4rt_module *mod);
+
+/* ---- groups, validation, tensor-map arguments (host only) ------------------------- */
+
+/* One group of the grouped matmul. Pointers are device addresses. A is M x K FP4 (K/2
+ * bytes per row), B is N x K FP4, SFA/SFB are blocked E4M3 scale tensors (PROBLEM.md §3),
+ * C is M x N fp16 with row stride ldc elements. */
+typedef struct nvfp4rt_group {
+  uint64_t a, b, sfa, sfb, c;
+  uint32_t m, n, k;
+  uint32_t ldc;
+} nvfp4rt_group;
+
+/* Launch geometry derived from groups + metadata. */
+typedef struct nvfp4rt_plan_layout {
+  uint32_t num_groups;
+  uint32_t total_tiles;
+  uint32_t tile_start[NVFP4_ABI_MAX_GROUPS];
+  uint32_t tiles_m[NVFP4_ABI_MAX_GROUPS];
+  uint32_t tiles[NVFP4_ABI_MAX_GROUPS];
+} nvfp4rt_plan_layout;
+
+/* Pure validation of a launch (no driver): group count 1..max_groups, null pointers
+ * (groups with M == 0 or N == 0 are skipped: 0 tiles, pointers not inspected), 16-byte
+ * base alignment of A, B, SFA, SFB, C, K > 0 and a multiple of k_granule (so the K/2-byte
+ * row pitch is a multiple of 16), ldc >= N, ldc*2 % 16 == 0, 32-bit tile counts and byte
+ * sizes without overflow. Fills `layout` when non-NULL. The error message names the
+ * group and the field. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
+                                                 const nvfp4rt_group *groups,
+                                                 uint32_t num_groups,
+                                                 nvfp4rt_plan_layout *layout);
+
+/* Arguments of one cuTensorMapEncodeTiled call (the KernelABI.h tensor-map contract).
+ * data_type uses the CUtensorMapDataType numbering of cuda.h. */
+typedef enum nvfp4rt_tmap_kind {
+  NVFP4RT_TMAP_A = 0, NVFP4RT_TMAP_B = 1, NVFP4RT_TMAP_SFA = 2, NVFP4RT_TMAP_SFB = 3
+} nvfp4rt_tmap_kind;
+typedef struct nvfp4rt_tmap_args {
+  uint32_t data_type;       /* CU_TENSOR_MAP_DATA_TYPE_* */
+  uint32_t rank;            /* 2 */
+  uint64_t global_address;
+  uint64_t dims[2];
+  uint64_t stride_bytes[1]; /* dim 1 stride */
+  uint32_t box[2];
+  uint32_t element_strides[2];
+  uint32_t interleave, swizzle, l2_promotion, oob_fill; /* CU_TENSOR_MAP_* numbering */
+} nvfp4rt_tmap_args;
+NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
+                                                 const nvfp4rt_group *group,
+                                                 nvfp4rt_tmap_kind kind,
+                                                 nvfp4rt_tmap_args *out);
+
+/* Encodes one tensor map on the driver (cuTensorMapEncodeTiled) into out[128 bytes,
+ * 64-B aligned]. Needs the driver and a current context (nvfp4rt_context_create). */
+NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, void *out);
+
+/* Writes the header and group records of a parameter block (param_bytes long, zeroed
+ * first except the tensor-map slots, which are left untouched). */
+NVFP4RT_API nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
+                                              const nvfp4rt_group *groups, uint32_t num_groups,
+                                              const nvfp4rt_plan_layout *layout,
+                                              uint64_t workspace, uint64_t workspace_bytes,
+                                              void *block, size_t block_bytes);
+
+/* grid = min(sm_count, total_tiles), rounded up to a multiple of the cluster size; 0 for
+ * 0 tiles. */
+NVFP4RT_API uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta,
+                                       uint32_t total_tiles, uint32_t sm_count);
+
+/* ---- plan ----------------------------------------------------------------------------- */
+
+typedef struct nvfp4rt_plan nvfp4rt_plan;
+
+typedef struct nvfp4rt_plan_info {
+  uint32_t num_groups, total_tiles, grid;
+  uint32_t block[3], cluster[3];
+  uint32_t dyn_smem_bytes, param_bytes;
+  uint64_t workspace, workspace_bytes;
+  uint64_t tmaps_encoded;   /* cumulative cuTensorMapEncodeTiled calls made by this plan */
+  const void *param_block;  /* the packed parameter block (param_bytes, 64-B aligned) */
+} nvfp4rt_plan_info;
+
+/* Validates, encodes every tensor map, packs the block, computes the grid and (emulation
+ * cubins) allocates the workspace once. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
+                                               uint32_t num_groups, nvfp4rt_plan **out);
+/* Re-plans for new groups (pointers and/or shapes, same or different count): each tensor
+ * map is re-encoded only if its cache key (address, rows, K, kind) changed. On failure the
+ * plan keeps its previous, valid state. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
+                                                        const nvfp4rt_group *groups,
+                                                        uint32_t num_groups);
+/* Launches on `stream` (a CUstream; NULL = legacy default stream). No allocation, no
+ * synchronisation: CUDA-graph capturable. 0 tiles: nothing launched, OK. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *plan,
+                                                 nvfp4rt_plan_info *info);
+NVFP4RT_API void nvfp4rt_plan_destroy(nvfp4rt_plan *plan);
+
+/* ---- small device utilities (used by nvfp4-run and tests) -------------------------- */
+
+NVFP4RT_API nvfp4rt_status nvfp4rt_mem_alloc(nvfp4rt_context *ctx, size_t bytes, uint64_t *dptr);
+NVFP4RT_API void nvfp4rt_mem_free(nvfp4rt_context *ctx, uint64_t dptr);
+NVFP4RT_API nvfp4rt_status nvfp4rt_memcpy_htod(nvfp4rt_context *ctx, uint64_t dst,
+                                               const void *src, size_t bytes);
+NVFP4RT_API nvfp4rt_status nvfp4rt_memcpy_dtoh(nvfp4rt_context *ctx, void *dst, uint64_t src,
+                                               size_t bytes);
+NVFP4RT_API nvfp4rt_status nvfp4rt_memset_async(nvfp4rt_context *ctx, uint64_t dst,
+                                                unsigned char value, size_t bytes, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_stream_create(nvfp4rt_context *ctx, void **stream);
+NVFP4RT_API void nvfp4rt_stream_destroy(nvfp4rt_context *ctx, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_stream_synchronize(nvfp4rt_context *ctx, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_event_create(nvfp4rt_context *ctx, void **event);
+NVFP4RT_API void nvfp4rt_event_destroy(nvfp4rt_context *ctx, void *event);
+NVFP4RT_API nvfp4rt_status nvfp4rt_event_record(nvfp4rt_context *ctx, void *event, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_event_elapsed_ms(nvfp4rt_context *ctx, void *start,
+                                                    void *end, float *ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4RT_H */

@@ -1,0 +1,97 @@
+/* internal.h — private declarations of libnvfp4rt: the libcuda symbol table (X-macro, each
+ * driver entry point listed once), the error-recording macros, and the object structs. */
+#ifndef NVFP4RT_INTERNAL_H
+#define NVFP4RT_INTERNAL_H
+
+#include <cuda.h> /* types and enums only; nothing is linked from libcuda */
+
+#include "nvfp4rt.h"
+
+/* Every driver entry point the runtime uses, resolved by base name through
+ * cuGetProcAddress(name, &fn, 12000, ...). X(name, parameter list). */
+#define NVFP4RT_CU_SYMBOLS(X)                                                              \
+  X(cuGetErrorName, (CUresult, const char **))                                             \
+  X(cuDriverGetVersion, (int *))                                                           \
+  X(cuDeviceGetCount, (int *))                                                             \
+  X(cuDeviceGet, (CUdevice *, int))                                                        \
+  X(cuDeviceGetName, (char *, int, CUdevice))                                              \
+  X(cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))                          \
+  X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                     \
+  X(cuDevicePrimaryCtxRelease, (CUdevice))                                                 \
+  X(cuCtxSetCurrent, (CUcontext))                                                          \
+  X(cuCtxGetCurrent, (CUcontext *))                                                        \
+  X(cuModuleLoadData, (CUmodule *, const void *))                                          \
+  X(cuModuleUnload, (CUmodule))                                                            \
+  X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *))                           \
+  X(cuModuleGetGlobal, (CUdeviceptr *, size_t *, CUmodule, const char *))                  \
+  X(cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                           \
+  X(cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **))              \
+  X(cuTensorMapEncodeTiled,                                                                \
+    (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,           \
+     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,    \
+     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill))                 \
+  X(cuMemAlloc, (CUdeviceptr *, size_t))                                                   \
+  X(cuMemFree, (CUdeviceptr))                                                              \
+  X(cuMemcpyHtoD, (CUdeviceptr, const void *, size_t))                                     \
+  X(cuMemcpyDtoH, (void *, CUdeviceptr, size_t))                                           \
+  X(cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))                      \
+  X(cuStreamCreate, (CUstream *, unsigned int))                                            \
+  X(cuStreamDestroy, (CUstream))                                                           \
+  X(cuStreamSynchronize, (CUstream))                                                       \
+  X(cuEventCreate, (CUevent *, unsigned int))                                              \
+  X(cuEventDestroy, (CUevent))                                                             \
+  X(cuEventRecord, (CUevent, CUstream))                                                    \
+  X(cuEventElapsedTime, (float *, CUevent, CUevent))
+
+#define NVFP4RT_DECLARE_PFN(name, params) typedef CUresult(CUDAAPI *nvfp4rt_pfn_##name) params;
+NVFP4RT_CU_SYMBOLS(NVFP4RT_DECLARE_PFN)
+#undef NVFP4RT_DECLARE_PFN
+
+typedef struct nvfp4rt_driver {
+#define NVFP4RT_FIELD(name, params) nvfp4rt_pfn_##name name##_;
+  NVFP4RT_CU_SYMBOLS(NVFP4RT_FIELD)
+#undef NVFP4RT_FIELD
+} nvfp4rt_driver;
+
+/* Loaded driver table (valid after nvfp4rt_driver_load() returned OK). */
+extern nvfp4rt_driver nvfp4rt_cu;
+#define NVFP4RT_CU(name) (nvfp4rt_cu.name##_)
+
+/* ---- error recording ---- */
+nvfp4rt_status nvfp4rt_set_error_(nvfp4rt_status st, const char *file, int line,
+                                  const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+nvfp4rt_status nvfp4rt_set_cu_error_(CUresult r, const char *call, const char *file, int line,
+                                     const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+void nvfp4rt_set_error_detail_(int cu_result, const char *call);
+
+/* Records status + message with this file/line and returns the status. */
+#define NVFP4RT_FAIL(st, ...) nvfp4rt_set_error_((st), __FILE__, __LINE__, __VA_ARGS__)
+/* Calls a driver entry point; on failure records name + CUresult and returns from the
+ * enclosing function with NVFP4RT_STATUS_CUDA_ERROR (OUT_OF_MEMORY for allocation). */
+#define NVFP4RT_CU_CALL(name, args)                                                        \
+  do {                                                                                     \
+    CUresult r_ = nvfp4rt_cu.name##_ args;                                                   \
+    if (r_ != CUDA_SUCCESS)                                                                \
+      return nvfp4rt_set_cu_error_(r_, #name, __FILE__, __LINE__, "%s", "");             \
+  } while (0)
+
+/* ---- objects ---- */
+struct nvfp4rt_context {
+  CUdevice device;
+  CUcontext ctx;
+  nvfp4rt_device_info info;
+};
+
+struct nvfp4rt_module {
+  nvfp4rt_context *ctx;
+  CUmodule module;
+  CUfunction function;
+  nvfp4_kernel_metadata meta;
+};
+
+nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
+
+#endif /* NVFP4RT_INTERNAL_H */

@@ -1,0 +1,207 @@
+/* metadata.c — host-only reading of the nvfp4_kernel_metadata record: a minimal ELF64
+ * symbol lookup over a cubin image, decoding/validation of the 256-byte record
+ * (KernelABI.h offsets), its encoder, and the target-vs-device check. No driver needed. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t rd32(const unsigned char *p) { return nvfp4_meta_read_u32(p, 0); }
+static uint64_t rd64(const unsigned char *p) { return rd32(p) | ((uint64_t)rd32(p + 4) << 32); }
+
+/* ELF64 little-endian constants used here. */
+enum { kShtProgbits = 1, kShtSymtab = 2, kShtNobits = 8, kEhdrSize = 64, kShdrSize = 64,
+       kSymSize = 24 };
+
+nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
+                                         const unsigned char **record, size_t *record_size) {
+  if (!image || !record || !record_size)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "elf_find_metadata: NULL argument");
+  const unsigned char *b = image;
+  if (size < kEhdrSize || memcmp(b, "\177ELF", 4) != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "not an ELF image (%zu bytes)", size);
+  if (b[4] != 2 || b[5] != 1)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "not a little-endian ELF64 image");
+  uint64_t shoff = rd64(b + 0x28);
+  uint16_t shentsize = rd16(b + 0x3A), shnum = rd16(b + 0x3C);
+  if (shentsize != kShdrSize || shnum == 0 || shoff > size ||
+      (uint64_t)shnum * kShdrSize > size - shoff)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF section header table out of bounds");
+  for (uint32_t i = 0; i < shnum; i++) {
+    const unsigned char *sh = b + shoff + (uint64_t)i * kShdrSize;
+    if (rd32(sh + 4) != kShtSymtab) continue;
+    uint64_t symoff = rd64(sh + 0x18), symsize = rd64(sh + 0x20), entsize = rd64(sh + 0x38);
+    uint32_t link = rd32(sh + 0x28);
+    if (entsize != kSymSize || symoff > size || symsize > size - symoff || link >= shnum)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF symbol table %u malformed", i);
+    const unsigned char *strsh = b + shoff + (uint64_t)link * kShdrSize;
+    uint64_t stroff = rd64(strsh + 0x18), strsize = rd64(strsh + 0x20);
+    if (stroff > size || strsize > size - stroff)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF string table out of bounds");
+    const char *strtab = (const char *)b + stroff;
+    const size_t want_len = sizeof NVFP4_METADATA_SYMBOL; /* with NUL */
+    for (uint64_t s = 0; s + kSymSize <= symsize; s += kSymSize) {
+      const unsigned char *sym = b + symoff + s;
+      uint32_t name = rd32(sym);
+      if (name >= strsize || strsize - name < want_len) continue;
+      if (memcmp(strtab + name, NVFP4_METADATA_SYMBOL, want_len) != 0) continue;
+      uint16_t shndx = rd16(sym + 6);
+      uint64_t value = rd64(sym + 8), ssize = rd64(sym + 16);
+      if (shndx == 0 || shndx >= shnum)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                            "symbol %s is undefined or in a special section (%u)",
+                            NVFP4_METADATA_SYMBOL, shndx);
+      const unsigned char *dsh = b + shoff + (uint64_t)shndx * kShdrSize;
+      uint32_t type = rd32(dsh + 4);
+      if (type == kShtNobits)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                            "symbol %s lives in a NOBITS section (uninitialised)",
+                            NVFP4_METADATA_SYMBOL);
+      if (type != kShtProgbits)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "symbol %s in section of type %u",
+                            NVFP4_METADATA_SYMBOL, type);
+      uint64_t dataoff = rd64(dsh + 0x18), datasize = rd64(dsh + 0x20);
+      uint64_t secaddr = rd64(dsh + 0x10);
+      /* ptxas cubins have sh_addr 0 and section-relative st_value; linked images may give
+       * st_value as an address inside the section */
+      if (secaddr != 0 && value >= secaddr) value -= secaddr;
+      if (dataoff > size || datasize > size - dataoff || value > datasize ||
+          ssize > datasize - value)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "symbol %s data out of bounds",
+                            NVFP4_METADATA_SYMBOL);
+      *record = b + dataoff + value;
+      *record_size = (size_t)ssize;
+      return NVFP4RT_STATUS_OK;
+    }
+  }
+  return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "cubin has no symbol '%s' (not an nvfp4 kernel?)",
+                      NVFP4_METADATA_SYMBOL);
+}
+
+static void copy_str(char *dst, size_t n, const unsigned char *src) {
+  memcpy(dst, src, n);
+  dst[n - 1] = 0;
+}
+
+nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
+                                       nvfp4_kernel_metadata *m) {
+  if (!rec || !m) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata_decode: NULL");
+  if (size < NVFP4_METADATA_BYTES)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata record is %zu bytes, need %u",
+                        size, NVFP4_METADATA_BYTES);
+  memset(m, 0, sizeof *m);
+#define F(field, off) m->field = nvfp4_meta_read_u32(rec, NVFP4_META_##off)
+  F(magic, MAGIC); F(abi_version, ABI_VERSION); F(record_bytes, RECORD_BYTES);
+  F(target_sm, TARGET_SM); F(flags, FLAGS);
+  F(block[0], BLOCK_X); F(block[1], BLOCK_Y); F(block[2], BLOCK_Z);
+  F(cluster[0], CLUSTER_X); F(cluster[1], CLUSTER_Y); F(cluster[2], CLUSTER_Z);
+  F(dyn_smem_bytes, DYN_SMEM_BYTES); F(tile_m, TILE_M); F(tile_n, TILE_N); F(tile_k, TILE_K);
+  F(stages, STAGES); F(max_groups, MAX_GROUPS); F(param_bytes, PARAM_BYTES);
+  F(tmem_cols, TMEM_COLS); F(acc_buffers, ACC_BUFFERS);
+  F(workspace_per_cta, WORKSPACE_PER_CTA); F(k_granule, K_GRANULE); F(sfb_atoms, SFB_ATOMS);
+#undef F
+  copy_str(m->kernel_name, NVFP4_META_KERNEL_NAME_BYTES, rec + NVFP4_META_KERNEL_NAME);
+  copy_str(m->target, NVFP4_META_TARGET_BYTES, rec + NVFP4_META_TARGET);
+
+  if (m->magic != NVFP4_METADATA_MAGIC)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata magic 0x%08x, expected 0x%08x",
+                        m->magic, NVFP4_METADATA_MAGIC);
+  if (m->abi_version != NVFP4_ABI_VERSION)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "kernel ABI version %u, this runtime implements %u", m->abi_version,
+                        NVFP4_ABI_VERSION);
+  if (m->record_bytes != NVFP4_METADATA_BYTES)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata record_bytes %u, expected %u",
+                        m->record_bytes, NVFP4_METADATA_BYTES);
+  if (rec[NVFP4_META_KERNEL_NAME + NVFP4_META_KERNEL_NAME_BYTES - 1] != 0 ||
+      rec[NVFP4_META_TARGET + NVFP4_META_TARGET_BYTES - 1] != 0 || !m->kernel_name[0])
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata kernel name/target string empty or not NUL-terminated");
+  if (m->max_groups == 0 || m->max_groups > NVFP4_ABI_MAX_GROUPS)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata max_groups %u not in 1..%u",
+                        m->max_groups, NVFP4_ABI_MAX_GROUPS);
+  if (m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata param_bytes %u != %u for %u groups", m->param_bytes,
+                        nvfp4_abi_param_bytes(m->max_groups), m->max_groups);
+  for (int i = 0; i < 3; i++)
+    if (m->block[i] == 0 || m->cluster[i] == 0)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata block/cluster dim %d is 0", i);
+  if (m->tile_m == 0 || m->tile_n == 0 || m->tile_m > 256 || m->tile_n > 256)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata tile %ux%u not in 1..256",
+                        m->tile_m, m->tile_n);
+  if (m->k_granule == 0 || m->k_granule % 64 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata k_granule %u is not a positive multiple of 64", m->k_granule);
+  if (m->sfb_atoms == 0 || m->sfb_atoms > 2)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata sfb_atoms %u not in 1..2",
+                        m->sfb_atoms);
+  if (m->flags & ~NVFP4_META_FLAG_EMULATION)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
+                        m->flags);
+  if ((m->flags & NVFP4_META_FLAG_EMULATION) && m->workspace_per_cta == 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "emulation cubin declares no workspace_per_cta");
+  if (m->target_sm != 100 && m->target_sm != 90)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH, "metadata target_sm %u unsupported",
+                        m->target_sm);
+  return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_metadata_read_image(const void *image, size_t size,
+                                           nvfp4_kernel_metadata *out) {
+  const unsigned char *rec;
+  size_t n;
+  nvfp4rt_status st = nvfp4rt_elf_find_metadata(image, size, &rec, &n);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  return nvfp4rt_metadata_decode(rec, n, out);
+}
+
+nvfp4rt_status nvfp4rt_metadata_read_file(const char *path, nvfp4_kernel_metadata *out) {
+  void *data;
+  size_t size;
+  nvfp4rt_status st = nvfp4rt_read_whole_file(path, &data, &size);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  st = nvfp4rt_metadata_read_image(data, size, out);
+  free(data);
+  return st;
+}
+
+nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, int major,
+                                             int minor) {
+  if (!meta) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata is NULL");
+  int need_major = (int)meta->target_sm / 10, need_minor = (int)meta->target_sm % 10;
+  if (major != need_major || minor != need_minor)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
+                        "cubin targets %s (sm_%u%s) but the device is sm_%d%d; %s",
+                        meta->target, meta->target_sm,
+                        (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation" : "",
+                        major, minor,
+                        meta->target_sm == 100 ? "sm_100a kernels need a Blackwell B200/GB200 "
+                                                 "(compile the emulation target for sm_90)"
+                                               : "arch-specific 'a' targets run only on their "
+                                                 "exact architecture");
+  return NVFP4RT_STATUS_OK;
+}
+
+void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
+                             unsigned char rec[NVFP4_METADATA_BYTES]) {
+  memset(rec, 0, NVFP4_METADATA_BYTES);
+#define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m->field)
+  F(magic, MAGIC); F(abi_version, ABI_VERSION); F(record_bytes, RECORD_BYTES);
+  F(target_sm, TARGET_SM); F(flags, FLAGS);
+  F(block[0], BLOCK_X); F(block[1], BLOCK_Y); F(block[2], BLOCK_Z);
+  F(cluster[0], CLUSTER_X); F(cluster[1], CLUSTER_Y); F(cluster[2], CLUSTER_Z);
+  F(dyn_smem_bytes, DYN_SMEM_BYTES); F(tile_m, TILE_M); F(tile_n, TILE_N); F(tile_k, TILE_K);
+  F(stages, STAGES); F(max_groups, MAX_GROUPS); F(param_bytes, PARAM_BYTES);
+  F(tmem_cols, TMEM_COLS); F(acc_buffers, ACC_BUFFERS);
+  F(workspace_per_cta, WORKSPACE_PER_CTA); F(k_granule, K_GRANULE); F(sfb_atoms, SFB_ATOMS);
+#undef F
+  size_t n = strnlen(m->kernel_name, NVFP4_META_KERNEL_NAME_BYTES - 1);
+  memcpy(rec + NVFP4_META_KERNEL_NAME, m->kernel_name, n);
+  n = strnlen(m->target, NVFP4_META_TARGET_BYTES - 1);
+  memcpy(rec + NVFP4_META_TARGET, m->target, n);
+}

@@ -1,0 +1,339 @@
+/* nvfp4-run — runs an nvfp4-mlir cubin on generated inputs: builds a libnvfp4rt plan for
+ * a PROBLEM.md case (or explicit/random shapes), checks the result against the C reference
+ * GEMM, times it with CUDA events (optionally flushing L2) and measures the host cost of
+ * nvfp4rt_plan_launch. `--info CUBIN` prints the metadata record (no GPU needed).
+ *
+ * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
+ * error, 77 no CUDA driver or device (the run could not happen; --info never returns 77). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvfp4rt.h"
+#include "nvfp4rt_host.h"
+
+enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G | --groups \"m,n,k;...\")\n"
+          "                 [--seed S] [--full-range] [--iters N] [--warmup N] [--flush-l2]\n"
+          "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
+          "       nvfp4-run --info CUBIN [--json]\n"
+          "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
+}
+
+static const char *status_detail(nvfp4rt_status st) {
+  static char buf[1024];
+  const nvfp4rt_error *e = nvfp4rt_last_error();
+  snprintf(buf, sizeof buf, "%s: %s", nvfp4rt_status_string(st), e->message);
+  return buf;
+}
+
+static void print_meta(const nvfp4_kernel_metadata *m, const char *path, int json) {
+  if (json) {
+    printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, "
+           "\"abi_version\": %u, \"flags\": %u, \"emulation\": %s, \"block\": [%u, %u, %u], "
+           "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
+           "\"stages\": %u, \"max_groups\": %u, \"param_bytes\": %u, \"tmem_cols\": %u, "
+           "\"acc_buffers\": %u, \"workspace_per_cta\": %u, \"k_granule\": %u, "
+           "\"sfb_atoms\": %u}\n",
+           path, m->kernel_name, m->target, m->target_sm, m->abi_version, m->flags,
+           (m->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false", m->block[0], m->block[1],
+           m->block[2], m->cluster[0], m->cluster[1], m->cluster[2], m->dyn_smem_bytes,
+           m->tile_m, m->tile_n, m->tile_k, m->stages, m->max_groups, m->param_bytes,
+           m->tmem_cols, m->acc_buffers, m->workspace_per_cta, m->k_granule, m->sfb_atoms);
+    return;
+  }
+  printf("cubin:             %s\n", path);
+  printf("kernel:            %s\n", m->kernel_name);
+  printf("target:            %s (sm %u)%s\n", m->target, m->target_sm,
+         (m->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]" : "");
+  printf("abi version:       %u (runtime %u)\n", m->abi_version, NVFP4_ABI_VERSION);
+  printf("flags:             0x%x\n", m->flags);
+  printf("block:             %u x %u x %u\n", m->block[0], m->block[1], m->block[2]);
+  printf("cluster:           %u x %u x %u\n", m->cluster[0], m->cluster[1], m->cluster[2]);
+  printf("dyn smem bytes:    %u\n", m->dyn_smem_bytes);
+  printf("tile (m,n,k):      %u x %u x %u\n", m->tile_m, m->tile_n, m->tile_k);
+  printf("stages:            %u\n", m->stages);
+  printf("max groups:        %u\n", m->max_groups);
+  printf("param bytes:       %u\n", m->param_bytes);
+  printf("tmem cols:         %u\n", m->tmem_cols);
+  printf("acc buffers:       %u\n", m->acc_buffers);
+  printf("workspace per CTA: %u\n", m->workspace_per_cta);
+  printf("k granule:         %u\n", m->k_granule);
+  printf("sfb atoms:         %u\n", m->sfb_atoms);
+}
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+  if (n <= 0) return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct opts {
+  const char *cubin, *case_name, *groups;
+  uint64_t seed;
+  int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
+} opts;
+
+#define FAIL_RT(st)                                                                         \
+  do {                                                                                      \
+    fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));                                   \
+    rc = EXIT_ERROR;                                                                        \
+    goto done;                                                                              \
+  } while (0)
+
+int main(int argc, char **argv) {
+  opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(EXIT_ERROR), (char *)0))
+    if (!strcmp(a, "--info")) o.info = 1, o.cubin = NEXT();
+    else if (!strcmp(a, "--case")) o.case_name = NEXT();
+    else if (!strcmp(a, "--groups")) o.groups = NEXT();
+    else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--full-range")) o.full_range = 1;
+    else if (!strcmp(a, "--iters")) o.iters = atoi(NEXT());
+    else if (!strcmp(a, "--warmup")) o.warmup = atoi(NEXT());
+    else if (!strcmp(a, "--launch-iters")) o.launch_iters = atoi(NEXT());
+    else if (!strcmp(a, "--threads")) o.threads = atoi(NEXT());
+    else if (!strcmp(a, "--device")) o.device = atoi(NEXT());
+    else if (!strcmp(a, "--flush-l2")) o.flush_l2 = 1;
+    else if (!strcmp(a, "--json")) o.json = 1;
+    else if (!strcmp(a, "--no-check")) o.check = 0;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+    else if (a[0] == '-') { fprintf(stderr, "nvfp4-run: unknown option %s\n", a); usage(stderr); return EXIT_ERROR; }
+    else if (!o.cubin) o.cubin = a;
+    else { fprintf(stderr, "nvfp4-run: unexpected argument %s\n", a); return EXIT_ERROR; }
+#undef NEXT
+  }
+  if (!o.cubin) { usage(stderr); return EXIT_ERROR; }
+  if (o.iters < 1) o.iters = 1;
+  if (o.warmup < 0) o.warmup = 0;
+  if (o.launch_iters < 1) o.launch_iters = 1;
+
+  if (o.info) {
+    nvfp4_kernel_metadata m;
+    nvfp4rt_status st = nvfp4rt_metadata_read_file(o.cubin, &m);
+    if (st != NVFP4RT_STATUS_OK) {
+      fprintf(stderr, "nvfp4-run: %s: %s\n", o.cubin, status_detail(st));
+      return EXIT_ERROR;
+    }
+    print_meta(&m, o.cubin, o.json);
+    return 0;
+  }
+
+  /* shapes */
+  nvfp4h_shape shapes[NVFP4H_MAX_GROUPS];
+  uint32_t ng = 0;
+  if (o.case_name && o.groups) { fprintf(stderr, "nvfp4-run: --case and --groups are exclusive\n"); return EXIT_ERROR; }
+  if (o.case_name && !strncmp(o.case_name, "random:", 7)) {
+    ng = (uint32_t)atoi(o.case_name + 7);
+    if (ng < 1 || ng > NVFP4H_MAX_GROUPS) { fprintf(stderr, "nvfp4-run: bad %s\n", o.case_name); return EXIT_ERROR; }
+    nvfp4h_random_shapes(o.seed, ng, 300, 600, 1024, shapes);
+  } else if (o.case_name) {
+    ng = nvfp4h_case_shapes(o.case_name, shapes, NVFP4H_MAX_GROUPS);
+    if (!ng) { fprintf(stderr, "nvfp4-run: unknown case '%s' (test:0..9, B1..B4, random:G)\n", o.case_name); return EXIT_ERROR; }
+  } else if (o.groups) {
+    ng = nvfp4h_parse_groups(o.groups, shapes, NVFP4H_MAX_GROUPS);
+    if (!ng) { fprintf(stderr, "nvfp4-run: cannot parse --groups '%s'\n", o.groups); return EXIT_ERROR; }
+  } else { fprintf(stderr, "nvfp4-run: need --case or --groups\n"); usage(stderr); return EXIT_ERROR; }
+
+  int rc = EXIT_ERROR;
+  nvfp4rt_context *ctx = NULL;
+  nvfp4rt_module *mod = NULL;
+  nvfp4rt_plan *plan = NULL;
+  void *stream = NULL, *ev0 = NULL, *ev1 = NULL;
+  uint64_t dptr[NVFP4H_MAX_GROUPS][5];
+  uint64_t flush_buf = 0;
+  size_t flush_bytes = 0;
+  memset(dptr, 0, sizeof dptr);
+  nvfp4h_problem prob;
+  memset(&prob, 0, sizeof prob);
+  uint16_t *got[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
+  double *times = NULL, *host = NULL;
+
+  nvfp4rt_status st = nvfp4rt_context_create(o.device, &ctx);
+  if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
+    fprintf(stderr, "nvfp4-run: no CUDA GPU available (%s); nothing was run (exit %d)\n",
+            status_detail(st), EXIT_NO_GPU);
+    return EXIT_NO_GPU;
+  }
+  if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
+  if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  const nvfp4_kernel_metadata *meta = nvfp4rt_module_metadata(mod);
+
+  if (nvfp4h_problem_generate(shapes, ng, o.seed,
+                              o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                              &prob) != 0) {
+    fprintf(stderr, "nvfp4-run: cannot generate inputs (K must be a positive multiple of 32)\n");
+    goto done;
+  }
+  nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
+  for (uint32_t g = 0; g < ng; g++) {
+    nvfp4h_group_data *d = &prob.groups[g];
+    const void *src[5] = {d->a, d->b, d->sfa, d->sfb, d->c};
+    size_t bytes[5] = {d->a_bytes, d->b_bytes, d->sfa_bytes, d->sfb_bytes, d->c_bytes};
+    for (int t = 0; t < 5; t++) {
+      if (!bytes[t]) continue;
+      if ((st = nvfp4rt_mem_alloc(ctx, bytes[t], &dptr[g][t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if ((st = nvfp4rt_memcpy_htod(ctx, dptr[g][t], src[t], bytes[t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    }
+    groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
+                                d->m, d->n, d->k, d->ldc};
+  }
+  if ((st = nvfp4rt_plan_create(mod, groups, ng, &plan)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  nvfp4rt_plan_info info;
+  nvfp4rt_plan_get_info(plan, &info);
+  if ((st = nvfp4rt_stream_create(ctx, &stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+
+  /* correctness run */
+  if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  nvfp4h_check_result chk;
+  nvfp4h_check_init(&chk);
+  double ref_ms = 0;
+  if (o.check) {
+    double t0 = now_us();
+    for (uint32_t g = 0; g < ng; g++) {
+      nvfp4h_group_data *d = &prob.groups[g];
+      got[g] = malloc(d->c_bytes ? d->c_bytes : 1);
+      ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
+      if (!got[g] || !ref[g]) { fprintf(stderr, "nvfp4-run: out of host memory\n"); goto done; }
+      if (d->c_bytes && (st = nvfp4rt_memcpy_dtoh(ctx, got[g], dptr[g][4], d->c_bytes)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if (nvfp4h_reference_gemm(d, ref[g], d->ldc, o.threads) != 0) { fprintf(stderr, "nvfp4-run: reference GEMM out of memory\n"); goto done; }
+      nvfp4h_check_fp16(got[g], d->ldc, ref[g], d->ldc, d->m, d->n, g, NVFP4H_CHECK_ATOL,
+                        NVFP4H_CHECK_RTOL, &chk);
+    }
+    ref_ms = (now_us() - t0) / 1e3;
+  }
+
+  /* device timing */
+  times = calloc((size_t)o.iters, sizeof *times);
+  host = calloc((size_t)o.launch_iters, sizeof *host);
+  if (!times || !host) goto done;
+  if ((st = nvfp4rt_event_create(ctx, &ev0)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  if ((st = nvfp4rt_event_create(ctx, &ev1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  if (o.flush_l2) {
+    flush_bytes = (size_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 64 << 20) * 2;
+    if ((st = nvfp4rt_mem_alloc(ctx, flush_bytes, &flush_buf)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  }
+  for (int i = 0; i < o.warmup; i++)
+    if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  for (int i = 0; i < o.iters; i++) {
+    if (o.flush_l2 && (st = nvfp4rt_memset_async(ctx, flush_buf, (unsigned char)i, flush_bytes, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_event_record(ctx, ev0, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_event_record(ctx, ev1, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    float ms = 0;
+    if ((st = nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    times[i] = ms * 1e3;
+  }
+  double dev_us = median(times, o.iters);
+  double dev_min = times[0];
+  /* host cost of nvfp4rt_plan_launch alone (cached plan); drain every 32 launches so the
+   * launch queue never blocks the timed call */
+  for (int i = 0; i < o.launch_iters; i++) {
+    if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    double t0 = now_us();
+    st = nvfp4rt_plan_launch(plan, stream);
+    host[i] = now_us() - t0;
+    if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  }
+  if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  double host_us = median(host, o.launch_iters);
+  /* cost of a re-plan with unchanged groups (cache hit: no tensor map re-encoded) */
+  uint64_t enc0 = info.tmaps_encoded;
+  double t0 = now_us();
+  if ((st = nvfp4rt_plan_update_pointers(plan, groups, ng)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  double replan_us = now_us() - t0;
+  nvfp4rt_plan_get_info(plan, &info);
+  uint64_t reencoded = info.tmaps_encoded - enc0;
+
+  double flops = 0, bytes = 0;
+  for (uint32_t g = 0; g < ng; g++) {
+    const nvfp4h_group_data *d = &prob.groups[g];
+    flops += 2.0 * d->m * d->n * d->k;
+    bytes += (double)d->a_bytes + d->b_bytes + d->sfa_bytes + d->sfb_bytes + (double)d->m * d->n * 2;
+  }
+  const int pass = !o.check || chk.mismatches == 0;
+  const char *label = o.case_name ? o.case_name : "custom";
+  if (o.json) {
+    printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", \"case\": \"%s\", "
+           "\"seed\": %llu, \"distribution\": \"%s\", \"groups\": [",
+           o.cubin, meta->kernel_name, dev->name, label, (unsigned long long)o.seed,
+           o.full_range ? "full-range" : "competition");
+    for (uint32_t g = 0; g < ng; g++)
+      printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
+    printf("], \"grid\": %u, \"total_tiles\": %u, \"checked\": %s, \"pass\": %s, "
+           "\"mismatches\": %llu, \"max_abs_err\": %.6g, \"max_rel_err\": %.6g, "
+           "\"time_us_median\": %.3f, \"time_us_min\": %.3f, \"iters\": %d, \"flush_l2\": %s, "
+           "\"tflops\": %.3f, \"gbps\": %.1f, \"host_launch_us_median\": %.3f, "
+           "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f}\n",
+           info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
+           (unsigned long long)chk.mismatches, chk.max_abs, chk.max_rel, dev_us, dev_min,
+           o.iters, o.flush_l2 ? "true" : "false", flops / dev_us * 1e-6, bytes / dev_us * 1e-3,
+           host_us, replan_us, (unsigned long long)reencoded, ref_ms);
+  } else {
+    printf("device   %s (sm_%d%d, %d SMs)\n", dev->name, dev->cc_major, dev->cc_minor, dev->sm_count);
+    printf("kernel   %s [%s]  grid %u  block %ux%ux%u  smem %u  tiles %u\n", meta->kernel_name,
+           meta->target, info.grid, meta->block[0], meta->block[1], meta->block[2],
+           meta->dyn_smem_bytes, info.total_tiles);
+    printf("case     %s  seed %llu  %s\n", label, (unsigned long long)o.seed,
+           o.full_range ? "full-range" : "competition");
+    printf("  group        M        N        K\n");
+    for (uint32_t g = 0; g < ng; g++)
+      printf("  %5u %8u %8u %8u\n", g, shapes[g].m, shapes[g].n, shapes[g].k);
+    if (o.check) {
+      printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
+             pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
+             (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
+             NVFP4H_CHECK_RTOL);
+      for (uint32_t i = 0; i < chk.reported; i++)
+        printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
+               chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);
+    } else {
+      printf("check    skipped (--no-check)\n");
+    }
+    printf("time     median %.2f us  min %.2f us  (%d iters, %d warm-up%s)  %.1f TFLOP/s  %.0f GB/s\n",
+           dev_us, dev_min, o.iters, o.warmup, o.flush_l2 ? ", L2 flushed" : "",
+           flops / dev_us * 1e-6, bytes / dev_us * 1e-3);
+    printf("host     nvfp4rt_plan_launch median %.3f us (%d calls); cached re-plan %.2f us "
+           "(%llu maps re-encoded)\n",
+           host_us, o.launch_iters, replan_us, (unsigned long long)reencoded);
+  }
+  rc = pass ? EXIT_PASS : EXIT_CHECK_FAILED;
+
+done:
+  for (uint32_t g = 0; g < NVFP4H_MAX_GROUPS; g++) {
+    free(got[g]);
+    free(ref[g]);
+    for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, dptr[g][t]);
+  }
+  nvfp4rt_mem_free(ctx, flush_buf);
+  free(times);
+  free(host);
+  nvfp4rt_event_destroy(ctx, ev0);
+  nvfp4rt_event_destroy(ctx, ev1);
+  nvfp4rt_stream_destroy(ctx, stream);
+  nvfp4rt_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  nvfp4h_problem_free(&prob);
+  return rc;
+}

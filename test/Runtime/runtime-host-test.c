@@ -1,0 +1,337 @@
+/* runtime-host-test — host-only tests of libnvfp4rt's helpers: exhaustive FP4/E4M3/FP16
+ * codec tests, blocked scale-factor offsets vs hand-computed values, generator determinism
+ * and distributions, the reference GEMM vs a hand-computed case and vs double-precision
+ * accumulation, and the tolerance check. Usage: runtime-host-test codec|sf|gen|ref|check|
+ * bench CASE */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvfp4rt_host.h"
+#include "test_util.h"
+
+static int is_even_code(uint32_t c) { return (c & 1) == 0; }
+
+static int test_codec(void) {
+  /* FP4: exhaustive decode table and round trip */
+  static const float want[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+  for (uint32_t c = 0; c < 16; c++) {
+    float v = nvfp4h_fp4_decode((uint8_t)c);
+    T_CHECK(v == want[c] && signbit(v) == signbit(want[c]), "fp4 decode %u -> %g", c, v);
+    T_CHECK(nvfp4h_fp4_encode(v) == c, "fp4 encode(decode(%u)) = %u", c, nvfp4h_fp4_encode(v));
+  }
+  /* FP4: every midpoint between neighbours rounds to the even code; nudges go the right way */
+  for (uint32_t c = 0; c < 7; c++) {
+    float lo = want[c], hi = want[c + 1], mid = 0.5f * (lo + hi);
+    uint32_t even = is_even_code(c) ? c : c + 1;
+    T_CHECK(nvfp4h_fp4_encode(mid) == even, "fp4 tie %g -> %u (want %u)", mid, nvfp4h_fp4_encode(mid), even);
+    T_CHECK(nvfp4h_fp4_encode(-mid) == (even | 8), "fp4 tie -%g", mid);
+    T_CHECK(nvfp4h_fp4_encode(nextafterf(mid, 0)) == c, "fp4 below tie %g", mid);
+    T_CHECK(nvfp4h_fp4_encode(nextafterf(mid, 100)) == c + 1, "fp4 above tie %g", mid);
+  }
+  T_CHECK(nvfp4h_fp4_encode(7.0f) == 7 && nvfp4h_fp4_encode(1e30f) == 7 && nvfp4h_fp4_encode(INFINITY) == 7, "fp4 saturation");
+  T_CHECK(nvfp4h_fp4_encode(-INFINITY) == 15, "fp4 -inf saturates");
+  T_CHECK(nvfp4h_fp4_encode(NAN) == 0, "fp4 NaN -> +0");
+  T_CHECK(nvfp4h_fp4_encode(1e-30f) == 0 && nvfp4h_fp4_encode(-1e-30f) == 8, "fp4 tiny keeps sign");
+  int fp4_ok = t_failures == 0;
+  printf("codec: fp4 16 codes %s\n", fp4_ok ? "ok" : "BAD");
+
+  /* E4M3: exhaustive decode against the formula, round trip, ties, saturation */
+  int f0 = t_failures;
+  for (uint32_t c = 0; c < 256; c++) {
+    float v = nvfp4h_e4m3_decode((uint8_t)c);
+    uint32_t e = (c >> 3) & 15, m = c & 7;
+    if ((c & 0x7F) == 0x7F) {
+      T_CHECK(isnan(v), "e4m3 %02x must be NaN", c);
+      T_CHECK((nvfp4h_e4m3_encode(v) & 0x7F) == 0x7F, "e4m3 NaN encode");
+      continue;
+    }
+    double w = e ? ldexp(1.0 + m / 8.0, (int)e - 7) : ldexp(m / 8.0, -6);
+    if (c & 0x80) w = -w;
+    T_CHECK((double)v == w, "e4m3 decode %02x -> %g want %g", c, v, w);
+    T_CHECK(nvfp4h_e4m3_encode(v) == c, "e4m3 round trip %02x -> %02x", c, nvfp4h_e4m3_encode(v));
+    if ((c & 0x7F) < 0x7E) { /* tie with the next code */
+      float nx = nvfp4h_e4m3_decode((uint8_t)(c + 1));
+      float mid = 0.5f * (v + nx);
+      uint32_t even = is_even_code(c) ? c : c + 1;
+      T_CHECK(nvfp4h_e4m3_encode(mid) == even, "e4m3 tie between %02x and %02x -> %02x", c, c + 1, nvfp4h_e4m3_encode(mid));
+    }
+  }
+  T_CHECK(nvfp4h_e4m3_decode(0x7E) == 448.0f, "e4m3 max 448");
+  T_CHECK(nvfp4h_e4m3_encode(464.0f) == 0x7E && nvfp4h_e4m3_encode(1e9f) == 0x7E &&
+          nvfp4h_e4m3_encode(INFINITY) == 0x7E && nvfp4h_e4m3_encode(-INFINITY) == 0xFE, "e4m3 saturation");
+  T_CHECK(nvfp4h_e4m3_encode(1.0f) == 0x38 && nvfp4h_e4m3_encode(2.0f) == 0x40, "e4m3 1.0/2.0 codes");
+  T_CHECK(nvfp4h_e4m3_encode(ldexpf(1, -10)) == 0x00 && nvfp4h_e4m3_encode(ldexpf(3, -11)) == 0x01, "e4m3 underflow ties");
+  printf("codec: e4m3 256 codes %s\n", t_failures == f0 ? "ok" : "BAD");
+
+  /* FP16: all 65536 codes round trip; every tie between neighbouring finite halves */
+  f0 = t_failures;
+  for (uint32_t h = 0; h < 65536; h++) {
+    float v = nvfp4h_half_to_float((uint16_t)h);
+    uint16_t back = nvfp4h_float_to_half(v);
+    if (((h >> 10) & 31) == 31 && (h & 1023)) { T_CHECK(isnan(v) && (back & 0x7C00) == 0x7C00 && (back & 1023), "half NaN %04x", h); continue; }
+    T_CHECK(back == h, "half round trip %04x -> %04x", h, back);
+    if ((h & 0x7FFF) < 0x7BFF) {
+      float nx = nvfp4h_half_to_float((uint16_t)(h + 1));
+      float mid = (float)(0.5 * ((double)v + (double)nx));  /* exact in float */
+      uint16_t want_h = (uint16_t)(is_even_code(h) ? h : h + 1);
+      T_CHECK(nvfp4h_float_to_half(mid) == want_h, "half tie %04x/%04x -> %04x", h, h + 1, nvfp4h_float_to_half(mid));
+      T_CHECK(nvfp4h_float_to_half(nextafterf(mid, 0)) == (uint16_t)h || (h & 0x7FFF) == 0, "half below tie %04x", h);
+    }
+  }
+  T_CHECK(nvfp4h_float_to_half(65520.0f) == 0x7C00 && nvfp4h_float_to_half(65519.0f) == 0x7BFF, "half overflow threshold");
+  T_CHECK(nvfp4h_float_to_half(ldexpf(1, -25)) == 0 && nvfp4h_float_to_half(nextafterf(ldexpf(1, -25), 1)) == 1, "half underflow tie");
+  printf("codec: fp16 65536 codes %s\n", t_failures == f0 ? "ok" : "BAD");
+  return t_summary("codec");
+}
+
+static int test_sf(void) {
+  /* hand-computed from PROBLEM.md §3 */
+  struct { uint32_t r, j, S; size_t off; } cases[] = {
+      {0, 0, 4, 0},    {0, 1, 4, 1},     {0, 3, 4, 3},      {1, 0, 4, 16},    {31, 0, 4, 496},
+      {32, 0, 4, 4},   {64, 2, 4, 10},   {127, 3, 4, 511},  {128, 0, 4, 512}, {0, 4, 8, 512},
+      {128, 0, 8, 1024}, {200, 13, 28, 5257}, {129, 5, 16, 2560 + 16 + 1},
+      {95, 6, 6, 2 * 512 - 512 + 31 * 16 + 2 * 4 + 2}, /* S=6 pads to 8: RK=2 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t o = nvfp4h_sf_blocked_offset(cases[i].r, cases[i].j, cases[i].S);
+    T_CHECK(o == cases[i].off, "offset(r=%u, j=%u, S=%u) = %zu, want %zu", cases[i].r, cases[i].j, cases[i].S, o, cases[i].off);
+  }
+  T_CHECK(nvfp4h_sf_blocked_bytes(1, 1) == 512 && nvfp4h_sf_blocked_bytes(128, 4) == 512 &&
+          nvfp4h_sf_blocked_bytes(129, 4) == 1024 && nvfp4h_sf_blocked_bytes(248, 448) == 2 * 112 * 512, "blocked bytes");
+  /* ragged round trip; the layout is a bijection on the valid region and padding is zero */
+  const uint32_t R = 200, S = 14;
+  uint8_t *plain = malloc(R * S), *back = malloc(R * S);
+  size_t nb = nvfp4h_sf_blocked_bytes(R, S);
+  uint8_t *blk = malloc(nb), *hit = calloc(1, nb);
+  for (uint32_t i = 0; i < R * S; i++) plain[i] = (uint8_t)(1 + i % 251);
+  nvfp4h_sf_to_blocked(plain, R, S, blk);
+  nvfp4h_sf_from_blocked(blk, R, S, back);
+  T_CHECK(memcmp(plain, back, R * S) == 0, "blocked round trip");
+  int dup = 0, pad_bad = 0;
+  for (uint32_t r = 0; r < R; r++)
+    for (uint32_t j = 0; j < S; j++) dup += hit[nvfp4h_sf_blocked_offset(r, j, S)]++ != 0;
+  for (size_t i = 0; i < nb; i++) pad_bad += !hit[i] && blk[i] != 0;
+  T_CHECK(dup == 0, "offsets collide (%d)", dup);
+  T_CHECK(pad_bad == 0, "padding not zero (%d)", pad_bad);
+  free(plain); free(back); free(blk); free(hit);
+  return t_summary("sf");
+}
+
+static uint64_t hash_problem(const nvfp4h_problem *p) {
+  uint64_t h = 1469598103934665603ull;
+#define HB(ptr, n) for (size_t i_ = 0; i_ < (n); i_++) { h ^= ((const uint8_t *)(ptr))[i_]; h *= 1099511628211ull; }
+  for (uint32_t g = 0; g < p->num_groups; g++) {
+    const nvfp4h_group_data *d = &p->groups[g];
+    HB(d->a, d->a_bytes); HB(d->b, d->b_bytes); HB(d->sfa, d->sfa_bytes); HB(d->sfb, d->sfb_bytes); HB(d->c, d->c_bytes);
+  }
+  return h;
+}
+
+static int test_gen(void) {
+  nvfp4h_rng r = {0};
+  T_CHECK(nvfp4h_rng_next(&r) == 0xE220A8397B1DCDAFull, "splitmix64 first output from state 0");
+  nvfp4h_shape s[8];
+  uint32_t n = nvfp4h_case_shapes("test:3", s, 8);
+  T_CHECK(n == 3 && s[0].m == 80 && s[1].n == 256 && s[2].k == 256, "case test:3 shapes");
+  T_CHECK(nvfp4h_case_shapes("B1", s, 8) == 8 && s[5].m == 248 && s[0].n == 4096 && s[0].k == 7168, "case B1");
+  T_CHECK(nvfp4h_case_shapes("test:10", s, 8) == 0 && nvfp4h_case_shapes("B5", s, 8) == 0, "unknown case");
+  T_CHECK(nvfp4h_parse_groups("96,128,256;128,256,512", s, 8) == 2 && s[1].k == 512, "parse groups");
+  T_CHECK(nvfp4h_parse_groups("96,128", s, 8) == 0 && nvfp4h_parse_groups("1,2,x", s, 8) == 0, "parse errors");
+  n = nvfp4h_case_shapes("test:3", s, 8);
+  nvfp4h_problem p1, p2, p3;
+  T_CHECK(nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, &p1) == 0, "generate");
+  nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, &p2);
+  nvfp4h_problem_generate(s, n, 1112, NVFP4H_DIST_COMPETITION, &p3);
+  uint64_t h1 = hash_problem(&p1);
+  T_CHECK(h1 == hash_problem(&p2), "same seed, same data");
+  T_CHECK(h1 != hash_problem(&p3), "different seed, different data");
+  printf("gen: test:3 seed 1111 competition hash %016llx\n", (unsigned long long)h1);
+  /* competition distribution */
+  int bad_ab = 0, bad_sf = 0, bad_pad = 0;
+  for (uint32_t g = 0; g < n; g++) {
+    const nvfp4h_group_data *d = &p1.groups[g];
+    for (size_t i = 0; i < d->a_bytes; i++) bad_ab += (d->a[i] & ~0xBB) != 0;
+    for (size_t i = 0; i < d->b_bytes; i++) bad_ab += (d->b[i] & ~0xBB) != 0;
+    uint32_t S = d->k / 16;
+    for (uint32_t rr = 0; rr < d->m; rr++)
+      for (uint32_t j = 0; j < S; j++) {
+        uint8_t c = d->sfa[nvfp4h_sf_blocked_offset(rr, j, S)];
+        bad_sf += c != 0x38 && c != 0x40;
+      }
+    size_t nonzero = 0;
+    for (size_t i = 0; i < d->sfa_bytes; i++) nonzero += d->sfa[i] != 0;
+    bad_pad += nonzero != (size_t)d->m * S;
+    T_CHECK(d->ldc == d->n, "ldc == N for aligned N");
+  }
+  T_CHECK(bad_ab == 0, "A/B bytes masked with 0xBB (%d bad)", bad_ab);
+  T_CHECK(bad_sf == 0, "SF in {1,2} (%d bad)", bad_sf);
+  T_CHECK(bad_pad == 0, "SF padding zero");
+  /* full range */
+  nvfp4h_problem f;
+  nvfp4h_shape rs[4];
+  nvfp4h_random_shapes(5, 4, 300, 600, 1024, rs);
+  int ragged = 0;
+  for (int i = 0; i < 4; i++) ragged += rs[i].m % 128 != 0 || rs[i].n % 128 != 0;
+  T_CHECK(ragged > 0, "random shapes are ragged");
+  T_CHECK(nvfp4h_problem_generate(rs, 4, 7, NVFP4H_DIST_FULL_RANGE, &f) == 0, "generate full range");
+  int seen[16] = {0};
+  float smax_a = 0, smax_b = 0, smin = 1e9f;
+  for (uint32_t g = 0; g < 4; g++) {
+    const nvfp4h_group_data *d = &f.groups[g];
+    for (size_t i = 0; i < d->a_bytes; i++) seen[d->a[i] & 15] = seen[d->a[i] >> 4] = 1;
+    uint32_t S = d->k / 16;
+    smax_a = smax_b = 0;
+    for (uint32_t rr = 0; rr < d->m; rr++)
+      for (uint32_t j = 0; j < S; j++) {
+        float v = nvfp4h_e4m3_decode(d->sfa[nvfp4h_sf_blocked_offset(rr, j, S)]);
+        if (v > smax_a) smax_a = v;
+        if (v < smin) smin = v;
+      }
+    for (uint32_t rr = 0; rr < d->n; rr++)
+      for (uint32_t j = 0; j < S; j++) {
+        float v = nvfp4h_e4m3_decode(d->sfb[nvfp4h_sf_blocked_offset(rr, j, S)]);
+        if (v > smax_b) smax_b = v;
+      }
+    T_CHECK(36.0 * d->k * smax_a * smax_b <= 65504.0, "full-range bound group %u: %g", g, 36.0 * d->k * smax_a * smax_b);
+    T_CHECK(d->ldc % 8 == 0 && d->ldc >= d->n, "ldc padded");
+  }
+  int all = 1;
+  for (int i = 0; i < 16; i++) all &= seen[i];
+  T_CHECK(all, "all 16 FP4 codes present");
+  T_CHECK(smin > 0 && smin < 0.05f, "scales spread down to %g", smin);
+  nvfp4h_problem_free(&p1); nvfp4h_problem_free(&p2); nvfp4h_problem_free(&p3); nvfp4h_problem_free(&f);
+  return t_summary("gen");
+}
+
+/* a hand-made 2 x 3 x 64 group */
+static int test_ref_small(void) {
+  nvfp4h_group_data d;
+  memset(&d, 0, sizeof d);
+  d.m = 2; d.n = 3; d.k = 64; d.ldc = 8;
+  uint8_t a[2 * 32], b[3 * 32];
+  uint8_t sfa_plain[2 * 4], sfb_plain[3 * 4];
+  /* A row 0: all 1.0 (code 2); row 1: element k = +-0.5 alternating (codes 1, 9) */
+  memset(a, 0x22, 32);
+  memset(a + 32, 0x91, 32);
+  /* B row 0: all 6 (7); row 1: all -1.5 (0xB); row 2: element 0 is 4 (6), rest 0 */
+  memset(b, 0x77, 32);
+  memset(b + 32, 0xBB, 32);
+  memset(b + 64, 0, 32);
+  b[64] = 0x06;
+  /* scales: SFA row 0 = {1, 2, 0.5, 448}; row 1 = 1; SFB row 0 = 1, row 1 = {2,2,2,2}, row 2 = {0.25,..} */
+  uint8_t c1 = 0x38, c2 = 0x40, ch = 0x30, cmax = 0x7E, cq = 0x28;
+  uint8_t sa[8] = {c1, c2, ch, cmax, c1, c1, c1, c1};
+  uint8_t sb[12] = {c1, c1, c1, c1, c2, c2, c2, c2, cq, cq, cq, cq};
+  memcpy(sfa_plain, sa, 8);
+  memcpy(sfb_plain, sb, 12);
+  uint8_t sfa[512], sfb[512];
+  nvfp4h_sf_to_blocked(sfa_plain, 2, 4, sfa);
+  nvfp4h_sf_to_blocked(sfb_plain, 3, 4, sfb);
+  d.a = a; d.b = b; d.sfa = sfa; d.sfb = sfb;
+  uint16_t c[2 * 8];
+  memset(c, 0xFF, sizeof c);
+  T_CHECK(nvfp4h_reference_gemm(&d, c, 8, 2) == 0, "ref gemm runs");
+  /* hand values:
+   * C[0,0] = 6 * 16 * (1 + 2 + 0.5 + 448) = 96 * 451.5 = 43344 -> fp16 tie (spacing 32)
+   *          rounds to even: 43328
+   * C[0,1] = -1.5*2 * 16 * 451.5 = -21672 -> fp16 tie (spacing 16) -> -21664
+   * C[0,2] = 1 * 4 * 0.25 = 1
+   * C[1,0] = sum of +-0.5 * 6 = 0 ; C[1,1] = 0 ; C[1,2] = 0.5 * 4 * 0.25 = 0.5 */
+  const float want[2][3] = {{43328.0f, -21664.0f, 1.0f}, {0.0f, 0.0f, 0.5f}};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      T_CHECK(nvfp4h_half_to_float(c[i * 8 + j]) == want[i][j], "C[%d,%d] = %g want %g", i, j, nvfp4h_half_to_float(c[i * 8 + j]), want[i][j]);
+  T_CHECK(c[3] == 0xFFFF && c[8 + 7] == 0xFFFF, "padding columns untouched");
+  double d64[6];
+  nvfp4h_reference_gemm_f64(&d, d64);
+  T_CHECK(d64[0] == 43344.0 && d64[4] == 0.0 && d64[5] == 0.5, "f64 path hand values");
+  return 0;
+}
+
+static int test_ref(void) {
+  test_ref_small();
+  /* fp32 path vs double accumulation on every PROBLEM.md test case, both distributions */
+  double worst = 0;
+  for (int dist = 0; dist < 2; dist++)
+    for (int t = 0; t < 10; t++) {
+      char name[16];
+      snprintf(name, sizeof name, "test:%d", t);
+      nvfp4h_shape s[8];
+      uint32_t n = nvfp4h_case_shapes(name, s, 8);
+      nvfp4h_problem p;
+      nvfp4h_problem_generate(s, n, 1111 + (uint64_t)t, (nvfp4h_distribution)dist, &p);
+      nvfp4h_check_result r;
+      nvfp4h_check_init(&r);
+      for (uint32_t g = 0; g < n; g++) {
+        const nvfp4h_group_data *d = &p.groups[g];
+        uint16_t *c = malloc(d->c_bytes), *c64 = malloc(d->c_bytes);
+        double *o = malloc(sizeof(double) * d->m * d->n);
+        nvfp4h_reference_gemm(d, c, d->ldc, 2);
+        nvfp4h_reference_gemm_f64(d, o);
+        for (uint32_t i = 0; i < d->m; i++)
+          for (uint32_t j = 0; j < d->n; j++) c64[(size_t)i * d->ldc + j] = nvfp4h_float_to_half((float)o[(size_t)i * d->n + j]);
+        nvfp4h_check_fp16(c, d->ldc, c64, d->ldc, d->m, d->n, g, NVFP4H_CHECK_ATOL, NVFP4H_CHECK_RTOL, &r);
+        free(c); free(c64); free(o);
+      }
+      T_CHECK(r.mismatches == 0, "%s dist %d: %llu mismatches fp32 vs f64 (max abs %g)", name, dist, (unsigned long long)r.mismatches, r.max_abs);
+      if (r.max_rel > worst) worst = r.max_rel;
+      nvfp4h_problem_free(&p);
+    }
+  printf("ref: fp32 vs f64 over 20 problems, max rel err %.3g\n", worst);
+  return t_summary("ref");
+}
+
+static int test_check(void) {
+  const uint16_t one = 0x3C00, nan = 0x7E00, inf = 0x7C00, ninf = 0xFC00;
+  uint16_t ref[8] = {one, nan, inf, 0x0000, 0x6400 /*1024*/, one, nan, ninf};
+  uint16_t got[8] = {0x3C01, nan, inf, 0x1400 /*~0.00098*/, 0x6401 /*1025*/, nan, one, inf};
+  nvfp4h_check_result r;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_fp16(got, 8, ref, 8, 1, 8, 3, NVFP4H_CHECK_ATOL, NVFP4H_CHECK_RTOL, &r);
+  /* 1+2^-10 vs 1: |d| = 9.8e-4 <= 2e-3 ok; NaN==NaN ok; inf==inf ok; 9.8e-4 vs 0 ok (atol);
+   * 1025 vs 1024: 1 > 1e-3 + 1.024 ? no -> ok; NaN vs 1 fail; 1 vs NaN fail; inf vs -inf fail */
+  T_CHECK(r.checked == 8 && r.mismatches == 3, "mismatches %llu", (unsigned long long)r.mismatches);
+  T_CHECK(r.reported == 3 && r.first[0].col == 5 && r.first[1].col == 6 && r.first[2].col == 7 && r.first[0].group == 3, "reported positions");
+  uint16_t g2 = 0x6402; /* 1026 vs 1024: 2 > 0.001 + 1.024 -> fail */
+  nvfp4h_check_init(&r);
+  nvfp4h_check_fp16(&g2, 1, &ref[4], 1, 1, 1, 0, NVFP4H_CHECK_ATOL, NVFP4H_CHECK_RTOL, &r);
+  T_CHECK(r.mismatches == 1 && r.max_abs == 2.0, "rtol boundary");
+  printf("check: max abs %g max rel %g\n", r.max_abs, r.max_rel);
+  return t_summary("check");
+}
+
+static int bench(const char *name) {
+  nvfp4h_shape s[8];
+  uint32_t n = nvfp4h_case_shapes(name, s, 8);
+  if (!n) { printf("unknown case %s\n", name); return 2; }
+  nvfp4h_problem p;
+  nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, &p);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (uint32_t g = 0; g < n; g++) {
+    uint16_t *c = malloc(p.groups[g].c_bytes);
+    nvfp4h_reference_gemm(&p.groups[g], c, p.groups[g].ldc, 0);
+    free(c);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s_ = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("bench: reference %s %.2f s\n", name, s_);
+  T_CHECK(s_ < 60.0, "reference too slow");
+  nvfp4h_problem_free(&p);
+  return t_summary("bench");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { printf("usage: runtime-host-test codec|sf|gen|ref|check|bench CASE\n"); return 2; }
+  if (!strcmp(argv[1], "codec")) return test_codec();
+  if (!strcmp(argv[1], "sf")) return test_sf();
+  if (!strcmp(argv[1], "gen")) return test_gen();
+  if (!strcmp(argv[1], "ref")) return test_ref();
+  if (!strcmp(argv[1], "check")) return test_check();
+  if (!strcmp(argv[1], "bench") && argc > 2) return bench(argv[2]);
+  printf("unknown test %s\n", argv[1]);
+  return 2;
+}
