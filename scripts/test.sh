@@ -5,4 +5,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 bash "$ROOT/scripts/build.sh"
-ninja -C "$BUILD_DIR" check-nvfp4
+# lit prints its own summary; repeat it as one plain "N passed, N failed" line.
+set +e
+ninja -C "$BUILD_DIR" check-nvfp4 2>&1 | tee "$BUILD_DIR/check-nvfp4.log"
+rc=${PIPESTATUS[0]}
+set -e
+count() { grep -E "^ *$1 *: " "$BUILD_DIR/check-nvfp4.log" | tail -1 | sed -E 's/^[^:]*: *([0-9]+).*/\1/'; }
+passed=$(count Passed); failed=$(count Failed); unsupported=$(count Unsupported)
+echo "check-nvfp4: ${passed:-0} passed, ${failed:-0} failed, ${unsupported:-0} skipped"
+exit "$rc"
