@@ -10,7 +10,11 @@ OUT=.device
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/cubin"
 cp "$BUILD"/bin/nvfp4-run "$OUT/bin/"
 cp -P "$BUILD"/lib/libnvfp4rt.so* "$OUT/lib/"
-for t in "$BUILD"/bin/nvfp4rt-*; do [ -x "$t" ] && cp "$t" "$OUT/bin/"; done 2>/dev/null || true
+cp "$BUILD"/bin/runtime-gpu-test "$OUT/bin/"
+CUDA=${CUDA_ROOT:-/usr/local/cuda}
+for p in probe_sm90a:sm_90a probe_sm100a:sm_100a nometa:sm_90a; do
+  "$CUDA"/bin/ptxas -arch="${p#*:}" test/Runtime/Inputs/"${p%%:*}".ptx -o "$OUT/cubin/${p%%:*}.cubin"
+done
 for tn in 64 128 192 256; do
   sed "s/target = \"sm_100a\"/target = \"sm_100a\", tile_n = $tn/" examples/any16.mlir > "$OUT/any16_n$tn.mlir"
   "$BUILD"/bin/nvfp4-compile "$OUT/any16_n$tn.mlir" --emulate -o "$OUT/cubin/emu_n$tn.cubin"

@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   if (!o.cubin) { usage(stderr); return EXIT_ERROR; }
   if (o.iters < 1) o.iters = 1;
   if (o.warmup < 0) o.warmup = 0;
-  if (o.launch_iters < 1) o.launch_iters = 1;
+  if (o.launch_iters < 0) o.launch_iters = 0; /* 0: skip the host launch-cost measurement */
 
   if (o.info) {
     nvfp4_kernel_metadata m;
@@ -224,7 +224,7 @@ int main(int argc, char **argv) {
 
   /* device timing */
   times = calloc((size_t)o.iters, sizeof *times);
-  host = calloc((size_t)o.launch_iters, sizeof *host);
+  host = calloc((size_t)(o.launch_iters ? o.launch_iters : 1), sizeof *host);
   if (!times || !host) goto done;
   if ((st = nvfp4rt_event_create(ctx, &ev0)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if ((st = nvfp4rt_event_create(ctx, &ev1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
