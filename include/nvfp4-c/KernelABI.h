@@ -123,6 +123,18 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_TARGET 160u             /* char[16], e.g. "sm_100a" */
 #define NVFP4_META_TARGET_BYTES 16u
 
+/* Every u32 field of the record as X(struct member, NVFP4_META_ offset suffix), so that
+ * encoders and decoders list the fields once. */
+#define NVFP4_META_U32_FIELDS(X)                                                         \
+  X(magic, MAGIC) X(abi_version, ABI_VERSION) X(record_bytes, RECORD_BYTES)              \
+  X(target_sm, TARGET_SM) X(flags, FLAGS)                                                \
+  X(block[0], BLOCK_X) X(block[1], BLOCK_Y) X(block[2], BLOCK_Z)                         \
+  X(cluster[0], CLUSTER_X) X(cluster[1], CLUSTER_Y) X(cluster[2], CLUSTER_Z)             \
+  X(dyn_smem_bytes, DYN_SMEM_BYTES) X(tile_m, TILE_M) X(tile_n, TILE_N)                  \
+  X(tile_k, TILE_K) X(stages, STAGES) X(max_groups, MAX_GROUPS)                          \
+  X(param_bytes, PARAM_BYTES) X(tmem_cols, TMEM_COLS) X(acc_buffers, ACC_BUFFERS)        \
+  X(workspace_per_cta, WORKSPACE_PER_CTA) X(k_granule, K_GRANULE) X(sfb_atoms, SFB_ATOMS)
+
 /* A decoded metadata record (host side convenience; the bytes above are the contract). */
 typedef struct nvfp4_kernel_metadata {
   uint32_t magic, abi_version, record_bytes, target_sm, flags;

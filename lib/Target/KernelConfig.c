@@ -112,30 +112,19 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
                                          const char *kernelName, const char *target,
                                          uint32_t targetSm, uint32_t flags,
                                          uint32_t workspacePerCta, unsigned char *rec) {
+  nvfp4_kernel_metadata m = {
+      .magic = NVFP4_METADATA_MAGIC, .abi_version = NVFP4_ABI_VERSION,
+      .record_bytes = NVFP4_METADATA_BYTES, .target_sm = targetSm, .flags = flags,
+      .block = {MLIR_NVFP4_NUM_THREADS, 1, 1}, .cluster = {1, 1, 1},
+      .dyn_smem_bytes = cfg->dynSmemBytes, .tile_m = cfg->tileM, .tile_n = cfg->tileN,
+      .tile_k = cfg->tileK, .stages = cfg->stages, .max_groups = cfg->numGroups,
+      .param_bytes = cfg->paramBytes, .tmem_cols = cfg->tmemCols,
+      .acc_buffers = cfg->accBuffers, .workspace_per_cta = workspacePerCta,
+      .k_granule = MLIR_NVFP4_K_GRANULE, .sfb_atoms = cfg->sfbAtoms};
   memset(rec, 0, NVFP4_METADATA_BYTES);
-  nvfp4_meta_write_u32(rec, NVFP4_META_MAGIC, NVFP4_METADATA_MAGIC);
-  nvfp4_meta_write_u32(rec, NVFP4_META_ABI_VERSION, NVFP4_ABI_VERSION);
-  nvfp4_meta_write_u32(rec, NVFP4_META_RECORD_BYTES, NVFP4_METADATA_BYTES);
-  nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, targetSm);
-  nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS, flags);
-  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_X, MLIR_NVFP4_NUM_THREADS);
-  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_Y, 1);
-  nvfp4_meta_write_u32(rec, NVFP4_META_BLOCK_Z, 1);
-  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_X, 1);
-  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_Y, 1);
-  nvfp4_meta_write_u32(rec, NVFP4_META_CLUSTER_Z, 1);
-  nvfp4_meta_write_u32(rec, NVFP4_META_DYN_SMEM_BYTES, cfg->dynSmemBytes);
-  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_M, cfg->tileM);
-  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_N, cfg->tileN);
-  nvfp4_meta_write_u32(rec, NVFP4_META_TILE_K, cfg->tileK);
-  nvfp4_meta_write_u32(rec, NVFP4_META_STAGES, cfg->stages);
-  nvfp4_meta_write_u32(rec, NVFP4_META_MAX_GROUPS, cfg->numGroups);
-  nvfp4_meta_write_u32(rec, NVFP4_META_PARAM_BYTES, cfg->paramBytes);
-  nvfp4_meta_write_u32(rec, NVFP4_META_TMEM_COLS, cfg->tmemCols);
-  nvfp4_meta_write_u32(rec, NVFP4_META_ACC_BUFFERS, cfg->accBuffers);
-  nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, workspacePerCta);
-  nvfp4_meta_write_u32(rec, NVFP4_META_K_GRANULE, MLIR_NVFP4_K_GRANULE);
-  nvfp4_meta_write_u32(rec, NVFP4_META_SFB_ATOMS, cfg->sfbAtoms);
+#define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
+  NVFP4_META_U32_FIELDS(F)
+#undef F
   snprintf((char *)rec + NVFP4_META_KERNEL_NAME, NVFP4_META_KERNEL_NAME_BYTES, "%s", kernelName);
   snprintf((char *)rec + NVFP4_META_TARGET, NVFP4_META_TARGET_BYTES, "%s", target);
 }

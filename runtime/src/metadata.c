@@ -93,15 +93,8 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata record is %zu bytes, need %u",
                         size, NVFP4_METADATA_BYTES);
   memset(m, 0, sizeof *m);
-#define F(field, off) m->field = nvfp4_meta_read_u32(rec, NVFP4_META_##off)
-  F(magic, MAGIC); F(abi_version, ABI_VERSION); F(record_bytes, RECORD_BYTES);
-  F(target_sm, TARGET_SM); F(flags, FLAGS);
-  F(block[0], BLOCK_X); F(block[1], BLOCK_Y); F(block[2], BLOCK_Z);
-  F(cluster[0], CLUSTER_X); F(cluster[1], CLUSTER_Y); F(cluster[2], CLUSTER_Z);
-  F(dyn_smem_bytes, DYN_SMEM_BYTES); F(tile_m, TILE_M); F(tile_n, TILE_N); F(tile_k, TILE_K);
-  F(stages, STAGES); F(max_groups, MAX_GROUPS); F(param_bytes, PARAM_BYTES);
-  F(tmem_cols, TMEM_COLS); F(acc_buffers, ACC_BUFFERS);
-  F(workspace_per_cta, WORKSPACE_PER_CTA); F(k_granule, K_GRANULE); F(sfb_atoms, SFB_ATOMS);
+#define F(field, off) m->field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
+  NVFP4_META_U32_FIELDS(F)
 #undef F
   copy_str(m->kernel_name, NVFP4_META_KERNEL_NAME_BYTES, rec + NVFP4_META_KERNEL_NAME);
   copy_str(m->target, NVFP4_META_TARGET_BYTES, rec + NVFP4_META_TARGET);
@@ -190,15 +183,8 @@ nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, 
 void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
                              unsigned char rec[NVFP4_METADATA_BYTES]) {
   memset(rec, 0, NVFP4_METADATA_BYTES);
-#define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m->field)
-  F(magic, MAGIC); F(abi_version, ABI_VERSION); F(record_bytes, RECORD_BYTES);
-  F(target_sm, TARGET_SM); F(flags, FLAGS);
-  F(block[0], BLOCK_X); F(block[1], BLOCK_Y); F(block[2], BLOCK_Z);
-  F(cluster[0], CLUSTER_X); F(cluster[1], CLUSTER_Y); F(cluster[2], CLUSTER_Z);
-  F(dyn_smem_bytes, DYN_SMEM_BYTES); F(tile_m, TILE_M); F(tile_n, TILE_N); F(tile_k, TILE_K);
-  F(stages, STAGES); F(max_groups, MAX_GROUPS); F(param_bytes, PARAM_BYTES);
-  F(tmem_cols, TMEM_COLS); F(acc_buffers, ACC_BUFFERS);
-  F(workspace_per_cta, WORKSPACE_PER_CTA); F(k_granule, K_GRANULE); F(sfb_atoms, SFB_ATOMS);
+#define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m->field);
+  NVFP4_META_U32_FIELDS(F)
 #undef F
   size_t n = strnlen(m->kernel_name, NVFP4_META_KERNEL_NAME_BYTES - 1);
   memcpy(rec + NVFP4_META_KERNEL_NAME, m->kernel_name, n);

@@ -15,15 +15,6 @@
 #include "nvfp4rt.h"
 #include "test_util.h"
 
-#define EXPECT_STATUS(expr, want)                                                          \
-  do {                                                                                     \
-    nvfp4rt_status s_ = (expr);                                                            \
-    T_CHECK(s_ == (want), "got %s want %s (%s)", nvfp4rt_status_string(s_),                \
-            nvfp4rt_status_string(want), nvfp4rt_last_error_message());                    \
-    if (s_ != NVFP4RT_STATUS_OK) printf("  %-32s %s\n", nvfp4rt_status_string(s_),         \
-                                        nvfp4rt_last_error_message());                     \
-  } while (0)
-
 static nvfp4rt_context *open_ctx(void) {
   nvfp4rt_context *ctx = NULL;
   nvfp4rt_status st = nvfp4rt_context_create(0, &ctx);

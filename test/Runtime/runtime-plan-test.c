@@ -41,15 +41,6 @@ static nvfp4rt_group good_group(uint32_t i) {
   return g;
 }
 
-#define EXPECT_STATUS(expr, want)                                                          \
-  do {                                                                                     \
-    nvfp4rt_status s_ = (expr);                                                            \
-    T_CHECK(s_ == (want), "got %s want %s (%s)", nvfp4rt_status_string(s_),                \
-            nvfp4rt_status_string(want), nvfp4rt_last_error_message());                    \
-    if (s_ != NVFP4RT_STATUS_OK) printf("  %-32s %s\n", nvfp4rt_status_string(s_),         \
-                                        nvfp4rt_last_error_message());                     \
-  } while (0)
-
 static int test_status(void) {
   for (int s = 0; s < NVFP4RT_STATUS_COUNT_; s++) {
     const char *n = nvfp4rt_status_string((nvfp4rt_status)s);

@@ -24,4 +24,15 @@ static int t_summary(const char *suite) {
   return t_failures != 0;
 }
 
+
+/* Checks that a runtime call returns `want` (tests that include nvfp4rt.h). */
+#define EXPECT_STATUS(expr, want)                                                          \
+  do {                                                                                     \
+    nvfp4rt_status s_ = (expr);                                                            \
+    T_CHECK(s_ == (want), "got %s want %s (%s)", nvfp4rt_status_string(s_),                \
+            nvfp4rt_status_string(want), nvfp4rt_last_error_message());                    \
+    if (s_ != NVFP4RT_STATUS_OK) printf("  %-32s %s\n", nvfp4rt_status_string(s_),         \
+                                        nvfp4rt_last_error_message());                     \
+  } while (0)
+
 #endif
