@@ -33,14 +33,17 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t numGroups;     /* compiled group count G */
   uint32_t tileM, tileN, tileK;
   uint32_t stages;        /* shared-memory pipeline depth */
-  uint32_t accBuffers;    /* TMEM accumulator buffers (2 when TMEM allows, else 1) */
+  uint32_t accBuffers;    /* TMEM accumulator buffers (2 unless tileN = 256) */
+  uint32_t sfSlots;       /* scale-factor TMEM slots (one per stage when they fit) */
+  bool sfRing;            /* sfSlots < stages: slot reuse waits on sfFree barriers */
   uint32_t sfbAtoms;      /* 128-row SFB atoms per K block: 1 (N <= 128) or 2 */
 
   /* Shared memory: dynamic, base rounded up to 1024 B at run time. Offsets from it. */
   uint32_t aBytes, bBytes, sfaBytes, sfbBytes; /* per stage */
   uint32_t stageBytes;                         /* multiple of 1024 */
   uint32_t aOffset, bOffset, sfaOffset, sfbOffset; /* within a stage */
-  uint32_t barrierOffset;  /* full[S], empty[S], accFull[A], accEmpty[A] (8 B each) */
+  uint32_t barrierOffset;  /* full[S], empty[S], accFull[A], accEmpty[A], sfFree[P] (8 B) */
+  uint32_t numBarriers;
   uint32_t tmemSlotOffset; /* u32 written by tcgen05.alloc */
   uint32_t dynSmemBytes;   /* including 1024 B of alignment slack */
   uint32_t txBytesPerStage;
@@ -49,7 +52,7 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t tmemCols;       /* allocated: power of two >= 32 */
   uint32_t accCol[2];      /* accumulator buffer b: columns accCol[b] .. + tileN */
   uint32_t sfCol0;         /* first scale-factor column */
-  uint32_t sfColsPerStage; /* SFA (16) + SFB (16 * sfbAtoms) */
+  uint32_t sfColsPerStage; /* per slot: SFA (16) + SFB (16 * sfbAtoms) */
   uint32_t sfaColsPerStage;
 
   uint32_t paramBytes;     /* nvfp4_abi_param_bytes(G) */
@@ -61,7 +64,7 @@ typedef struct MlirNvfp4KernelConfig {
 bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, uint32_t tileN,
                                uint32_t stages, char *msg, size_t msgSize);
 
-/* Column of stage s's SFA / SFB scale factors in Tensor Memory. */
+/* Column of scale-factor slot p's SFA / SFB in Tensor Memory. */
 uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage);
 uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage);
 

@@ -3,7 +3,7 @@
  *
  *   persistent CTAs walk a flattened tile space over all groups (prefix sums, M fastest);
  *   warp 4 (one lane)  TMA producer: A, B, SFA, SFB of each 256-K stage -> full[s];
- *   warp 5 (one lane)  MMA issuer: tcgen05.cp scale factors to the stage's TMEM columns,
+ *   warp 5 (one lane)  MMA issuer: tcgen05.cp scale factors to their TMEM slot,
  *                      4 x tcgen05.mma (K = 64), commit -> empty[s]; per tile commit ->
  *                      accFull[b]; warp 5 also allocates / frees Tensor Memory;
  *   warps 0-3          epilogue: wait accFull[b], tcgen05.ld, fp16, predicated stores,
@@ -38,7 +38,8 @@ static KbValue sharedPtr(Kernel *kn, KbValue addr) {
   return kbIntToPtr(kn->b, addr, kn->b->ptrShared);
 }
 
-/* mbarrier i: full[s] = s, empty[s] = S + s, accFull[a] = 2S + a, accEmpty[a] = 2S + A + a */
+/* mbarrier i: full[s] = s, empty[s] = S + s, accFull[a] = 2S + a, accEmpty[a] = 2S + A + a,
+ * sfFree[p] = 2S + 2A + p (only with a scale-factor ring smaller than the stage ring) */
 static KbValue barrier(Kernel *kn, KbValue index) {
   KbBuilder *b = kn->b;
   KbValue off = kbAdd(b, kbMulI(b, index, 8), kbI32(b, kn->cfg->barrierOffset));
@@ -53,6 +54,9 @@ static KbValue accFullBar(Kernel *kn, KbValue a) {
 }
 static KbValue accEmptyBar(Kernel *kn, KbValue a) {
   return barrier(kn, kbAddI(kn->b, a, 2 * kn->cfg->stages + kn->cfg->accBuffers));
+}
+static KbValue sfFreeBar(Kernel *kn, KbValue p) {
+  return barrier(kn, kbAddI(kn->b, p, 2 * kn->cfg->stages + 2 * kn->cfg->accBuffers));
 }
 
 static KbValue paramU32(Kernel *kn, KbValue byteOffset) {
@@ -181,7 +185,7 @@ static void producerTile(Kernel *kn, Tile *t, void *state) {
 
 /* ---- warp 5: MMA issuer --------------------------------------------------------------- */
 
-typedef struct MmaState { Ring stage, acc; } MmaState;
+typedef struct MmaState { Ring stage, acc, sf; } MmaState;
 
 static KbValue orAddress(KbBuilder *b, uint64_t constant, KbValue smemAddr) {
   /* descriptor = constant part | ((address >> 4) & 0x3FFF) */
@@ -213,8 +217,15 @@ static void mmaTile(Kernel *kn, Tile *t, void *state) {
     nvMbarWait(b, fullBar(kn, s), kbGet(b, st->stage.phase));
     nvTcFenceAfter(b);
     KbValue base = stageBase(kn, s);
+    /* Scale-factor slot: the stage itself, or the next slot of a smaller ring whose
+     * previous MMAs must have completed before tcgen05.cp overwrites it. */
+    KbValue slot = cfg->sfRing ? kbGet(b, st->sf.index) : s;
+    if (cfg->sfRing) {
+      nvMbarWait(b, sfFreeBar(kn, slot), kbXor(b, kbGet(b, st->sf.phase), kbI32(b, 1)));
+      nvTcFenceAfter(b);
+    }
     KbValue sfCol = kbAdd(b, kn->tmemBase,
-                          kbAddI(b, kbMulI(b, s, cfg->sfColsPerStage), cfg->sfCol0));
+                          kbAddI(b, kbMulI(b, slot, cfg->sfColsPerStage), cfg->sfCol0));
     KbValue sfaCol = sfCol;
     KbValue sfbCol = kbAddI(b, sfCol, cfg->sfaColsPerStage);
     KbValue ktv = kbGet(b, kt);
@@ -235,8 +246,12 @@ static void mmaTile(Kernel *kn, Tile *t, void *state) {
                       kbAdd(b, kbAddI(b, sfbCol, 4 * cfg->sfbAtoms * j), sfbShift));
       kbEndIf(b);
     }
-    /* The stage is free once these MMAs have completed. */
+    /* The stage (and its scale-factor slot) is free once these MMAs have completed. */
     nvTcCommit(b, emptyBar(kn, s));
+    if (cfg->sfRing) {
+      nvTcCommit(b, sfFreeBar(kn, slot));
+      ringAdvance(b, &st->sf);
+    }
     ringAdvance(b, &st->stage);
     kbSet(b, kt, kbAddI(b, ktv, 1));
   }
@@ -331,6 +346,9 @@ void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cf
     nvMbarInit(b, accFullBar(&kn, kbI32(b, a)), 1);
     nvMbarInit(b, accEmptyBar(&kn, kbI32(b, a)), 32 * MLIR_NVFP4_NUM_EPILOGUE_WARPS);
   }
+  if (cfg->sfRing)
+    for (uint32_t p = 0; p < cfg->sfSlots; ++p)
+      nvMbarInit(b, sfFreeBar(&kn, kbI32(b, p)), 1); /* MMA warp's tcgen05.commit */
   nvMbarFenceInit(b);
   nvFenceProxyAsyncShared(b);
   kbEndIf(b);
@@ -354,7 +372,8 @@ void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cf
   kbIf(b, kbCmpI(b, KB_EQ, kn.warp, MLIR_NVFP4_MMA_WARP));
   {
     kbIf(b, kbCmpI(b, KB_EQ, kn.lane, 0));
-    MmaState st = {ringNew(b, cfg->stages), ringNew(b, cfg->accBuffers)};
+    MmaState st = {ringNew(b, cfg->stages), ringNew(b, cfg->accBuffers),
+                   ringNew(b, cfg->sfSlots)};
     forEachTile(&kn, mmaTile, &st);
     kbEndIf(b);
   }

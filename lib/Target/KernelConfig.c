@@ -16,9 +16,10 @@ static uint32_t nextPow2AtLeast32(uint32_t x) {
   return p;
 }
 
-/* Bytes of the barrier area for S stages and A accumulator buffers, plus the TMEM slot. */
-static uint32_t barrierBytes(uint32_t stages, uint32_t acc) {
-  return 8u * (2u * stages + 2u * acc) + 8u;
+/* Bytes of the barrier area (full/empty per stage, accFull/accEmpty per accumulator,
+ * sfFree per scale-factor slot) plus the TMEM slot. */
+static uint32_t barrierBytes(uint32_t stages, uint32_t acc, uint32_t sfSlots) {
+  return 8u * (2u * stages + 2u * acc + sfSlots) + 8u;
 }
 
 static bool fail(char *msg, size_t msgSize, const char *text) {
@@ -62,7 +63,9 @@ bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, u
   cfg->sfColsPerStage = cfg->sfaColsPerStage + kBlocks * 4u * cfg->sfbAtoms;
 
   const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
-  uint32_t maxBySmem = (smemBudget - barrierBytes(MLIR_NVFP4_MAX_STAGES, 2)) / cfg->stageBytes;
+  uint32_t maxBySmem =
+      (smemBudget - barrierBytes(MLIR_NVFP4_MAX_STAGES, 2, MLIR_NVFP4_MAX_STAGES)) /
+      cfg->stageBytes;
   if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
   if (maxBySmem < 2) return fail(msg, msgSize, "a pipeline stage does not fit in shared memory");
 
@@ -73,39 +76,43 @@ bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, u
                stages, maxBySmem, tileN);
     return false;
   }
-  /* Two accumulator buffers let the epilogue of tile t overlap the MMAs of tile t+1;
-   * they need 2 * tileN columns next to the scale factors of every stage. */
-  uint32_t acc = 2;
-  if (2u * tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) acc = 1;
-  if (acc == 1 && tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) {
-    if (stages) {
-      if (msg && msgSize)
-        snprintf(msg, msgSize, "stages = %u: scale factors and accumulator exceed 512 TMEM columns",
-                 stages);
-      return false;
-    }
-    while (chosen > 2 && tileN + chosen * cfg->sfColsPerStage > MLIR_NVFP4_TMEM_COLUMNS) chosen--;
+  /* Two accumulator buffers let the epilogue of tile t overlap the MMAs of tile t+1; they
+   * need 2 * tileN columns. The scale factors of the stages in flight need their own
+   * columns (tcgen05.cp -> mma is ordered, mma -> cp is not): one slot per stage when
+   * they fit, else a smaller ring of at least 2 slots whose reuse waits for the MMAs of
+   * the slot's previous stage (sfFree barriers). With tileN = 256 two accumulators fill
+   * all 512 columns, so that configuration keeps one. */
+  uint32_t acc = 2, slots = 0;
+  if (2u * tileN < MLIR_NVFP4_TMEM_COLUMNS)
+    slots = (MLIR_NVFP4_TMEM_COLUMNS - 2u * tileN) / cfg->sfColsPerStage;
+  if (slots < 2) {
+    acc = 1;
+    slots = (MLIR_NVFP4_TMEM_COLUMNS - tileN) / cfg->sfColsPerStage;
   }
+  if (slots > chosen) slots = chosen;
   cfg->stages = chosen;
   cfg->accBuffers = acc;
+  cfg->sfSlots = slots;
+  cfg->sfRing = slots < chosen;
   cfg->accCol[0] = 0;
   cfg->accCol[1] = acc == 2 ? tileN : 0;
   cfg->sfCol0 = acc * tileN;
-  cfg->tmemCols = nextPow2AtLeast32(cfg->sfCol0 + chosen * cfg->sfColsPerStage);
+  cfg->tmemCols = nextPow2AtLeast32(cfg->sfCol0 + slots * cfg->sfColsPerStage);
 
   cfg->barrierOffset = chosen * cfg->stageBytes;
-  cfg->tmemSlotOffset = cfg->barrierOffset + 8u * (2u * chosen + 2u * acc);
+  cfg->numBarriers = 2u * chosen + 2u * acc + (cfg->sfRing ? slots : 0u);
+  cfg->tmemSlotOffset = cfg->barrierOffset + 8u * cfg->numBarriers;
   cfg->dynSmemBytes = 1024u + cfg->tmemSlotOffset + 8u;
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
   return true;
 }
 
-uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage) {
-  return cfg->sfCol0 + stage * cfg->sfColsPerStage;
+uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t slot) {
+  return cfg->sfCol0 + slot * cfg->sfColsPerStage;
 }
 
-uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage) {
-  return cfg->sfCol0 + stage * cfg->sfColsPerStage + cfg->sfaColsPerStage;
+uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t slot) {
+  return cfg->sfCol0 + slot * cfg->sfColsPerStage + cfg->sfaColsPerStage;
 }
 
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,

@@ -102,15 +102,21 @@ func.func @two_groups_n64(%a0: memref<?x256xf4E2M1FN>, %a1: memref<?x256xf4E2M1F
 
 // -----
 
-// tile_n = 192: two SFB atoms per K block (2 x 4 cp per stage for SFB), one accumulator
-// buffer (2 x 192 columns would leave no room for the per-stage scale factors),
-// 4 stages: 2 * 4 + 2 * 1 = 10 mbarriers; instruction descriptor 0x08300480.
+// tile_n = 192: two SFB atoms per K block (2 x 4 cp per stage for SFB) and two accumulator
+// buffers (384 columns), which leaves room for 2 scale-factor slots of 48 columns for the
+// 4 stages: a scale-factor ring with sfFree barriers. 2 * 4 + 2 * 2 + 2 = 14 mbarriers;
+// per stage the MMA warp waits sfFree, then commits empty[s] and sfFree[p].
+// Instruction descriptor 0x08300480.
 // CHECK-LABEL: gpu.module @k192_module
-// CHECK-COUNT-10: nvvm.mbarrier.init
+// CHECK-COUNT-14: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: llvm.mlir.constant(137364608 : i32) : i32
-// CHECK-COUNT-4: nvvm.tcgen05.mma.block_scale
-// CHECK-NOT: nvvm.tcgen05.mma.block_scale
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | sed -n '/gpu.module @k192_module/,/gpu.module @k256_module/p' > %t.n192
+// RUN: grep -c "nvvm.tcgen05.commit" %t.n192 | FileCheck %s --check-prefix=COMMIT192
+// RUN: grep -c "nvvm.tcgen05.cp " %t.n192 | FileCheck %s --check-prefix=CP192
+// RUN: grep -c "nvvm.tcgen05.mma.block_scale" %t.n192 | FileCheck %s --check-prefix=MMA
+// COMMIT192: {{^}}3{{$}}
+// CP192: {{^}}12{{$}}
 func.func @n192(%a: memref<?x512xf4E2M1FN>, %b: memref<384x512xf4E2M1FN>,
                 %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<3x8x32x4x4xf8E4M3FN>,
                 %c: memref<?x384xf16>) {
@@ -122,7 +128,8 @@ func.func @n192(%a: memref<?x512xf4E2M1FN>, %b: memref<384x512xf4E2M1FN>,
 
 // -----
 
-// tile_n = 256 with an explicit stage count; instruction descriptor 0x08400480.
+// tile_n = 256 with an explicit stage count: one accumulator buffer (two would fill all
+// 512 TMEM columns), one scale-factor slot per stage; instruction descriptor 0x08400480.
 // CHECK-LABEL: gpu.module @k256_module
 // CHECK-COUNT-8: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
