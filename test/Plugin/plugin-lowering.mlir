@@ -1,0 +1,23 @@
+// The pass plugin drives the whole lowering inside the stock mlir-opt (passes loaded by a
+// plugin are reachable through --pass-pipeline; their flag form is parsed too early).
+// RUN: %mlir_opt %s --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s
+// RUN: %mlir_opt %s --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05)" \
+// RUN:   | FileCheck %s --check-prefix=EMU
+
+// CHECK-LABEL: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
+// CHECK: llvm.func @plugin_kernel(
+// CHECK: nvvm.tcgen05.mma.block_scale
+// EMU: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88", link = [
+// EMU: llvm.call @nvfp4_emu_tcgen05_mma_mxf4nvf4_block16(
+func.func @one(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
+               %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
+               %c: memref<?x128xf16>) {
+  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>)
+      sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x128xf16>) {target = "sm_100a", kernel_name = "plugin_kernel"}
+  return
+}
