@@ -33,12 +33,8 @@ MLIR_CAPI_EXPORTED bool mlirNvfp4IsGroupedMatmul(MlirOperation op);
  * at the op's location and returns failure on the first violated rule. */
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op);
 
-/* Group limits and tuning constants enforced by the verifier. */
+/* Limits enforced by the verifier (tile and pipeline limits: nvfp4-c/KernelConfig.h). */
 #define NVFP4_OP_NAME "nvfp4.grouped_matmul"
-#define NVFP4_K_GRANULE 64
-#define NVFP4_SF_ROWS_PER_ATOM 128
-#define NVFP4_DEFAULT_TILE_N 128
-#define NVFP4_MAX_STAGES 8
 #define NVFP4_MAX_KERNEL_NAME_LEN 63
 
 #ifdef __cplusplus

@@ -22,6 +22,7 @@ extern "C" {
 #define MLIR_NVFP4_MAX_DYN_SMEM 232448u /* per-block opt-in limit on sm_90 / sm_100 */
 #define MLIR_NVFP4_TMEM_COLUMNS 512u
 #define MLIR_NVFP4_MAX_STAGES 8u
+#define MLIR_NVFP4_DEFAULT_TILE_N 128u
 
 /* Warp roles (6 warps, 192 threads). */
 #define MLIR_NVFP4_NUM_EPILOGUE_WARPS 4u
@@ -50,8 +51,7 @@ typedef struct MlirNvfp4KernelConfig {
 
   /* Tensor Memory columns (lane 0 based). */
   uint32_t tmemCols;       /* allocated: power of two >= 32 */
-  uint32_t accCol[2];      /* accumulator buffer b: columns accCol[b] .. + tileN */
-  uint32_t sfCol0;         /* first scale-factor column */
+  uint32_t sfCol0;         /* first scale-factor column (accumulator b: b * tileN) */
   uint32_t sfColsPerStage; /* per slot: SFA (16) + SFB (16 * sfbAtoms) */
   uint32_t sfaColsPerStage;
 
@@ -63,10 +63,6 @@ typedef struct MlirNvfp4KernelConfig {
  * combination cannot be built. */
 bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, uint32_t tileN,
                                uint32_t stages, char *msg, size_t msgSize);
-
-/* Column of scale-factor slot p's SFA / SFB in Tensor Memory. */
-uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage);
-uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t stage);
 
 /* Writes the 256-byte metadata record (KernelABI.h) for this configuration. */
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,

@@ -272,6 +272,7 @@ static void epilogueTile(Kernel *kn, Tile *t, void *state) {
   KbValue acc = kbGet(b, accRing->index);
   nvMbarWait(b, accFullBar(kn, acc), kbGet(b, accRing->phase));
   nvTcFenceAfter(b);
+  nvWarpSync(b); /* tcgen05.ld is .sync.aligned: reconverge after the per-thread spin */
   KbValue laneBase = kbShl(b, kbMulI(b, kn->warp, 32), kbI32(b, 16)); /* warp w: lanes 32w.. */
   KbValue accAddr = kbAdd(b, kbAdd(b, kn->tmemBase, laneBase), kbMulI(b, acc, cfg->tileN));
   KbValue row = kbAdd(b, t->m0, kbAdd(b, kbMulI(b, kn->warp, 32), kn->lane));
@@ -280,6 +281,7 @@ static void epilogueTile(Kernel *kn, Tile *t, void *state) {
   kbWhileDo(b, kbCmpI(b, KB_ULT, kbGet(b, chunk), cfg->tileN / 32));
   {
     KbValue c = kbGet(b, chunk);
+    nvWarpSync(b); /* reconverge after the previous chunk's predicated stores */
     KbValue vals = nvTcLd32x32b(b, kbAdd(b, accAddr, kbMulI(b, c, 32)), 32);
     nvTcWaitLd(b);
     storeChunk(kn, t, row, kbAdd(b, t->n0, kbMulI(b, c, 32)), vals);
@@ -326,6 +328,17 @@ static void storeChunk(Kernel *kn, Tile *t, KbValue row, KbValue col0, KbValue v
 
 /* ---- the kernel ----------------------------------------------------------------------- */
 
+/* Waits until each barrier of a ring guarded by tcgen05.commit has completed the phase of
+ * its last commit (positions never used complete at once), so that no asynchronous
+ * arrive is still in flight when the CTA tears down and exits. */
+static void drainRing(Kernel *kn, Ring *ring, KbValue (*bar)(Kernel *, KbValue)) {
+  KbBuilder *b = kn->b;
+  for (uint32_t i = 0; i < ring->size; ++i) {
+    nvMbarWait(b, bar(kn, kbGet(b, ring->index)), kbXor(b, kbGet(b, ring->phase), kbI32(b, 1)));
+    ringAdvance(b, ring);
+  }
+}
+
 void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
                                    KbValue params, const char *dynSmemGlobal) {
   Kernel kn = {.b = b, .cfg = cfg, .params = params};
@@ -366,6 +379,8 @@ void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cf
     kbIf(b, kbCmpI(b, KB_EQ, kn.lane, 0));
     Ring ring = ringNew(b, cfg->stages);
     forEachTile(&kn, producerTile, &ring);
+    /* Tail: every stage's last tcgen05.commit must have arrived before the CTA exits. */
+    drainRing(&kn, &ring, emptyBar);
     kbEndIf(b);
   }
   kbElse(b);
@@ -375,6 +390,7 @@ void nvfp4BuildGroupedMatmulKernel(KbBuilder *b, const MlirNvfp4KernelConfig *cf
     MmaState st = {ringNew(b, cfg->stages), ringNew(b, cfg->accBuffers),
                    ringNew(b, cfg->sfSlots)};
     forEachTile(&kn, mmaTile, &st);
+    if (cfg->sfRing) drainRing(&kn, &st.sf, sfFreeBar);
     kbEndIf(b);
   }
   kbElse(b);

@@ -129,15 +129,11 @@ KbValue kbSelect(KbBuilder *b, KbValue c, KbValue x, KbValue y) {
   KbValue ops[3] = {c, x, y};
   return result(kbOp(b, "llvm.select", 1, &t, 3, ops, 0, NULL));
 }
-KbValue kbUMin(KbBuilder *b, KbValue x, KbValue y) {
-  return kbSelect(b, kbCmp(b, KB_ULT, x, y), x, y);
-}
 
 static KbValue cast(KbBuilder *b, const char *name, KbValue x, MlirType to) {
   return result(kbOp(b, name, 1, &to, 1, &x, 0, NULL));
 }
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.zext", x, to); }
-KbValue kbTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.trunc", x, to); }
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.bitcast", x, to); }
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.fptrunc", x, to); }
 KbValue kbIntToPtr(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.inttoptr", x, to); }

@@ -77,7 +77,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  uint32_t tileN = (uint32_t)intAttr(op, "tile_n", 128);
+  uint32_t tileN = (uint32_t)intAttr(op, "tile_n", MLIR_NVFP4_DEFAULT_TILE_N);
   uint32_t stages = (uint32_t)intAttr(op, "stages", 0);
   MlirNvfp4KernelConfig cfg;
   char why[200];

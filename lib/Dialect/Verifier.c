@@ -15,6 +15,7 @@
  */
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
+#include "nvfp4-c/KernelConfig.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -120,7 +121,7 @@ bool mlirNvfp4IsGroupedMatmul(MlirOperation op) {
 
 /* ---- attribute checks --------------------------------------------------------------- */
 
-static MlirLogicalResult verify_attributes(MlirOperation op) {
+static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
   MlirAttribute target = get_attr(op, "target");
   if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
     return fail(op, "requires a string attribute 'target'");
@@ -131,6 +132,7 @@ static MlirLogicalResult verify_attributes(MlirOperation op) {
   if (!str_eq(t, "sm_100a"))
     return fail(op, "unknown target '%.*s' (supported: sm_100a)", (int)t.length, t.data);
 
+  int64_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, numStages = 0;
   MlirAttribute tile_n = get_attr(op, "tile_n");
   if (!mlirAttributeIsNull(tile_n)) {
     if (!mlirAttributeIsAInteger(tile_n))
@@ -138,6 +140,7 @@ static MlirLogicalResult verify_attributes(MlirOperation op) {
     int64_t v = mlirIntegerAttrGetValueInt(tile_n);
     if (v != 64 && v != 128 && v != 192 && v != 256)
       return fail(op, "'tile_n' must be one of 64, 128, 192, 256, got %lld", (long long)v);
+    tileN = v;
   }
 
   MlirAttribute stages = get_attr(op, "stages");
@@ -145,10 +148,18 @@ static MlirLogicalResult verify_attributes(MlirOperation op) {
     if (!mlirAttributeIsAInteger(stages))
       return fail(op, "'stages' must be an integer");
     int64_t v = mlirIntegerAttrGetValueInt(stages);
-    if (v < 1 || v > NVFP4_MAX_STAGES)
-      return fail(op, "'stages' must be in [1, %d], got %lld", NVFP4_MAX_STAGES,
+    if (v < 1 || v > (int64_t)MLIR_NVFP4_MAX_STAGES)
+      return fail(op, "'stages' must be in [1, %d], got %lld", (int)MLIR_NVFP4_MAX_STAGES,
                   (long long)v);
+    numStages = v;
   }
+  /* The kernel configuration decides what fits (shared memory, Tensor Memory): the op is
+   * valid only if the lowering can build it. */
+  MlirNvfp4KernelConfig cfg;
+  char why[200];
+  if (!mlirNvfp4KernelConfigInit(&cfg, (uint32_t)groups, (uint32_t)tileN, (uint32_t)numStages,
+                                 why, sizeof why))
+    return fail(op, "%s", why);
 
   MlirAttribute name = get_attr(op, "kernel_name");
   if (!mlirAttributeIsNull(name)) {
@@ -205,13 +216,13 @@ static MlirLogicalResult verify_scales(MlirOperation op, int g, int kind, MlirTy
                       "atom), got dim %d = %s%lld", g, name, 2 + i,
                   dim(t, 2 + i) == DYN ? "?" : "", (long long)dim(t, 2 + i));
   int64_t d0 = dim(t, 0), d1 = dim(t, 1);
-  if (rows != DYN && d0 != DYN && d0 != ceil_div(rows, NVFP4_SF_ROWS_PER_ATOM))
+  if (rows != DYN && d0 != DYN && d0 != ceil_div(rows, MLIR_NVFP4_TILE_M))
     return fail(op, "group %d: operand '%s' dim 0 must be ceil(%s/128) = %lld, got %lld", g,
-                name, rows_name, (long long)ceil_div(rows, NVFP4_SF_ROWS_PER_ATOM),
+                name, rows_name, (long long)ceil_div(rows, MLIR_NVFP4_TILE_M),
                 (long long)d0);
-  if (k != DYN && d1 != DYN && d1 != ceil_div(k, NVFP4_K_GRANULE))
+  if (k != DYN && d1 != DYN && d1 != ceil_div(k, MLIR_NVFP4_K_GRANULE))
     return fail(op, "group %d: operand '%s' dim 1 must be ceil(K/64) = %lld, got %lld", g,
-                name, (long long)ceil_div(k, NVFP4_K_GRANULE), (long long)d1);
+                name, (long long)ceil_div(k, MLIR_NVFP4_K_GRANULE), (long long)d1);
   return mlirLogicalResultSuccess();
 }
 
@@ -229,8 +240,8 @@ static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[
   if (k_a != DYN && k_a != k_b)
     return fail(op, "group %d: K of 'a' (%lld) does not match K of 'b' (%lld)", g,
                 (long long)k_a, (long long)k_b);
-  if (k_a != DYN && (k_a <= 0 || k_a % NVFP4_K_GRANULE != 0))
-    return fail(op, "group %d: K must be a multiple of %d, got %lld", g, NVFP4_K_GRANULE,
+  if (k_a != DYN && (k_a <= 0 || k_a % MLIR_NVFP4_K_GRANULE != 0))
+    return fail(op, "group %d: K must be a multiple of %d, got %lld", g, (int)MLIR_NVFP4_K_GRANULE,
                 (long long)k_a);
   if (m_a != DYN && m_c != DYN && m_a != m_c)
     return fail(op, "group %d: M of 'a' (%lld) does not match M of 'c' (%lld)", g,
@@ -280,7 +291,7 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
     return fail(op, "supports at most %u groups (kernel parameter limit), got %d",
                 NVFP4_ABI_MAX_GROUPS, groups);
 
-  if (mlirLogicalResultIsFailure(verify_attributes(op)))
+  if (mlirLogicalResultIsFailure(verify_attributes(op, groups)))
     return mlirLogicalResultFailure();
 
   for (int g = 0; g < groups; ++g) {

@@ -94,8 +94,6 @@ bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, u
   cfg->accBuffers = acc;
   cfg->sfSlots = slots;
   cfg->sfRing = slots < chosen;
-  cfg->accCol[0] = 0;
-  cfg->accCol[1] = acc == 2 ? tileN : 0;
   cfg->sfCol0 = acc * tileN;
   cfg->tmemCols = nextPow2AtLeast32(cfg->sfCol0 + slots * cfg->sfColsPerStage);
 
@@ -105,14 +103,6 @@ bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, u
   cfg->dynSmemBytes = 1024u + cfg->tmemSlotOffset + 8u;
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
   return true;
-}
-
-uint32_t mlirNvfp4KernelConfigSfaCol(const MlirNvfp4KernelConfig *cfg, uint32_t slot) {
-  return cfg->sfCol0 + slot * cfg->sfColsPerStage;
-}
-
-uint32_t mlirNvfp4KernelConfigSfbCol(const MlirNvfp4KernelConfig *cfg, uint32_t slot) {
-  return cfg->sfCol0 + slot * cfg->sfColsPerStage + cfg->sfaColsPerStage;
 }
 
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,

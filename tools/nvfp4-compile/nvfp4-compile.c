@@ -9,7 +9,9 @@
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
  * Exit codes: 0 ok, 1 usage, 2 input/IR error, 3 pipeline failure, 4 ptxas failure.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
