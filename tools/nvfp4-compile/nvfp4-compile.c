@@ -4,37 +4,31 @@
  *   nvfp4-compile in.mlir -o out.cubin [--ptx out.ptx] [--emulate] [--mlir out.mlir]
  *                 [--toolkit DIR] [--ptxas-verbose] [--time]
  *
- * Pipeline: parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05]
- *           -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
+ * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
+ * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05]
+ * -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
- * Exit codes: 0 ok, 1 usage, 2 input/IR error, 3 pipeline failure, 4 ptxas failure.
+ * Exit codes: 0 ok, 1 usage, 2 input/IR or file error, 3 lowering/LLVM failure, 4 ptxas failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "mlir-c/BuiltinAttributes.h"
-#include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/RegisterEverything.h"
 #include "mlir-c/Support.h"
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/Passes.h"
+#include "nvfp4-c/Pipeline.h"
 
 #ifndef NVFP4_CUDA_ROOT
 #define NVFP4_CUDA_ROOT "/usr/local/cuda"
 #endif
-
-extern char **environ;
 
 typedef struct Options {
   const char *input, *cubin, *ptx, *mlirOut, *toolkit;
@@ -101,46 +95,6 @@ static int writeFile(const char *path, const char *data, size_t len) {
 
 static void printToFile(MlirStringRef s, void *user) { fwrite(s.data, 1, s.length, (FILE *)user); }
 
-typedef struct Found { MlirAttribute object; int count; } Found;
-
-static MlirWalkResult findBinary(MlirOperation op, void *user) {
-  Found *f = user;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("gpu.binary"))) {
-    MlirAttribute objs = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("objects"));
-    if (!mlirAttributeIsNull(objs) && mlirArrayAttrGetNumElements(objs) > 0) {
-      if (f->count++ == 0) f->object = mlirArrayAttrGetElement(objs, 0);
-    }
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* Runs ptxas; returns its exit status (or -1 when it cannot be started). */
-static int runPtxas(const Options *o, const char *ptxPath, const char *arch) {
-  char ptxas[1024], archArg[64];
-  snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", o->toolkit);
-  snprintf(archArg, sizeof archArg, "-arch=%s", arch);
-  char *args[12];
-  int n = 0;
-  args[n++] = ptxas;
-  args[n++] = archArg;
-  args[n++] = "-O3";
-  if (o->verbose) args[n++] = "-v";
-  args[n++] = (char *)ptxPath;
-  args[n++] = "-o";
-  args[n++] = (char *)o->cubin;
-  args[n] = NULL;
-  pid_t pid;
-  int rc = posix_spawn(&pid, ptxas, NULL, NULL, args, environ);
-  if (rc != 0) {
-    fprintf(stderr, "nvfp4-compile: cannot run %s: %s\n", ptxas, strerror(rc));
-    return -1;
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int main(int argc, char **argv) {
   Options o;
   if (!parseArgs(argc, argv, &o)) {
@@ -172,17 +126,29 @@ int main(int argc, char **argv) {
   }
   double tParse = now();
 
-  /* Lowering (+ emulation rewrite). */
-  MlirPassManager pm = mlirPassManagerCreate(ctx);
-  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
-  mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
-  if (o.emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
-  if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mop))) {
-    fprintf(stderr, "nvfp4-compile: lowering failed\n");
-    return 3;
+  MlirNvfp4CompileOptions copts = mlirNvfp4CompileOptionsGetDefault();
+  copts.toolkitPath = o.toolkit;
+  copts.emulate = o.emulate != 0;
+  copts.emitCubin = o.cubin != NULL;
+  copts.ptxasVerbose = o.verbose != 0;
+  MlirNvfp4CompileResult res;
+  int rc = 0;
+  if (o.mlirOut && !o.cubin && !o.ptx) {
+    /* Lowered IR only: run the passes without serialising. */
+    MlirPassManager pm = mlirPassManagerCreate(ctx);
+    mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
+    if (o.emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
+    if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mop))) {
+      fprintf(stderr, "nvfp4-compile: lowering failed\n");
+      return 3;
+    }
+    mlirPassManagerDestroy(pm);
+    memset(&res, 0, sizeof res);
+  } else if (mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mop, &copts, &res))) {
+    fprintf(stderr, "%s", res.log ? res.log : "nvfp4-compile: compilation failed\n");
+    return res.ptx ? 4 : 3;
   }
-  mlirPassManagerDestroy(pm);
-  double tLower = now();
+  if (res.log && o.verbose) fputs(res.log, stderr);
   if (o.mlirOut) {
     FILE *f = fopen(o.mlirOut, "w");
     if (!f) { fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.mlirOut); return 2; }
@@ -190,55 +156,20 @@ int main(int argc, char **argv) {
     fputc('\n', f);
     fclose(f);
   }
-  if (!o.cubin && !o.ptx) return 0;
-
-  /* NVVM -> LLVM IR -> PTX through MLIR's gpu-module-to-binary (LLVM NVPTX backend). */
-  pm = mlirPassManagerCreate(ctx);
-  opm = mlirPassManagerGetAsOpPassManager(pm);
-  char pipeline[1200];
-  snprintf(pipeline, sizeof pipeline, "gpu-module-to-binary{format=isa toolkit=%s}", o.toolkit);
-  MlirStringRef pipe = mlirStringRefCreateFromCString(pipeline);
-  if (mlirLogicalResultIsFailure(mlirOpPassManagerAddPipeline(opm, pipe, printToFile, stderr)) ||
-      mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mop))) {
-    fprintf(stderr, "nvfp4-compile: gpu-module-to-binary failed\n");
-    return 3;
+  if (o.ptx && !writeFile(o.ptx, res.ptx, res.ptxSize)) {
+    fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.ptx);
+    rc = 2;
   }
-  mlirPassManagerDestroy(pm);
-  Found found = {{NULL}, 0};
-  mlirOperationWalk(mop, findBinary, &found, MlirWalkPreOrder);
-  if (found.count != 1) {
-    fprintf(stderr, "nvfp4-compile: expected exactly one kernel (nvfp4.grouped_matmul), found %d\n",
-            found.count);
-    return 3;
+  if (o.cubin && !writeFile(o.cubin, res.cubin, res.cubinSize)) {
+    fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.cubin);
+    rc = 2;
   }
-  MlirStringRef ptx = mlirGPUObjectAttrGetObject(found.object);
-  double tLlvm = now();
-
-  char tmpPtx[] = "/tmp/nvfp4-compile-XXXXXX.ptx";
-  const char *ptxPath = o.ptx;
-  if (!ptxPath) {
-    int fd = mkstemps(tmpPtx, 4);
-    if (fd < 0) { fprintf(stderr, "nvfp4-compile: cannot create a temporary file\n"); return 2; }
-    close(fd);
-    ptxPath = tmpPtx;
-  }
-  if (!writeFile(ptxPath, ptx.data, ptx.length)) {
-    fprintf(stderr, "nvfp4-compile: cannot write %s\n", ptxPath);
-    return 2;
-  }
-  int rc = 0;
-  if (o.cubin) {
-    rc = runPtxas(&o, ptxPath, o.emulate ? "sm_90a" : "sm_100a");
-    if (rc != 0) fprintf(stderr, "nvfp4-compile: ptxas failed (%d)\n", rc);
-  }
-  if (!o.ptx) unlink(tmpPtx);
-  double tEnd = now();
   if (o.time)
     fprintf(stderr, "nvfp4-compile: parse %.1f ms, lower %.1f ms, llvm %.1f ms, ptxas %.1f ms, "
                     "total %.1f ms\n",
-            (tParse - t0) * 1e3, (tLower - tParse) * 1e3, (tLlvm - tLower) * 1e3,
-            (tEnd - tLlvm) * 1e3, (tEnd - t0) * 1e3);
+            (tParse - t0) * 1e3, res.lowerMs, res.llvmMs, res.ptxasMs, (now() - t0) * 1e3);
+  mlirNvfp4CompileResultDestroy(&res);
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
-  return rc == 0 ? 0 : 4;
+  return rc;
 }

@@ -1,0 +1,227 @@
+/* Serialize.c — serialisation of the lowered kernel to PTX and cubin (include/nvfp4-c/
+ * Pipeline.h): nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05], then MLIR's
+ * gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX, one LLVM compile for both outputs),
+ * then ptxas from the CUDA toolkit, whose image is read back into memory. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "nvfp4-c/Pipeline.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Pass.h"
+#include "nvfp4-c/Passes.h"
+
+#ifndef NVFP4_CUDA_ROOT
+#define NVFP4_CUDA_ROOT "/usr/local/cuda"
+#endif
+
+extern char **environ;
+
+static double nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Appends printf-style text to the result's log. */
+static void logf_(MlirNvfp4CompileResult *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[1024];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n <= 0) return;
+  size_t old = r->log ? strlen(r->log) : 0;
+  size_t add = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+  char *grown = realloc(r->log, old + add + 1);
+  if (!grown) return;
+  memcpy(grown + old, buf, add);
+  grown[old + add] = 0;
+  r->log = grown;
+}
+
+static void collectText(MlirStringRef s, void *user) {
+  logf_((MlirNvfp4CompileResult *)user, "%.*s", (int)s.length, s.data);
+}
+
+static void *readAll(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  if (buf) {
+    ((char *)buf)[n] = 0;
+    *size = (size_t)n;
+  }
+  return buf;
+}
+
+typedef struct Binaries { MlirAttribute object; int count; } Binaries;
+
+static MlirWalkResult findBinary(MlirOperation op, void *user) {
+  Binaries *f = user;
+  if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
+                         mlirStringRefCreateFromCString("gpu.binary"))) {
+    MlirAttribute objs =
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("objects"));
+    if (!mlirAttributeIsNull(objs) && mlirArrayAttrGetNumElements(objs) > 0 && f->count++ == 0)
+      f->object = mlirArrayAttrGetElement(objs, 0);
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* ptxas PTX -> cubin in a private temporary directory; its output goes to the log. */
+static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r) {
+  char dir[] = "/tmp/nvfp4-XXXXXX";
+  if (!mkdtemp(dir)) {
+    logf_(r, "nvfp4: cannot create a temporary directory\n");
+    return false;
+  }
+  char ptxPath[64], cubinPath[64], logPath[64], ptxas[1024], arch[32];
+  snprintf(ptxPath, sizeof ptxPath, "%s/k.ptx", dir);
+  snprintf(cubinPath, sizeof cubinPath, "%s/k.cubin", dir);
+  snprintf(logPath, sizeof logPath, "%s/ptxas.log", dir);
+  snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", o->toolkitPath ? o->toolkitPath : NVFP4_CUDA_ROOT);
+  snprintf(arch, sizeof arch, "-arch=%s", o->emulate ? "sm_90a" : "sm_100a");
+  bool ok = false;
+  FILE *f = fopen(ptxPath, "wb");
+  if (!f || fwrite(r->ptx, 1, r->ptxSize, f) != r->ptxSize) {
+    logf_(r, "nvfp4: cannot write %s\n", ptxPath);
+    if (f) fclose(f);
+    goto cleanup;
+  }
+  fclose(f);
+  {
+    char *args[10];
+    int n = 0;
+    args[n++] = ptxas;
+    args[n++] = arch;
+    args[n++] = "-O3";
+    if (o->ptxasVerbose) args[n++] = "-v";
+    args[n++] = ptxPath;
+    args[n++] = "-o";
+    args[n++] = cubinPath;
+    args[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, ptxas, &fa, NULL, args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+      logf_(r, "nvfp4: cannot run %s: %s (install the CUDA toolkit or pass its path)\n", ptxas,
+            strerror(rc));
+      goto cleanup;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    size_t logSize = 0;
+    char *text = readAll(logPath, &logSize);
+    if (text) {
+      logf_(r, "%s", text);
+      free(text);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      logf_(r, "nvfp4: ptxas failed\n");
+      goto cleanup;
+    }
+    r->cubin = readAll(cubinPath, &r->cubinSize);
+    ok = r->cubin != NULL;
+    if (!ok) logf_(r, "nvfp4: ptxas wrote no cubin\n");
+  }
+cleanup:
+  unlink(ptxPath);
+  unlink(cubinPath);
+  unlink(logPath);
+  rmdir(dir);
+  return ok;
+}
+
+MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void) {
+  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false};
+  return o;
+}
+
+MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
+                                         const MlirNvfp4CompileOptions *options,
+                                         MlirNvfp4CompileResult *r) {
+  memset(r, 0, sizeof *r);
+  MlirNvfp4CompileOptions o = options ? *options : mlirNvfp4CompileOptionsGetDefault();
+  if (!o.toolkitPath) o.toolkitPath = NVFP4_CUDA_ROOT;
+  MlirContext ctx = mlirOperationGetContext(module);
+
+  double t0 = nowMs();
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
+  if (o.emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
+  MlirLogicalResult lowered = mlirPassManagerRunOnOp(pm, module);
+  mlirPassManagerDestroy(pm);
+  if (mlirLogicalResultIsFailure(lowered)) {
+    logf_(r, "nvfp4: lowering failed\n");
+    return mlirLogicalResultFailure();
+  }
+  double t1 = nowMs();
+  r->lowerMs = t1 - t0;
+
+  pm = mlirPassManagerCreate(ctx);
+  char pipeline[1200];
+  snprintf(pipeline, sizeof pipeline, "gpu-module-to-binary{format=isa toolkit=%s}",
+           o.toolkitPath);
+  MlirLogicalResult serialised = mlirOpPassManagerAddPipeline(
+      mlirPassManagerGetAsOpPassManager(pm), mlirStringRefCreateFromCString(pipeline),
+      collectText, r);
+  if (mlirLogicalResultIsSuccess(serialised)) serialised = mlirPassManagerRunOnOp(pm, module);
+  mlirPassManagerDestroy(pm);
+  if (mlirLogicalResultIsFailure(serialised)) {
+    logf_(r, "nvfp4: gpu-module-to-binary failed\n");
+    return mlirLogicalResultFailure();
+  }
+  Binaries found = {{NULL}, 0};
+  mlirOperationWalk(module, findBinary, &found, MlirWalkPreOrder);
+  if (found.count != 1) {
+    logf_(r, "nvfp4: expected exactly one kernel (one nvfp4.grouped_matmul), found %d\n",
+          found.count);
+    return mlirLogicalResultFailure();
+  }
+  MlirStringRef ptx = mlirGPUObjectAttrGetObject(found.object);
+  r->ptx = malloc(ptx.length + 1);
+  if (!r->ptx) return mlirLogicalResultFailure();
+  memcpy(r->ptx, ptx.data, ptx.length);
+  r->ptx[ptx.length] = 0;
+  r->ptxSize = ptx.length;
+  double t2 = nowMs();
+  r->llvmMs = t2 - t1;
+
+  if (o.emitCubin) {
+    bool ok = runPtxas(&o, r);
+    r->ptxasMs = nowMs() - t2;
+    if (!ok) return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}
+
+void mlirNvfp4CompileResultDestroy(MlirNvfp4CompileResult *r) {
+  free(r->ptx);
+  free(r->cubin);
+  free(r->log);
+  memset(r, 0, sizeof *r);
+}

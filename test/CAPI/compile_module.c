@@ -1,0 +1,94 @@
+/* compile_module.c — C API test of the whole compilation (nvfp4-c/Pipeline.h), compiled as
+ * C: parse a module holding one nvfp4.grouped_matmul, compile it to PTX (no ptxas) and,
+ * when a CUDA toolkit is given, to a cubin; check the PTX instructions, the cubin's ELF
+ * header, the emulation variant, and that a failure comes back with a log, not a crash.
+ */
+// RUN: nvfp4-capi-compile-module 2>&1 | FileCheck %s
+// RUN: %if ptxas %{ nvfp4-capi-compile-module %cuda_root 2>&1 | FileCheck %s --check-prefix=CUBIN %}
+
+#include "nvfp4-c/Dialect.h"
+#include "nvfp4-c/Passes.h"
+#include "nvfp4-c/Pipeline.h"
+
+#include "mlir-c/IR.h"
+#include "mlir-c/RegisterEverything.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *kModule =
+    "func.func @f(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,\n"
+    "             %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,\n"
+    "             %c: memref<?x128xf16>) {\n"
+    "  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>)\n"
+    "      sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>)\n"
+    "      c(%c : memref<?x128xf16>) {target = \"sm_100a\", kernel_name = \"capi_kernel\"}\n"
+    "  return\n"
+    "}\n";
+
+static MlirModule parse(MlirContext ctx) {
+  return mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
+}
+
+static int compile(MlirContext ctx, const char *toolkit, bool emulate, bool cubin) {
+  MlirModule m = parse(ctx);
+  if (mlirModuleIsNull(m)) { printf("parse failed\n"); return 1; }
+  MlirNvfp4CompileOptions o = mlirNvfp4CompileOptionsGetDefault();
+  o.toolkitPath = toolkit;
+  o.emulate = emulate;
+  o.emitCubin = cubin;
+  MlirNvfp4CompileResult r;
+  MlirLogicalResult ok = mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r);
+  printf("%s %s: %s\n", emulate ? "sm_90a-emulation" : "sm_100a", cubin ? "cubin" : "ptx",
+         mlirLogicalResultIsSuccess(ok) ? "ok" : "failed");
+  if (mlirLogicalResultIsFailure(ok)) printf("log: %s", r.log ? r.log : "(none)\n");
+  if (r.ptx) {
+    printf("ptx target: %s\n", strstr(r.ptx, ".target sm_100a") ? "sm_100a"
+                               : strstr(r.ptx, ".target sm_90a") ? "sm_90a" : "?");
+    printf("ptx has mma: %d, emu call: %d, metadata: %d\n",
+           strstr(r.ptx, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16") != NULL,
+           strstr(r.ptx, "nvfp4_emu_tcgen05_mma_mxf4nvf4_block16") != NULL,
+           strstr(r.ptx, "nvfp4_kernel_metadata[256]") != NULL);
+  }
+  if (r.cubin)
+    printf("cubin: %zu bytes, ELF %d\n", r.cubinSize,
+           r.cubinSize > 4 && memcmp(r.cubin, "\177ELF", 4) == 0);
+  mlirNvfp4CompileResultDestroy(&r);
+  mlirModuleDestroy(m);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *toolkit = argc > 1 ? argv[1] : NULL;
+  MlirContext ctx = mlirContextCreate();
+  mlirNvfp4RegisterAllUpstream(ctx);
+  mlirRegisterAllPasses();
+  mlirNvfp4RegisterPasses();
+  mlirDialectHandleLoadDialect(mlirGetDialectHandle__nvfp4__(), ctx);
+  int rc = 0;
+  if (!toolkit) {
+    rc |= compile(ctx, NULL, false, false);
+    rc |= compile(ctx, NULL, true, false);
+    /* A toolkit without ptxas: the PTX is produced, the cubin step fails with a log. */
+    rc |= compile(ctx, "/nonexistent-cuda", false, true);
+  } else {
+    rc |= compile(ctx, toolkit, false, true);
+    rc |= compile(ctx, toolkit, true, true);
+  }
+  mlirContextDestroy(ctx);
+  return rc;
+}
+
+// CHECK: sm_100a ptx: ok
+// CHECK-NEXT: ptx target: sm_100a
+// CHECK-NEXT: ptx has mma: 1, emu call: 0, metadata: 1
+// CHECK: sm_90a-emulation ptx: ok
+// CHECK-NEXT: ptx target: sm_90a
+// CHECK-NEXT: ptx has mma: 0, emu call: 1, metadata: 1
+// CHECK: sm_100a cubin: failed
+// CHECK: log: nvfp4: cannot run /nonexistent-cuda/bin/ptxas
+
+// CUBIN: sm_100a cubin: ok
+// CUBIN: cubin: {{[0-9]+}} bytes, ELF 1
+// CUBIN: sm_90a-emulation cubin: ok
+// CUBIN: cubin: {{[0-9]+}} bytes, ELF 1
