@@ -33,20 +33,20 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
       "nvfp4.grouped_matmul -> sm_100a kernel -> cubin embedded in a gpu.binary "
       "(LLVM NVPTX + ptxas)",
       [toolkit](mlir::OpPassManager &pm) {
-        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,"
-                        "gpu-module-to-binary{format=bin " + toolkit + "})");
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "}");
       });
   mlir::PassPipelineRegistration<>(
       "nvfp4-to-ptx", "nvfp4.grouped_matmul -> sm_100a kernel -> PTX embedded in a gpu.binary",
       [toolkit](mlir::OpPassManager &pm) {
-        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,"
-                        "gpu-module-to-binary{format=isa " + toolkit + "})");
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,"
+                        "gpu-module-to-binary{format=isa " + toolkit + "}");
       });
   mlir::PassPipelineRegistration<>(
       "nvfp4-emulation-to-cubin",
       "nvfp4.grouped_matmul -> sm_100a kernel -> tcgen05 emulation on sm_90a -> cubin",
       [toolkit](mlir::OpPassManager &pm) {
-        addPipeline(pm, "builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
-                        "gpu-module-to-binary{format=bin " + toolkit + "})");
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "}");
       });
 }
