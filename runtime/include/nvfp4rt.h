@@ -218,12 +218,18 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4r
                                                uint32_t num_groups, nvfp4rt_plan **out);
 /* Re-plans for new groups (pointers and/or shapes, same or different count): each tensor
  * map is re-encoded only if its cache key (address, rows, K, kind) changed. On failure the
- * plan keeps its previous, valid state. */
+ * plan keeps its previous, valid state. Emulation cubins: when the new grid needs a larger
+ * workspace, a new one is allocated and the old one freed after cuCtxSynchronize (the
+ * re-plan waits for all work queued in the context); CUDA graphs captured before such a
+ * re-plan reference the freed workspace and must be re-captured. Do not re-plan while a
+ * stream of the context is being captured. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
                                                         const nvfp4rt_group *groups,
                                                         uint32_t num_groups);
 /* Launches on `stream` (a CUstream; NULL = legacy default stream). No allocation, no
- * synchronisation: CUDA-graph capturable. 0 tiles: nothing launched, OK. */
+ * synchronisation: CUDA-graph capturable. 0 tiles: nothing launched, OK. Not reentrant for
+ * one plan: it writes `stream` into the plan's launch configuration, so one plan must be
+ * launched (and re-planned) from one thread at a time; distinct plans are independent. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *plan,
                                                  nvfp4rt_plan_info *info);

@@ -1,7 +1,8 @@
 /* nvfp4rt_host.h — host-only helpers of libnvfp4rt (no GPU, no driver): FP4 E2M1 / FP8
  * E4M3FN / FP16 codecs, the blocked scale-factor layout of PROBLEM.md §3, a deterministic
- * input generator for the GPU MODE nvfp4_group_gemm cases, the C reference GEMM and the
- * PROBLEM.md tolerance check. C11. */
+ * input generator for the GPU MODE nvfp4_group_gemm cases (plus edge-case shapes and
+ * padded C strides), the C reference GEMM, the PROBLEM.md tolerance check and the check
+ * that nothing outside C's M x N region was written. C11. */
 #ifndef NVFP4RT_HOST_H
 #define NVFP4RT_HOST_H
 
@@ -79,6 +80,18 @@ NVFP4RT_API uint32_t nvfp4h_parse_groups(const char *spec, nvfp4h_shape *shapes,
  * K a multiple of 64 in [64, max_k]. */
 NVFP4RT_API void nvfp4h_random_shapes(uint64_t seed, uint32_t groups, uint32_t max_m,
                                       uint32_t max_n, uint32_t max_k, nvfp4h_shape *shapes);
+/* Edge-case shapes (nvfp4-run --case edge:G), deterministic in (seed, groups). Group i
+ * takes category i % 6, its free sizes drawn from a SplitMix64 stream of the seed:
+ *   0: ragged M in [1, 300] and N in [1, 600], neither a multiple of 8, K = 64
+ *   1: empty group M = 0 (N ragged in [1, 600]), K = 64
+ *   2: ragged M and N as in 0, K = 192
+ *   3: empty group N = 0 (M ragged in [1, 300]), K = 192
+ *   4: tiny M and N in [1, 15], neither a multiple of 8, K a multiple of 64 in [64, 1024]
+ *   5: ragged M and N as in 0, K a multiple of 64 in [64, 1024] that is not a multiple
+ *      of 256 (64 + 256 j, 128 + 256 j or 192 + 256 j)
+ * So edge:2 already holds an empty group and edge:4 (or more) holds M = 0, N = 0, ragged
+ * M and N, K = 64 and K = 192. Every K is a multiple of 64 (the kernels' K granule). */
+NVFP4RT_API void nvfp4h_edge_shapes(uint64_t seed, uint32_t groups, nvfp4h_shape *shapes);
 
 typedef enum nvfp4h_distribution {
   /* PROBLEM.md §4: A/B bytes random & 0xBB; SF random integers in {1, 2} as E4M3 (0x38,
@@ -92,11 +105,16 @@ typedef enum nvfp4h_distribution {
 } nvfp4h_distribution;
 
 typedef struct nvfp4h_group_data {
-  uint32_t m, n, k, ldc;   /* ldc = N rounded up to a multiple of 8 */
+  uint32_t m, n, k, ldc;   /* ldc = N + ldc_pad rounded up to a multiple of 8, at least 8 */
   uint8_t *a, *b;          /* m*k/2, n*k/2 bytes */
   uint8_t *sfa, *sfb;      /* blocked layout, sfa_bytes / sfb_bytes */
-  size_t a_bytes, b_bytes, sfa_bytes, sfb_bytes, c_bytes;
-  uint16_t *c;             /* m*ldc fp16, pre-filled with garbage */
+  size_t a_bytes, b_bytes, sfa_bytes, sfb_bytes, c_bytes; /* c_bytes = m*ldc*2 */
+  /* m*ldc + c_guard fp16, all pre-filled with garbage: the M x ldc matrix the kernel gets,
+   * then a guard row of c_guard = ldc elements (device C buffers should hold it too, see
+   * nvfp4h_check_outside). The garbage of the matrix does not depend on the guard. */
+  uint16_t *c;
+  uint32_t c_guard;        /* trailing guard elements after the M x ldc matrix (= ldc) */
+  size_t c_alloc_bytes;    /* (m*ldc + c_guard) * 2: never 0, so even M = 0 has a buffer */
 } nvfp4h_group_data;
 
 typedef struct nvfp4h_problem {
@@ -109,6 +127,13 @@ typedef struct nvfp4h_problem {
 NVFP4RT_API int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups,
                                         uint64_t seed, nvfp4h_distribution dist,
                                         nvfp4h_problem *out);
+/* The same with ldc = N + ldc_pad rounded up to a multiple of 8 (at least 8): ldc_pad > 0
+ * makes C's row stride exceed N so that writes into the padding columns are caught.
+ * ldc_pad = 0 is nvfp4h_problem_generate (identical data); A, B, SFA and SFB never depend
+ * on ldc_pad. ldc_pad must be <= 1 << 20 (returns -1 otherwise). */
+NVFP4RT_API int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
+                                           uint64_t seed, nvfp4h_distribution dist,
+                                           uint32_t ldc_pad, nvfp4h_problem *out);
 NVFP4RT_API void nvfp4h_problem_free(nvfp4h_problem *p);
 
 /* ---- reference GEMM -------------------------------------------------------------------- */
@@ -133,11 +158,22 @@ typedef struct nvfp4h_mismatch {
   float got, ref;
 } nvfp4h_mismatch;
 
+/* An element outside a group's M x N region that changed: row >= M is the guard row. */
+typedef struct nvfp4h_outside_write {
+  uint32_t group, row, col;
+  uint16_t got, want;        /* raw fp16 bits: now, and the garbage written before launch */
+} nvfp4h_outside_write;
+
 typedef struct nvfp4h_check_result {
   uint64_t checked, mismatches;
   double max_abs, max_rel;   /* over finite pairs; rel over ref != 0 */
   uint32_t reported;
   nvfp4h_mismatch first[NVFP4H_CHECK_MAX_REPORTED];
+  /* nvfp4h_check_outside: elements outside M x N compared / changed ("the kernel wrote
+   * outside C's M x N region"); a result with outside_writes > 0 is a failure too. */
+  uint64_t outside_checked, outside_writes;
+  uint32_t outside_reported;
+  nvfp4h_outside_write first_outside[NVFP4H_CHECK_MAX_REPORTED];
 } nvfp4h_check_result;
 
 NVFP4RT_API void nvfp4h_check_init(nvfp4h_check_result *r);
@@ -146,6 +182,24 @@ NVFP4RT_API void nvfp4h_check_init(nvfp4h_check_result *r);
 NVFP4RT_API void nvfp4h_check_fp16(const uint16_t *got, uint32_t ldg, const uint16_t *ref,
                                    uint32_t ldr, uint32_t rows, uint32_t cols, uint32_t group,
                                    double atol, double rtol, nvfp4h_check_result *r);
+/* Accumulates into r the elements outside C's rows x cols region that differ bitwise
+ * from `orig` (the garbage C held before the launch): columns cols..ld-1 of every row
+ * (padding; all of a row when cols = 0) and the `guard` elements after the last row
+ * (reported as row `rows + i / ld`, column `i % ld`). got and orig hold rows*ld + guard
+ * elements. Returns the number of changed elements found by this call. */
+NVFP4RT_API uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *orig,
+                                          uint32_t rows, uint32_t cols, uint32_t ld,
+                                          size_t guard, uint32_t group,
+                                          nvfp4h_check_result *r);
+/* Whole-group check: `got` is the group's device C read back with its guard
+ * (d->c_alloc_bytes), `ref` the reference in ldc layout (d->m x d->ldc); runs
+ * nvfp4h_check_fp16 on M x N (PROBLEM.md tolerances) and nvfp4h_check_outside against
+ * d->c. */
+NVFP4RT_API void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got,
+                                    const uint16_t *ref, uint32_t group,
+                                    nvfp4h_check_result *r);
+/* 1 when r has neither tolerance mismatches nor outside writes. */
+NVFP4RT_API int nvfp4h_check_passed(const nvfp4h_check_result *r);
 
 #ifdef __cplusplus
 }

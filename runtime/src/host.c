@@ -1,6 +1,7 @@
 /* host.c — host-only helpers: FP4/E4M3/FP16 codecs, blocked scale-factor layout, the
- * SplitMix64 generator, the PROBLEM.md cases and the input generator, and the tolerance
- * check. Pure C11, no driver. */
+ * SplitMix64 generator, the PROBLEM.md cases, random and edge-case shapes, the input
+ * generator (optionally padded C stride), the tolerance check and the check for writes
+ * outside C's M x N region. Pure C11, no driver. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,40 @@ void nvfp4h_random_shapes(uint64_t seed, uint32_t groups, uint32_t max_m, uint32
   }
 }
 
+/* a value in [1, max] that is not a multiple of 8 (max >= 1) */
+static uint32_t ragged_below(nvfp4h_rng *g, uint32_t max) {
+  uint32_t v = 1 + rng_below(g, max);
+  return v % 8 == 0 ? v - 1 : v;
+}
+
+void nvfp4h_edge_shapes(uint64_t seed, uint32_t groups, nvfp4h_shape *shapes) {
+  /* its own stream: random:G shapes of the same seed are unaffected */
+  nvfp4h_rng g = {nvfp4h_stream_seed(seed, 0xFFFEu, 98)};
+  for (uint32_t i = 0; i < groups; i++) {
+    /* every category draws M, N, K in this order, whatever it keeps */
+    uint32_t m = ragged_below(&g, 300), n = ragged_below(&g, 600);
+    uint32_t kq = 1 + rng_below(&g, 16); /* K / 64 in [1, 16] */
+    uint32_t k;
+    switch (i % 6) {
+    case 0: k = 64; break;
+    case 1: m = 0; k = 64; break;
+    case 2: k = 192; break;
+    case 3: n = 0; k = 192; break;
+    case 4:
+      m = 1 + m % 15; n = 1 + n % 15;
+      if (m % 8 == 0) m--;
+      if (n % 8 == 0) n--;
+      k = 64 * kq;
+      break;
+    default:
+      if (kq % 4 == 0) kq--; /* K % 256 != 0 */
+      k = 64 * kq;
+      break;
+    }
+    shapes[i] = (nvfp4h_shape){m, n, k};
+  }
+}
+
 /* ---- generator ---- */
 
 static uint8_t full_range_scale(nvfp4h_rng *g, int h) {
@@ -239,16 +274,25 @@ void nvfp4h_problem_free(nvfp4h_problem *p) {
 
 int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups, uint64_t seed,
                             nvfp4h_distribution dist, nvfp4h_problem *out) {
+  return nvfp4h_problem_generate_ex(shapes, num_groups, seed, dist, 0, out);
+}
+
+int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
+                               uint64_t seed, nvfp4h_distribution dist, uint32_t ldc_pad,
+                               nvfp4h_problem *out) {
   memset(out, 0, sizeof *out);
   if (!shapes || num_groups == 0 || num_groups > NVFP4H_MAX_GROUPS) return -1;
+  if (ldc_pad > (1u << 20)) return -1;
   out->num_groups = num_groups;
   for (uint32_t gi = 0; gi < num_groups; gi++) {
     nvfp4h_group_data *d = &out->groups[gi];
     const nvfp4h_shape s = shapes[gi];
     if (s.k == 0 || s.k % 32 != 0) { nvfp4h_problem_free(out); return -1; }
     d->m = s.m; d->n = s.n; d->k = s.k;
-    d->ldc = (s.n + 7) / 8 * 8;
-    if (d->ldc == 0) d->ldc = 8;
+    const uint64_t ldc = ((uint64_t)s.n + ldc_pad + 7) / 8 * 8;
+    if (ldc > 0xFFFFFFF8ull) { nvfp4h_problem_free(out); return -1; }
+    d->ldc = ldc ? (uint32_t)ldc : 8;
+    d->c_guard = d->ldc;
     const uint32_t S = s.k / 16;
     d->a_bytes = (size_t)s.m * s.k / 2;
     d->b_bytes = (size_t)s.n * s.k / 2;
@@ -259,7 +303,8 @@ int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups, uin
     d->b = malloc(d->b_bytes ? d->b_bytes : 1);
     d->sfa = calloc(1, d->sfa_bytes ? d->sfa_bytes : 1);
     d->sfb = calloc(1, d->sfb_bytes ? d->sfb_bytes : 1);
-    d->c = malloc(d->c_bytes ? d->c_bytes : 1);
+    d->c_alloc_bytes = d->c_bytes + (size_t)d->c_guard * 2;
+    d->c = malloc(d->c_alloc_bytes);
     if (!d->a || !d->b || !d->sfa || !d->sfb || !d->c) { nvfp4h_problem_free(out); return -1; }
     const uint8_t mask = dist == NVFP4H_DIST_COMPETITION ? 0xBB : 0xFF;
     /* tensors 0..4: A, B, SFA, SFB, C; each its own stream */
@@ -292,7 +337,8 @@ int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups, uin
         }
     }
     nvfp4h_rng g = {nvfp4h_stream_seed(seed, gi, 4)};
-    for (size_t i = 0; i < (size_t)s.m * d->ldc; i++) d->c[i] = (uint16_t)nvfp4h_rng_next(&g);
+    /* the matrix first, then the guard row: the matrix garbage is what it always was */
+    for (size_t i = 0; i < d->c_alloc_bytes / 2; i++) d->c[i] = (uint16_t)nvfp4h_rng_next(&g);
   }
   return 0;
 }
@@ -327,4 +373,38 @@ void nvfp4h_check_fp16(const uint16_t *got, uint32_t ldg, const uint16_t *ref, u
         r->mismatches++;
       }
     }
+}
+
+uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *orig, uint32_t rows,
+                              uint32_t cols, uint32_t ld, size_t guard, uint32_t group,
+                              nvfp4h_check_result *r) {
+  uint64_t found = 0;
+  if (cols > ld) cols = ld;
+  const size_t total = (size_t)rows * ld + guard;
+  for (size_t i = 0; i < total; i++) {
+    const size_t row = ld ? i / ld : 0, col = ld ? i % ld : 0;
+    if (i < (size_t)rows * ld && col < cols) { /* inside M x N: the tolerance check's job */
+      i += cols - col - 1;
+      continue;
+    }
+    r->outside_checked++;
+    if (got[i] == orig[i]) continue;
+    found++;
+    if (r->outside_reported < NVFP4H_CHECK_MAX_REPORTED)
+      r->first_outside[r->outside_reported++] =
+          (nvfp4h_outside_write){group, (uint32_t)row, (uint32_t)col, got[i], orig[i]};
+  }
+  r->outside_writes += found;
+  return found;
+}
+
+void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got, const uint16_t *ref,
+                        uint32_t group, nvfp4h_check_result *r) {
+  nvfp4h_check_fp16(got, d->ldc, ref, d->ldc, d->m, d->n, group, NVFP4H_CHECK_ATOL,
+                    NVFP4H_CHECK_RTOL, r);
+  nvfp4h_check_outside(got, d->c, d->m, d->n, d->ldc, d->c_guard, group, r);
+}
+
+int nvfp4h_check_passed(const nvfp4h_check_result *r) {
+  return r->mismatches == 0 && r->outside_writes == 0;
 }

@@ -20,6 +20,7 @@
   X(cuDevicePrimaryCtxRelease, (CUdevice))                                                 \
   X(cuCtxSetCurrent, (CUcontext))                                                          \
   X(cuCtxGetCurrent, (CUcontext *))                                                        \
+  X(cuCtxSynchronize, (void))                                                              \
   X(cuModuleLoadData, (CUmodule *, const void *))                                          \
   X(cuModuleUnload, (CUmodule))                                                            \
   X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *))                           \

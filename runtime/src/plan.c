@@ -261,6 +261,9 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   if (meta->flags & NVFP4_META_FLAG_EMULATION) {
     uint64_t need = (uint64_t)meta->workspace_per_cta * grid;
     if (need > ws_bytes) {
+      CUcontext cur = NULL;
+      if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != p->mod->ctx->ctx)
+        NVFP4RT_CU_CALL(cuCtxSetCurrent, (p->mod->ctx->ctx));
       CUdeviceptr d = 0;
       CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)need);
       if (r != CUDA_SUCCESS)
@@ -307,8 +310,19 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
     return st;
   }
-  /* commit */
-  if (new_ws && p->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
+  /* commit. A grown workspace replaces the old one, which launches already queued (or a
+   * CUDA graph captured earlier) may still use: wait for the context's work explicitly
+   * before freeing it rather than rely on cuMemFree's implicit synchronisation. Only a
+   * re-plan whose grid outgrows every earlier one gets here (at most a few per plan). */
+  if (new_ws && p->workspace) {
+    CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
+    if (r != CUDA_SUCCESS) {
+      NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
+      return nvfp4rt_set_cu_error_(r, "cuCtxSynchronize", __FILE__, __LINE__,
+                                   "%s", "before freeing the outgrown emulation workspace");
+    }
+    NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
+  }
   p->workspace = ws;
   p->workspace_bytes = ws_bytes;
   unsigned char *t = p->block;

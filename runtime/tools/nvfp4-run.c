@@ -1,6 +1,8 @@
 /* nvfp4-run — runs an nvfp4-mlir cubin on generated inputs: builds a libnvfp4rt plan for
- * a PROBLEM.md case (or explicit/random shapes), checks the result against the C reference
- * GEMM, times it with CUDA events (optionally flushing L2) and measures the host cost of
+ * a PROBLEM.md case (or explicit, random or edge-case shapes; optionally a C row stride
+ * padded past N), checks the result against the C reference GEMM and checks that nothing
+ * outside each group's M x N region of C (padding columns, a guard row after the last
+ * row, all of an empty group's C) was written, times it with CUDA events (optionally flushing L2) and measures the host cost of
  * nvfp4rt_plan_launch. `--info CUBIN` prints the metadata record (no GPU needed).
  *
  * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
@@ -19,8 +21,8 @@ enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G | --groups \"m,n,k;...\")\n"
-          "                 [--seed S] [--full-range] [--iters N] [--warmup N] [--flush-l2]\n"
+          "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
+          "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
@@ -86,6 +88,7 @@ static double median(double *v, int n) {
 typedef struct opts {
   const char *cubin, *case_name, *groups;
   uint64_t seed;
+  uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
 } opts;
 
@@ -106,6 +109,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--groups")) o.groups = NEXT();
     else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
+    else if (!strcmp(a, "--ldc-pad")) {
+      const char *v = NEXT();
+      char *end;
+      unsigned long p = strtoul(v, &end, 10);
+      if (*v < '0' || *v > '9' || *end || p > (1ul << 20)) {
+        fprintf(stderr, "nvfp4-run: bad --ldc-pad '%s' (0 .. 1048576 elements)\n", v);
+        return EXIT_ERROR;
+      }
+      o.ldc_pad = (uint32_t)p;
+    }
     else if (!strcmp(a, "--iters")) o.iters = atoi(NEXT());
     else if (!strcmp(a, "--warmup")) o.warmup = atoi(NEXT());
     else if (!strcmp(a, "--launch-iters")) o.launch_iters = atoi(NEXT());
@@ -140,13 +153,22 @@ int main(int argc, char **argv) {
   nvfp4h_shape shapes[NVFP4H_MAX_GROUPS];
   uint32_t ng = 0;
   if (o.case_name && o.groups) { fprintf(stderr, "nvfp4-run: --case and --groups are exclusive\n"); return EXIT_ERROR; }
-  if (o.case_name && !strncmp(o.case_name, "random:", 7)) {
-    ng = (uint32_t)atoi(o.case_name + 7);
-    if (ng < 1 || ng > NVFP4H_MAX_GROUPS) { fprintf(stderr, "nvfp4-run: bad %s\n", o.case_name); return EXIT_ERROR; }
-    nvfp4h_random_shapes(o.seed, ng, 300, 600, 1024, shapes);
+  const int is_random = o.case_name && !strncmp(o.case_name, "random:", 7);
+  const int is_edge = o.case_name && !strncmp(o.case_name, "edge:", 5);
+  if (is_random || is_edge) {
+    const char *num = o.case_name + (is_random ? 7 : 5);
+    char *end;
+    long v = strtol(num, &end, 10);
+    if (*num < '0' || *num > '9' || *end || v < 1 || v > NVFP4H_MAX_GROUPS) {
+      fprintf(stderr, "nvfp4-run: bad %s (G must be 1..%d)\n", o.case_name, NVFP4H_MAX_GROUPS);
+      return EXIT_ERROR;
+    }
+    ng = (uint32_t)v;
+    if (is_random) nvfp4h_random_shapes(o.seed, ng, 300, 600, 1024, shapes);
+    else nvfp4h_edge_shapes(o.seed, ng, shapes);
   } else if (o.case_name) {
     ng = nvfp4h_case_shapes(o.case_name, shapes, NVFP4H_MAX_GROUPS);
-    if (!ng) { fprintf(stderr, "nvfp4-run: unknown case '%s' (test:0..9, B1..B4, random:G)\n", o.case_name); return EXIT_ERROR; }
+    if (!ng) { fprintf(stderr, "nvfp4-run: unknown case '%s' (test:0..9, B1..B4, random:G, edge:G)\n", o.case_name); return EXIT_ERROR; }
   } else if (o.groups) {
     ng = nvfp4h_parse_groups(o.groups, shapes, NVFP4H_MAX_GROUPS);
     if (!ng) { fprintf(stderr, "nvfp4-run: cannot parse --groups '%s'\n", o.groups); return EXIT_ERROR; }
@@ -177,17 +199,19 @@ int main(int argc, char **argv) {
   if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_metadata(mod);
 
-  if (nvfp4h_problem_generate(shapes, ng, o.seed,
-                              o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
-                              &prob) != 0) {
+  if (nvfp4h_problem_generate_ex(shapes, ng, o.seed,
+                                 o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                 o.ldc_pad, &prob) != 0) {
     fprintf(stderr, "nvfp4-run: cannot generate inputs (K must be a positive multiple of 32)\n");
     goto done;
   }
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   for (uint32_t g = 0; g < ng; g++) {
     nvfp4h_group_data *d = &prob.groups[g];
+    /* C gets its guard row too (and so a buffer even when M = 0): the check compares
+     * padding, guard and empty groups' C against the garbage uploaded here */
     const void *src[5] = {d->a, d->b, d->sfa, d->sfb, d->c};
-    size_t bytes[5] = {d->a_bytes, d->b_bytes, d->sfa_bytes, d->sfb_bytes, d->c_bytes};
+    size_t bytes[5] = {d->a_bytes, d->b_bytes, d->sfa_bytes, d->sfb_bytes, d->c_alloc_bytes};
     for (int t = 0; t < 5; t++) {
       if (!bytes[t]) continue;
       if ((st = nvfp4rt_mem_alloc(ctx, bytes[t], &dptr[g][t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
@@ -211,13 +235,12 @@ int main(int argc, char **argv) {
     double t0 = now_us();
     for (uint32_t g = 0; g < ng; g++) {
       nvfp4h_group_data *d = &prob.groups[g];
-      got[g] = malloc(d->c_bytes ? d->c_bytes : 1);
+      got[g] = malloc(d->c_alloc_bytes);
       ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
       if (!got[g] || !ref[g]) { fprintf(stderr, "nvfp4-run: out of host memory\n"); goto done; }
-      if (d->c_bytes && (st = nvfp4rt_memcpy_dtoh(ctx, got[g], dptr[g][4], d->c_bytes)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if ((st = nvfp4rt_memcpy_dtoh(ctx, got[g], dptr[g][4], d->c_alloc_bytes)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
       if (nvfp4h_reference_gemm(d, ref[g], d->ldc, o.threads) != 0) { fprintf(stderr, "nvfp4-run: reference GEMM out of memory\n"); goto done; }
-      nvfp4h_check_fp16(got[g], d->ldc, ref[g], d->ldc, d->m, d->n, g, NVFP4H_CHECK_ATOL,
-                        NVFP4H_CHECK_RTOL, &chk);
+      nvfp4h_check_group(d, got[g], ref[g], g, &chk);
     }
     ref_ms = (now_us() - t0) / 1e3;
   }
@@ -271,7 +294,7 @@ int main(int argc, char **argv) {
     flops += 2.0 * d->m * d->n * d->k;
     bytes += (double)d->a_bytes + d->b_bytes + d->sfa_bytes + d->sfb_bytes + (double)d->m * d->n * 2;
   }
-  const int pass = !o.check || chk.mismatches == 0;
+  const int pass = !o.check || nvfp4h_check_passed(&chk);
   const char *label = o.case_name ? o.case_name : "custom";
   if (o.json) {
     printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", \"case\": \"%s\", "
@@ -284,18 +307,22 @@ int main(int argc, char **argv) {
            "\"mismatches\": %llu, \"max_abs_err\": %.6g, \"max_rel_err\": %.6g, "
            "\"time_us_median\": %.3f, \"time_us_min\": %.3f, \"iters\": %d, \"flush_l2\": %s, "
            "\"tflops\": %.3f, \"gbps\": %.1f, \"host_launch_us_median\": %.3f, "
-           "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f}\n",
+           "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f, "
+           "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
            info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
            (unsigned long long)chk.mismatches, chk.max_abs, chk.max_rel, dev_us, dev_min,
            o.iters, o.flush_l2 ? "true" : "false", flops / dev_us * 1e-6, bytes / dev_us * 1e-3,
-           host_us, replan_us, (unsigned long long)reencoded, ref_ms);
+           host_us, replan_us, (unsigned long long)reencoded, ref_ms, o.ldc_pad,
+           (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes);
   } else {
     printf("device   %s (sm_%d%d, %d SMs)\n", dev->name, dev->cc_major, dev->cc_minor, dev->sm_count);
     printf("kernel   %s [%s]  grid %u  block %ux%ux%u  smem %u  tiles %u\n", meta->kernel_name,
            meta->target, info.grid, meta->block[0], meta->block[1], meta->block[2],
            meta->dyn_smem_bytes, info.total_tiles);
-    printf("case     %s  seed %llu  %s\n", label, (unsigned long long)o.seed,
+    printf("case     %s  seed %llu  %s", label, (unsigned long long)o.seed,
            o.full_range ? "full-range" : "competition");
+    if (o.ldc_pad) printf("  ldc pad %u", o.ldc_pad);
+    printf("\n");
     printf("  group        M        N        K\n");
     for (uint32_t g = 0; g < ng; g++)
       printf("  %5u %8u %8u %8u\n", g, shapes[g].m, shapes[g].n, shapes[g].k);
@@ -307,6 +334,20 @@ int main(int argc, char **argv) {
       for (uint32_t i = 0; i < chk.reported; i++)
         printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
                chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);
+      if (chk.outside_writes) {
+        printf("  FAIL: kernel wrote outside C's M x N region: %llu of %llu padding-column / "
+               "guard-row / empty-group elements changed\n",
+               (unsigned long long)chk.outside_writes, (unsigned long long)chk.outside_checked);
+        for (uint32_t i = 0; i < chk.outside_reported; i++) {
+          const nvfp4h_outside_write *w = &chk.first_outside[i];
+          const nvfp4h_group_data *d = &prob.groups[w->group];
+          const char *where = d->m == 0 || d->n == 0 ? "empty group"
+                              : w->row >= d->m      ? "guard row past M"
+                                                    : "padding column";
+          printf("  outside write group %u [%u, %u] (%s, M %u N %u ldc %u): 0x%04x, was 0x%04x\n",
+                 w->group, w->row, w->col, where, d->m, d->n, d->ldc, w->got, w->want);
+        }
+      }
     } else {
       printf("check    skipped (--no-check)\n");
     }

@@ -2,7 +2,8 @@
  * sm_90): module load with the cuModuleGetGlobal metadata cross-check and the target
  * refusal, tensor-map encoding on the real driver (UINT8/INT64 accepted, 16U4 refused on
  * sm_90), plan + launch of the probe kernel (Inputs/probe_sm90a.ptx) that reports the
- * parameter block it received, re-plan caching, and the host cost of nvfp4rt_plan_launch.
+ * parameter block it received, re-plan caching, workspace growth on re-plan, and the host
+ * cost of nvfp4rt_plan_launch.
  * Usage: runtime-gpu-test load SM90_CUBIN SM100_CUBIN NOMETA_CUBIN | encode |
  *        launch SM90_CUBIN | bench-launch SM90_CUBIN [N] */
 #define _POSIX_C_SOURCE 200809L
@@ -173,6 +174,26 @@ static int test_launch(const char *sm90) {
   bad.k = 100;
   EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, &bad, 1), NVFP4RT_STATUS_BAD_SHAPE);
   check_probe(ctx, plan, g, 3, 12, "after-failed-update");
+  /* a re-plan whose grid outgrows the workspace, with a launch still queued: a new
+   * workspace, the old one freed only after cuCtxSynchronize */
+  nvfp4rt_plan_get_info(plan, &info);
+  const uint64_t ws_old = info.workspace, wsb_old = info.workspace_bytes;
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
+  nvfp4rt_group big[3] = {g[0], g[1], g[2]};
+  big[2].m = 1024; /* 8 x 5 tiles: 6 + 1 + 40 = 47 */
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, big, 3), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(info.workspace_bytes > wsb_old && info.workspace != ws_old && info.grid == 47,
+          "grown workspace %llu -> %llu bytes, grid %u", (unsigned long long)wsb_old,
+          (unsigned long long)info.workspace_bytes, info.grid);
+  check_probe(ctx, plan, big, 3, 47, "grown");
+  printf("launch: workspace grew %llu -> %llu bytes\n", (unsigned long long)wsb_old,
+         (unsigned long long)info.workspace_bytes);
+  /* shrinking back keeps the larger workspace */
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, g, 3), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(info.workspace_bytes == 256ull * 47 && info.grid == 12, "shrunk plan keeps workspace");
+  check_probe(ctx, plan, g, 3, 12, "shrunk");
   /* fewer groups, larger grid growth path */
   EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, g, 1), NVFP4RT_STATUS_OK);
   check_probe(ctx, plan, g, 1, 6, "one-group");

@@ -1,8 +1,9 @@
 /* runtime-host-test — host-only tests of libnvfp4rt's helpers: exhaustive FP4/E4M3/FP16
  * codec tests, blocked scale-factor offsets vs hand-computed values, generator determinism
- * and distributions, the reference GEMM vs a hand-computed case and vs double-precision
- * accumulation, and the tolerance check. Usage: runtime-host-test codec|sf|gen|ref|check|
- * bench CASE */
+ * and distributions, edge-case shapes and padded C strides, the reference GEMM vs a
+ * hand-computed case and vs double-precision accumulation, the tolerance check and the
+ * check for writes outside C's M x N region. Usage: runtime-host-test codec|sf|gen|edge|
+ * ref|check|outside|bench CASE */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -176,6 +177,9 @@ static int test_gen(void) {
   int ragged = 0;
   for (int i = 0; i < 4; i++) ragged += rs[i].m % 128 != 0 || rs[i].n % 128 != 0;
   T_CHECK(ragged > 0, "random shapes are ragged");
+  printf("gen: random:4 seed 5 shapes");
+  for (int i = 0; i < 4; i++) printf(" %u,%u,%u", rs[i].m, rs[i].n, rs[i].k);
+  printf("\n");
   T_CHECK(nvfp4h_problem_generate(rs, 4, 7, NVFP4H_DIST_FULL_RANGE, &f) == 0, "generate full range");
   int seen[16] = {0};
   float smax_a = 0, smax_b = 0, smin = 1e9f;
@@ -202,8 +206,93 @@ static int test_gen(void) {
   for (int i = 0; i < 16; i++) all &= seen[i];
   T_CHECK(all, "all 16 FP4 codes present");
   T_CHECK(smin > 0 && smin < 0.05f, "scales spread down to %g", smin);
+  /* generate_ex with ldc_pad 0 is generate; a pad changes only ldc and C's garbage */
+  nvfp4h_problem e0, e1;
+  T_CHECK(nvfp4h_problem_generate_ex(s, n, 1111, NVFP4H_DIST_COMPETITION, 0, &e0) == 0, "generate_ex pad 0");
+  T_CHECK(hash_problem(&e0) == h1, "generate_ex pad 0 == generate");
+  T_CHECK(nvfp4h_problem_generate_ex(s, n, 1111, NVFP4H_DIST_COMPETITION, 13, &e1) == 0, "generate_ex pad 13");
+  for (uint32_t g = 0; g < n; g++) {
+    const nvfp4h_group_data *a = &e0.groups[g], *b = &e1.groups[g];
+    T_CHECK(b->ldc == (b->n + 13 + 7) / 8 * 8 && b->ldc % 8 == 0 && b->ldc >= b->n + 13, "pad 13 ldc %u for N %u", b->ldc, b->n);
+    T_CHECK(b->c_bytes == (size_t)b->m * b->ldc * 2 && b->c_guard == b->ldc &&
+            b->c_alloc_bytes == b->c_bytes + (size_t)b->ldc * 2, "pad 13 C sizes");
+    T_CHECK(a->a_bytes == b->a_bytes && !memcmp(a->a, b->a, a->a_bytes) && !memcmp(a->b, b->b, a->b_bytes) &&
+            !memcmp(a->sfa, b->sfa, a->sfa_bytes) && !memcmp(a->sfb, b->sfb, a->sfb_bytes), "pad leaves A/B/SF alone");
+    /* the guard row follows the matrix in the same stream: matrix garbage is unchanged */
+    T_CHECK(a->c_alloc_bytes == a->c_bytes + (size_t)a->ldc * 2, "pad 0 guard row");
+  }
+  T_CHECK(nvfp4h_problem_generate_ex(s, n, 1111, NVFP4H_DIST_COMPETITION, (1u << 20) + 1, &e1) != 0, "huge pad refused");
+  nvfp4h_problem_free(&e0); nvfp4h_problem_free(&e1);
   nvfp4h_problem_free(&p1); nvfp4h_problem_free(&p2); nvfp4h_problem_free(&p3); nvfp4h_problem_free(&f);
   return t_summary("gen");
+}
+
+/* edge-case shapes: determinism, categories, and that the generator, the reference and
+ * the checks accept them */
+static int test_edge(void) {
+  nvfp4h_shape a[12], b[12], c[12];
+  nvfp4h_edge_shapes(1111, 12, a);
+  nvfp4h_edge_shapes(1111, 12, b);
+  nvfp4h_edge_shapes(1112, 12, c);
+  T_CHECK(!memcmp(a, b, sizeof a), "edge shapes deterministic");
+  T_CHECK(memcmp(a, c, sizeof a) != 0, "edge shapes depend on the seed");
+  nvfp4h_shape p6[6];
+  nvfp4h_edge_shapes(1111, 6, p6);
+  T_CHECK(!memcmp(p6, a, sizeof p6), "edge:6 is a prefix of edge:12");
+  printf("edge: edge:6 seed 1111 shapes");
+  for (int i = 0; i < 6; i++) printf(" %u,%u,%u", a[i].m, a[i].n, a[i].k);
+  printf("\n");
+  /* categories over many seeds */
+  int bad = 0, m0 = 0, n0 = 0, k64 = 0, k192 = 0, not256 = 0;
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    nvfp4h_shape s[12];
+    nvfp4h_edge_shapes(seed, 12, s);
+    for (uint32_t i = 0; i < 12; i++) {
+      const uint32_t cat = i % 6;
+      bad += s[i].k == 0 || s[i].k % 64 != 0 || s[i].k > 1024;
+      bad += s[i].m > 300 || s[i].n > 600;
+      bad += (s[i].m == 0) != (cat == 1) || (s[i].n == 0) != (cat == 3);
+      if (s[i].m) bad += s[i].m % 8 == 0;
+      if (s[i].n) bad += s[i].n % 8 == 0;
+      bad += (cat == 0 || cat == 1) && s[i].k != 64;
+      bad += (cat == 2 || cat == 3) && s[i].k != 192;
+      bad += cat == 4 && (s[i].m > 15 || s[i].n > 15);
+      bad += cat == 5 && s[i].k % 256 == 0;
+      m0 += s[i].m == 0; n0 += s[i].n == 0; k64 += s[i].k == 64; k192 += s[i].k == 192;
+      not256 += cat != 4 && s[i].k % 256 != 0;
+    }
+  }
+  T_CHECK(bad == 0, "edge categories violated %d times", bad);
+  T_CHECK(m0 == 400 && n0 == 400 && k64 >= 800 && k192 >= 800 && not256 == 2000,
+          "edge coverage m0 %d n0 %d k64 %d k192 %d not256 %d", m0, n0, k64, k192, not256);
+  /* the generator, the reference and the checks on edge:6 with a padded ldc */
+  nvfp4h_problem p;
+  T_CHECK(nvfp4h_problem_generate_ex(a, 6, 1111, NVFP4H_DIST_FULL_RANGE, 5, &p) == 0, "generate edge:6");
+  nvfp4h_check_result r;
+  nvfp4h_check_init(&r);
+  for (uint32_t g = 0; g < 6; g++) {
+    const nvfp4h_group_data *d = &p.groups[g];
+    T_CHECK(d->ldc % 8 == 0 && d->ldc >= d->n + 5 && d->c_alloc_bytes >= 16, "edge group %u ldc %u", g, d->ldc);
+    T_CHECK((d->m == 0) == (d->a_bytes == 0) && (d->n == 0) == (d->b_bytes == 0), "empty group bytes");
+    uint16_t *got = malloc(d->c_alloc_bytes), *ref = malloc(d->c_bytes ? d->c_bytes : 1);
+    double *o = malloc(sizeof(double) * ((size_t)d->m * d->n + 1));
+    memcpy(got, d->c, d->c_alloc_bytes);
+    T_CHECK(nvfp4h_reference_gemm(d, ref, d->ldc, 2) == 0, "reference edge group %u", g);
+    nvfp4h_reference_gemm_f64(d, o);
+    /* a correct "kernel": writes exactly M x N (rounded double sums) */
+    for (uint32_t i = 0; i < d->m; i++)
+      for (uint32_t j = 0; j < d->n; j++)
+        got[(size_t)i * d->ldc + j] = nvfp4h_float_to_half((float)o[(size_t)i * d->n + j]);
+    nvfp4h_check_group(d, got, ref, g, &r);
+    free(got); free(ref); free(o);
+  }
+  T_CHECK(nvfp4h_check_passed(&r) && r.mismatches == 0 && r.outside_writes == 0,
+          "edge:6 check: %llu mismatches, %llu outside writes", (unsigned long long)r.mismatches,
+          (unsigned long long)r.outside_writes);
+  printf("edge: edge:6 ldc pad 5: %llu checked, %llu outside elements checked\n",
+         (unsigned long long)r.checked, (unsigned long long)r.outside_checked);
+  nvfp4h_problem_free(&p);
+  return t_summary("edge");
 }
 
 /* a hand-made 2 x 3 x 64 group */
@@ -303,6 +392,88 @@ static int test_check(void) {
   return t_summary("check");
 }
 
+/* the check for writes outside C's M x N region, on hand-made buffers */
+static int test_outside(void) {
+  const nvfp4h_shape s[3] = {{5, 20, 64}, {3, 0, 64}, {0, 12, 64}};
+  nvfp4h_problem p;
+  T_CHECK(nvfp4h_problem_generate_ex(s, 3, 42, NVFP4H_DIST_COMPETITION, 13, &p) == 0, "generate");
+  const nvfp4h_group_data *d = &p.groups[0];
+  T_CHECK(d->ldc == 40 && d->c_guard == 40, "ldc = round8(20 + 13) = %u", d->ldc);
+  uint16_t *ref = malloc(d->c_bytes), *got = malloc(d->c_alloc_bytes);
+  nvfp4h_reference_gemm(d, ref, d->ldc, 1);
+  memcpy(got, d->c, d->c_alloc_bytes);
+  for (uint32_t i = 0; i < d->m; i++)
+    memcpy(got + (size_t)i * d->ldc, ref + (size_t)i * d->ldc, (size_t)d->n * 2);
+  nvfp4h_check_result r;
+  /* untouched padding: passes; every padding column and the guard row are compared */
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group(d, got, ref, 0, &r);
+  T_CHECK(nvfp4h_check_passed(&r) && r.checked == 100 && r.outside_checked == 5 * 20 + 40,
+          "clean: checked %llu outside %llu", (unsigned long long)r.checked, (unsigned long long)r.outside_checked);
+  /* one padding element changed: fails, position and bits reported */
+  const size_t pad_at = 2 * 40 + 25;
+  const uint16_t was = got[pad_at];
+  got[pad_at] = (uint16_t)(was ^ 0x0400);
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group(d, got, ref, 0, &r);
+  T_CHECK(!nvfp4h_check_passed(&r) && r.mismatches == 0 && r.outside_writes == 1, "padding write not caught");
+  T_CHECK(r.outside_reported == 1 && r.first_outside[0].row == 2 && r.first_outside[0].col == 25 &&
+          r.first_outside[0].got == (uint16_t)(was ^ 0x0400) && r.first_outside[0].want == was, "padding write position");
+  printf("outside: padding write at [%u, %u] caught\n", r.first_outside[0].row, r.first_outside[0].col);
+  got[pad_at] = was;
+  /* the last padding column and the first column past N */
+  got[4 * 40 + 39] ^= 1;
+  got[0 * 40 + 20] ^= 1;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group(d, got, ref, 0, &r);
+  T_CHECK(r.outside_writes == 2 && r.first_outside[0].row == 0 && r.first_outside[0].col == 20 &&
+          r.first_outside[1].row == 4 && r.first_outside[1].col == 39, "padding edges");
+  got[4 * 40 + 39] ^= 1;
+  got[0 * 40 + 20] ^= 1;
+  /* a write into the guard row (row M, as a ragged-M predication bug would do) */
+  got[5 * 40 + 3] ^= 0x8000;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group(d, got, ref, 0, &r);
+  T_CHECK(r.outside_writes == 1 && r.first_outside[0].row == 5 && r.first_outside[0].col == 3, "guard write");
+  printf("outside: guard-row write at [%u, %u] caught\n", r.first_outside[0].row, r.first_outside[0].col);
+  got[5 * 40 + 3] ^= 0x8000;
+  /* a wrong value inside M x N is the tolerance check's failure, not an outside write */
+  got[1 * 40 + 7] ^= 0x4000;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group(d, got, ref, 0, &r);
+  T_CHECK(r.mismatches == 1 && r.outside_writes == 0 && !nvfp4h_check_passed(&r), "inside write");
+  got[1 * 40 + 7] ^= 0x4000;
+  free(got); free(ref);
+  /* empty groups: N = 0 (every element of its M rows and the guard) and M = 0 (the guard) */
+  for (uint32_t g = 1; g < 3; g++) {
+    const nvfp4h_group_data *e = &p.groups[g];
+    uint16_t *c = malloc(e->c_alloc_bytes);
+    memcpy(c, e->c, e->c_alloc_bytes);
+    nvfp4h_check_init(&r);
+    nvfp4h_check_group(e, c, NULL, g, &r);
+    const uint64_t want = (uint64_t)e->m * e->ldc + e->c_guard;
+    T_CHECK(nvfp4h_check_passed(&r) && r.checked == 0 && r.outside_checked == want,
+            "empty group %u clean: %llu of %llu", g, (unsigned long long)r.outside_checked, (unsigned long long)want);
+    c[e->c_alloc_bytes / 2 - 1] ^= 0x0001;
+    nvfp4h_check_init(&r);
+    nvfp4h_check_group(e, c, NULL, g, &r);
+    T_CHECK(!nvfp4h_check_passed(&r) && r.outside_writes == 1 && r.first_outside[0].group == g &&
+            r.first_outside[0].row == e->m && r.first_outside[0].col == e->ldc - 1, "empty group %u write", g);
+    free(c);
+  }
+  /* at most NVFP4H_CHECK_MAX_REPORTED positions, all counted */
+  uint16_t orig[64], now[64];
+  for (int i = 0; i < 64; i++) orig[i] = now[i] = (uint16_t)(0x7C01 + i); /* NaN patterns: bitwise */
+  nvfp4h_check_init(&r);
+  T_CHECK(nvfp4h_check_outside(now, orig, 4, 8, 16, 0, 0, &r) == 0 && r.outside_checked == 32, "NaN garbage equal");
+  for (int i = 0; i < 64; i++) now[i] ^= 0x0100;
+  nvfp4h_check_init(&r);
+  T_CHECK(nvfp4h_check_outside(now, orig, 4, 8, 16, 0, 0, &r) == 32 && r.outside_reported == NVFP4H_CHECK_MAX_REPORTED &&
+          r.first_outside[0].col == 8, "all counted");
+  nvfp4h_problem_free(&p);
+  return t_summary("outside");
+}
+
 static int bench(const char *name) {
   nvfp4h_shape s[8];
   uint32_t n = nvfp4h_case_shapes(name, s, 8);
@@ -319,16 +490,18 @@ static int bench(const char *name) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double s_ = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   printf("bench: reference %s %.2f s\n", name, s_);
-  T_CHECK(s_ < 60.0, "reference too slow");
+  T_CHECK(s_ < 15.0, "reference %s took %.2f s (limit 15 s)", name, s_);
   nvfp4h_problem_free(&p);
   return t_summary("bench");
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-host-test codec|sf|gen|ref|check|bench CASE\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|bench CASE\n"); return 2; }
   if (!strcmp(argv[1], "codec")) return test_codec();
   if (!strcmp(argv[1], "sf")) return test_sf();
   if (!strcmp(argv[1], "gen")) return test_gen();
+  if (!strcmp(argv[1], "edge")) return test_edge();
+  if (!strcmp(argv[1], "outside")) return test_outside();
   if (!strcmp(argv[1], "ref")) return test_ref();
   if (!strcmp(argv[1], "check")) return test_check();
   if (!strcmp(argv[1], "bench") && argc > 2) return bench(argv[2]);
