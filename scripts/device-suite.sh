@@ -2,10 +2,12 @@
 # The correctness suite of the generated kernel on an H200 (sm_90a), through the tcgen05
 # emulation target: every PROBLEM.md test case, random cases (G 1..16, ragged M/N, K
 # multiples of 64, competition and full-range values, every tile_n), B1..B4 once, and
+# edge cases (empty groups, tiny and ragged M/N, K = 64 and 192, C row stride well above N,
+# with a check that nothing outside each C's M x N region is written), and
 # compute-sanitizer (memcheck, racecheck, synccheck) on small cases.
 # Prerequisite: scripts/package-device.sh run on the build machine (fills .device/).
 #   usage: scripts/device-suite.sh [LOG_DIR]
-# PARTS (environment) selects parts: runtime tests random bench sanitizer (default: all).
+# PARTS (environment) selects parts: runtime tests random edge bench sanitizer (default: all).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -15,7 +17,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random bench sanitizer}
+PARTS=${PARTS:-runtime tests random edge bench sanitizer}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 pass=0 fail=0
 results="$LOG/results.txt"
@@ -61,6 +63,10 @@ has random && for tn in 64 128 192 256; do
     one "random_n${tn}_g${g}_s${seed}_full" "$D/cubin/emu_n$tn.cubin" --case "random:$g" --seed $seed --full-range --iters 1 --warmup 0 --launch-iters 0
   done
 done
+has edge && for tn in 64 128 192 256; do
+  one "edge_n${tn}_g6" "$D/cubin/emu_n$tn.cubin" --case edge:6 --seed $tn --iters 1 --warmup 0 --launch-iters 0
+  one "edge_n${tn}_g16_ldcpad24" "$D/cubin/emu_n$tn.cubin" --case edge:16 --seed $((tn + 1)) --ldc-pad 24 --full-range --iters 1 --warmup 0 --launch-iters 0
+done
 has bench && for b in B1 B2 B3 B4; do
   one "bench_$b" "$D/cubin/emu_n128.cubin" --case $b --iters 1 --warmup 0 --launch-iters 0
 done
@@ -73,7 +79,7 @@ has sanitizer && for tool in memcheck racecheck synccheck; do
     else
       fail=$((fail + 1)); st="FAIL(rc=$?)"
     fi
-    printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 'ERROR SUMMARY' "$LOG/$name.log")" | tee -a "$results"
+    printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
   done
 done
 echo "$pass passed, $fail failed" | tee -a "$results"
