@@ -13,8 +13,9 @@
  * the parameter header (NVFP4_ABI_HDR_WORKSPACE); the rewritten tcgen05.alloc loads it.
  *
  * Location of the bitcode: the module attribute `nvfp4.emulation_bitcode` (a string) if
- * present, else the environment variable NVFP4_EMU_BITCODE, else the path configured at
- * build time (NVFP4_EMU_BITCODE_PATH).
+ * present, else the environment variable NVFP4_EMU_BITCODE, else the build tree's copy
+ * (NVFP4_EMU_BITCODE_PATH) if it exists, else the installed one
+ * (NVFP4_EMU_BITCODE_INSTALLED).
  *
  * Every op the pass creates carries the unit attribute `nvfp4.emulation`, so a test can
  * check that the rewritten kernel differs from the sm_100a one only in those ops.
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "KernelBuilder.h"
 #include "LoweringCommon.h"
@@ -36,6 +38,9 @@
 
 #ifndef NVFP4_EMU_BITCODE_PATH
 #define NVFP4_EMU_BITCODE_PATH "nvfp4_emu.bc"
+#endif
+#ifndef NVFP4_EMU_BITCODE_INSTALLED
+#define NVFP4_EMU_BITCODE_INSTALLED NVFP4_EMU_BITCODE_PATH
 #endif
 
 static const char *const kDecls[] = {
@@ -196,7 +201,10 @@ static const char *bitcodePath(MlirOperation module, char *buf, size_t size) {
     return buf;
   }
   const char *env = getenv("NVFP4_EMU_BITCODE");
-  snprintf(buf, size, "%s", env && *env ? env : NVFP4_EMU_BITCODE_PATH);
+  const char *path = env && *env ? env
+                     : access(NVFP4_EMU_BITCODE_PATH, R_OK) == 0 ? NVFP4_EMU_BITCODE_PATH
+                                                                 : NVFP4_EMU_BITCODE_INSTALLED;
+  snprintf(buf, size, "%s", path);
   return buf;
 }
 
