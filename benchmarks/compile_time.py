@@ -4,7 +4,10 @@ benchmark configurations B1..B4, for the sm_100a kernel and the sm_90a emulation
 
 Each configuration is compiled REPEAT times; the table reports the median wall time of
 the whole command and the median of each phase nvfp4-compile reports (parse, lowering,
-LLVM NVPTX, ptxas). Target: < 250 ms per sm_100a kernel on a 2-core machine.
+LLVM NVPTX, ptxas). Target: < 250 ms per sm_100a kernel on a 2-core machine. Side by side,
+in the same run, the same compilation through MLIR's own route: `nvfp4-opt
+--nvfp4-to-cubin` (gpu-module-to-binary{format=bin} runs ptxas itself and the cubin is
+printed into the IR).
 
   usage: benchmarks/compile_time.py [--build build] [--repeat 5] [--json out.json]
 """
@@ -36,6 +39,15 @@ def compile_once(tool, src, emulate):
         return wall, phases
 
 
+def mlir_route_once(opt, src, emulate):
+    pipeline = "--nvfp4-emulation-to-cubin" if emulate else "--nvfp4-to-cubin"
+    t0 = time.perf_counter()
+    p = subprocess.run([opt, src, pipeline, "-o", os.devnull], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"nvfp4-opt {pipeline} failed on {src}\n{p.stderr}")
+    return (time.perf_counter() - t0) * 1e3
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -43,6 +55,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     tool = os.path.join(args.build, "bin", "nvfp4-compile")
+    opt = os.path.join(args.build, "bin", "nvfp4-opt")
     rows = []
     for target, emulate in (("sm_100a", False), ("sm_90a-emu", True)):
         for name in ("b1", "b2", "b3", "b4"):
@@ -52,11 +65,15 @@ def main():
                    "wall_ms": statistics.median(r[0] for r in runs)}
             for ph in PHASES:
                 row[ph + "_ms"] = statistics.median(r[1].get(ph, 0.0) for r in runs)
+            row["nvfp4_opt_pipeline_ms"] = statistics.median(
+                mlir_route_once(opt, src, emulate) for _ in range(args.repeat))
             rows.append(row)
-    print(f"{'config':<7}{'target':<12}{'wall ms':>9}" + "".join(f"{p + ' ms':>10}" for p in PHASES))
+    print(f"{'config':<7}{'target':<12}{'wall ms':>9}" + "".join(f"{p + ' ms':>10}" for p in PHASES)
+          + f"{'nvfp4-opt pipeline ms':>23}")
     for r in rows:
         print(f"{r['config']:<7}{r['target']:<12}{r['wall_ms']:>9.1f}" +
-              "".join(f"{r[p + '_ms']:>10.1f}" for p in PHASES))
+              "".join(f"{r[p + '_ms']:>10.1f}" for p in PHASES) +
+              f"{r['nvfp4_opt_pipeline_ms']:>23.1f}")
     print(f"(median of {args.repeat} runs on {os.cpu_count()} cores; "
           f"target < 250 ms per sm_100a kernel)")
     if args.json:
