@@ -7,7 +7,8 @@
  *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS;
  *   - a, b: rank-2 f4E2M1FN (M x K, N x K); sfa, sfb: rank-5 f8E4M3FN
  *     (ceil(MN/128), ceil(K/64), 32, 4, 4); c: rank-2 f16 (M x N);
- *   - identity layout and default memory space everywhere (contiguous row-major);
+ *   - identity layout and default memory space everywhere (contiguous row-major), except
+ *     that C may have a row stride: strided<[ldc, 1]> with ldc a multiple of 8, >= N;
  *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
  *     positive multiple of 64; A's and B's K are both static or both dynamic;
  *   - target "sm_100a" ("sm_90a" reserved); tile_n in {64,128,192,256}; stages in 1..8;
@@ -196,9 +197,27 @@ static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirT
   bool identity = mlirAttributeIsNull(layout) ||
                   (mlirAttributeIsAAffineMap(layout) &&
                    mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
+  if (!identity && kind == OPND_C && mlirAttributeIsAStridedLayout(layout)) {
+    /* C may have a row stride (the kernel reads it at run time): strided<[ldc, 1]>, with
+     * 16-byte rows for the vectorised stores and ldc >= N when both are static. */
+    int64_t dyn = mlirShapedTypeGetDynamicStrideOrOffset();
+    int64_t ldc = mlirStridedLayoutAttrGetStride(layout, 0);
+    int64_t n = mlirShapedTypeGetDimSize(t, 1);
+    if (mlirStridedLayoutAttrGetStride(layout, 1) != 1)
+      return fail(op, "group %d: operand 'c' must be contiguous along N (strided<[ldc, 1]>), "
+                      "got %s", g, type_str(t, ts, sizeof ts));
+    if (ldc != dyn && (ldc <= 0 || ldc % 8 != 0))
+      return fail(op, "group %d: operand 'c' row stride must be a positive multiple of 8 "
+                      "elements (16-byte rows), got %lld", g, (long long)ldc);
+    if (ldc != dyn && !mlirShapedTypeIsDynamicDim(t, 1) && ldc < n)
+      return fail(op, "group %d: operand 'c' row stride %lld is smaller than N = %lld", g,
+                  (long long)ldc, (long long)n);
+    identity = true;
+  }
   if (!identity)
     return fail(op, "group %d: operand '%s' must have the identity (contiguous row-major) "
-                    "layout, got %s", g, name, type_str(t, ts, sizeof ts));
+                    "layout%s, got %s", g, name,
+                kind == OPND_C ? " or strided<[ldc, 1]>" : "", type_str(t, ts, sizeof ts));
   if (!mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
     return fail(op, "group %d: operand '%s' must be in the default memory space, got %s", g,
                 name, type_str(t, ts, sizeof ts));

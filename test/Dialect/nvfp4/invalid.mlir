@@ -339,18 +339,54 @@ func.func @n_mismatch_second_group(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// C must be contiguous row-major (identity layout): no row stride.
-func.func @strided_c(%a0: memref<128x256xf4E2M1FN>,
+// C may have a row stride, but its elements must be contiguous along N.
+func.func @strided_c_columns(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
-    %c0: memref<128x128xf16, strided<[256, 1]>>) {
-  // expected-error @+1 {{group 0: operand 'c' must have the identity (contiguous row-major) layout, got memref<128x128xf16, strided<[256, 1]>>}}
+    %c0: memref<128x128xf16, strided<[256, 2]>>) {
+  // expected-error @+1 {{group 0: operand 'c' must be contiguous along N (strided<[ldc, 1]>), got memref<128x128xf16, strided<[256, 2]>>}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
-      c(%c0 : memref<128x128xf16, strided<[256, 1]>>)
+      c(%c0 : memref<128x128xf16, strided<[256, 2]>>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// C's row stride must keep 16-byte rows for the vectorised stores.
+func.func @strided_c_misaligned(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16, strided<[132, 1]>>) {
+  // expected-error @+1 {{group 0: operand 'c' row stride must be a positive multiple of 8 elements (16-byte rows), got 132}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16, strided<[132, 1]>>)
+      {target = "sm_100a"}
+  return
+}
+
+// -----
+
+// C's row stride cannot be smaller than N.
+func.func @strided_c_short(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16, strided<[64, 1]>>) {
+  // expected-error @+1 {{group 0: operand 'c' row stride 64 is smaller than N = 128}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16, strided<[64, 1]>>)
       {target = "sm_100a"}
   return
 }

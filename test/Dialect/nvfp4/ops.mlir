@@ -250,3 +250,22 @@ func.func @dynamic_k(%a0: memref<64x?xf4E2M1FN>,
       {target = "sm_100a"}
   return
 }
+
+// C with a row stride (static and dynamic): the kernel reads ldc at run time.
+// CHECK-LABEL: func.func @strided_c(
+// CHECK: nvfp4.grouped_matmul
+// CHECK-SAME: c(%{{.*}}, %{{.*}} : memref<?x128xf16, strided<[256, 1]>>, memref<?x?xf16, strided<[?, 1], offset: ?>>)
+func.func @strided_c(%a0: memref<?x256xf4E2M1FN>, %a1: memref<?x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>, %b1: memref<?x256xf4E2M1FN>,
+    %sfa0: memref<?x4x32x4x4xf8E4M3FN>, %sfa1: memref<?x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %sfb1: memref<?x4x32x4x4xf8E4M3FN>,
+    %c0: memref<?x128xf16, strided<[256, 1]>>, %c1: memref<?x?xf16, strided<[?, 1], offset: ?>>) {
+  nvfp4.grouped_matmul
+      a(%a0, %a1 : memref<?x256xf4E2M1FN>, memref<?x256xf4E2M1FN>)
+      b(%b0, %b1 : memref<128x256xf4E2M1FN>, memref<?x256xf4E2M1FN>)
+      sfa(%sfa0, %sfa1 : memref<?x4x32x4x4xf8E4M3FN>, memref<?x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0, %sfb1 : memref<1x4x32x4x4xf8E4M3FN>, memref<?x4x32x4x4xf8E4M3FN>)
+      c(%c0, %c1 : memref<?x128xf16, strided<[256, 1]>>, memref<?x?xf16, strided<[?, 1], offset: ?>>)
+      {target = "sm_100a"}
+  return
+}
