@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nvfp4_emu_core.h"
+#include "tma_image.h"
 
 static int g_checks, g_failures;
 
@@ -225,16 +226,6 @@ static void test_descriptors(void) {
   group_done("descriptors", c0, f0);
 }
 
-/* Independent TMA SWIZZLE_128B image: rows of 128 bytes in a 1024-byte aligned buffer,
- * 16-byte chunk c of row r stored at chunk c ^ (r % 8) (TOOLCHAIN_FACTS, H200-verified). */
-static void tma_sw128_image(uint32_t base, const uint8_t *rows, uint32_t nrows) {
-  uint32_t r, c, b;
-  for (r = 0; r < nrows; ++r)
-    for (c = 0; c < 8; ++c)
-      for (b = 0; b < 16; ++b)
-        g_smem[base + r * 128 + ((c ^ (r % 8)) * 16) + b] = rows[r * 128 + c * 16 + b];
-}
-
 static void test_swizzle(void) {
   int c0 = g_checks, f0 = g_failures;
   uint32_t r, step, chunk;
@@ -279,7 +270,7 @@ static void test_swizzle(void) {
     uint32_t i;
     for (i = 0; i < sizeof rows; ++i)
       rows[i] = (uint8_t)rnd();
-    tma_sw128_image(0x10000, rows, 128);
+    tma_sw128_image(g_smem, 0x10000, rows, 128);
     for (r = 0; r < 128; ++r)
       for (step = 0; step < 4; ++step)
         for (chunk = 0; chunk < 2; ++chunk) {
@@ -477,8 +468,8 @@ static void run_mma_case(const mma_case *mc) {
 
   /* Shared memory: A at 0x00000 (16 KiB), B at 0x08000 (N x 128 B), SF atoms at 0x20000. */
   memset(g_smem, 0, SMEM_BYTES);
-  tma_sw128_image(0x00000, &g_a[0][0], 128);
-  tma_sw128_image(0x08000, &g_b[0][0], N);
+  tma_sw128_image(g_smem, 0x00000, &g_a[0][0], 128);
+  tma_sw128_image(g_smem, 0x08000, &g_b[0][0], N);
   memcpy(&g_smem[0x20000], g_sfa_blk, rk * 512);
   memcpy(&g_smem[0x21000], g_sfb_blk, nblk * rk * 512);
 
