@@ -20,6 +20,7 @@ typedef struct MlirNvfp4CompileOptions {
   bool emulate;            /* build the sm_90a tcgen05-emulation kernel */
   bool emitCubin;          /* run ptxas (otherwise stop at PTX) */
   bool ptxasVerbose;       /* pass -v to ptxas; its report goes to the log */
+  bool stopAfterLowering;  /* only lower (and emulate): leave the kernel IR in the module */
 } MlirNvfp4CompileOptions;
 
 typedef struct MlirNvfp4CompileResult {

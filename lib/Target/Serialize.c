@@ -157,7 +157,7 @@ cleanup:
 }
 
 MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void) {
-  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false};
+  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false, false};
   return o;
 }
 
@@ -181,6 +181,7 @@ MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
   }
   double t1 = nowMs();
   r->lowerMs = t1 - t0;
+  if (o.stopAfterLowering) return mlirLogicalResultSuccess();
 
   pm = mlirPassManagerCreate(ctx);
   char pipeline[1200];

@@ -46,7 +46,8 @@ static void usage(FILE *f) {
           "usage: nvfp4-compile IN.mlir -o OUT.cubin [--ptx OUT.ptx] [--emulate] [--mlir OUT.mlir]\n"
           "                     [--toolkit DIR] [--ptxas-verbose] [--time]\n"
           "  --emulate        build the sm_90a tcgen05-emulation kernel instead of sm_100a\n"
-          "  --mlir FILE      also write the lowered IR (before serialisation)\n"
+          "  --mlir FILE      write the IR after the pipeline (alone: the lowered kernel; with\n"
+          "                   -o/--ptx: the module with its gpu.binary)\n"
           "  --toolkit DIR    CUDA toolkit holding bin/ptxas (default " NVFP4_CUDA_ROOT ")\n"
           "  --ptxas-verbose  print ptxas -v (registers, spills, shared memory)\n"
           "  --time           print the time of each phase\n");
@@ -133,18 +134,9 @@ int main(int argc, char **argv) {
   copts.ptxasVerbose = o.verbose != 0;
   MlirNvfp4CompileResult res;
   int rc = 0;
-  if (o.mlirOut && !o.cubin && !o.ptx) {
-    /* Lowered IR only: run the passes without serialising. */
-    MlirPassManager pm = mlirPassManagerCreate(ctx);
-    mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
-    if (o.emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
-    if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mop))) {
-      fprintf(stderr, "nvfp4-compile: lowering failed\n");
-      return 3;
-    }
-    mlirPassManagerDestroy(pm);
-    memset(&res, 0, sizeof res);
-  } else if (mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mop, &copts, &res))) {
+  /* --mlir alone: lowered kernel IR only, no serialisation. */
+  copts.stopAfterLowering = !o.cubin && !o.ptx;
+  if (mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mop, &copts, &res))) {
     fprintf(stderr, "%s", res.log ? res.log : "nvfp4-compile: compilation failed\n");
     return res.ptx ? 4 : 3;
   }
