@@ -251,6 +251,23 @@ uint32_t mlirNvfp4EncodeDenseInstrDescriptor(MlirNvfp4DenseInstrDescriptor d);
 bool mlirNvfp4DenseInstrDescriptorIsValid(MlirNvfp4DenseInstrDescriptor d, char *msg,
                                           size_t msgSize);
 
+/* ---- fields a kernel fills in at run time ------------------------------------------------
+ * A generated kernel knows a descriptor's constant part at compile time (the encoders
+ * above, called with the run-time field 0) and ORs in the run-time field as
+ * ((value >> granuleShift) & mask) << shift, with the shifts and masks the encoders use:
+ *   shared-memory descriptor start address: desc(addr) = desc(0) | ((addr >> 4) & 0x3FFF)
+ *   block-scaled instruction descriptor N:   idesc(m, n) = idesc(m, 0) | ((n >> 3) & 0x3F) << 17
+ * test/Target checks both identities against the encoders for every legal value. */
+typedef struct MlirNvfp4RuntimeField {
+  uint32_t shift;        /* bit position of the field */
+  uint32_t granuleShift; /* the value is stored >> granuleShift */
+  uint64_t mask;         /* field mask after the granule shift */
+} MlirNvfp4RuntimeField;
+MlirNvfp4RuntimeField mlirNvfp4SmemDescriptorStartField(void);
+MlirNvfp4RuntimeField mlirNvfp4BlockScaledInstrDescriptorNField(void);
+/* Applies a field to a value on the host (what the kernel computes at run time). */
+uint64_t mlirNvfp4RuntimeFieldApply(MlirNvfp4RuntimeField f, uint64_t value);
+
 /* ---- Tensor Memory addresses (PTX ISA 9.7.16.1.1: bits 31-16 lane, 15-0 column) ------ */
 
 #define MLIR_NVFP4_TMEM_LANES 128u

@@ -554,3 +554,19 @@ uint32_t mlirNvfp4ScaleFactorTmemColumnsPerMma(uint32_t rows) {
 uint32_t mlirNvfp4ScaleFactorTmemColumnOffset(uint32_t firstRow) {
   return firstRow / SF_ROWS_PER_TMEM_COLUMN;
 }
+
+/* ---- run-time fields ---------------------------------------------------------------------- */
+
+MlirNvfp4RuntimeField mlirNvfp4SmemDescriptorStartField(void) {
+  MlirNvfp4RuntimeField f = {SMEM_START_SHIFT, SMEM_ENCODE_SHIFT, SMEM_START_MASK};
+  return f;
+}
+
+MlirNvfp4RuntimeField mlirNvfp4BlockScaledInstrDescriptorNField(void) {
+  MlirNvfp4RuntimeField f = {BS_N_SHIFT, BS_N_GRANULE_SHIFT, BS_N_MASK};
+  return f;
+}
+
+uint64_t mlirNvfp4RuntimeFieldApply(MlirNvfp4RuntimeField f, uint64_t value) {
+  return ((value >> f.granuleShift) & f.mask) << f.shift;
+}

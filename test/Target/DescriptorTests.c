@@ -715,7 +715,33 @@ static void testTmem(void) {
            mlirNvfp4ScaleFactorTmemColumnOffset(128), 4u);
 }
 
+/* The run-time fields a kernel ORs into a descriptor's constant part give exactly what the
+ * encoders give, for every legal N (both CTA groups) and every encodable smem address. */
+static void testRuntimeFields(void) {
+  MlirNvfp4RuntimeField nf = mlirNvfp4BlockScaledInstrDescriptorNField();
+  int bad = 0;
+  for (uint32_t m = 128; m <= 256; m += 128)
+    for (uint32_t n = 8; n <= 256; n += 8)
+      bad += mlirNvfp4Mxf4Nvf4InstrDescriptor(m, n) !=
+             (mlirNvfp4Mxf4Nvf4InstrDescriptor(m, 0) | (uint32_t)mlirNvfp4RuntimeFieldApply(nf, n));
+  check(bad == 0, "idesc(m, n) == idesc(m, 0) | N field(n) for M 128/256, N 8..256", "");
+  checkU32("idesc mxf4nvf4 M=256 N=256 (cta_group::2)", mlirNvfp4Mxf4Nvf4InstrDescriptor(256, 256),
+           0x10400480u);
+  checkU32("idesc mxf4nvf4 M=128 N=0 (run-time N base)", mlirNvfp4Mxf4Nvf4InstrDescriptor(128, 0),
+           0x08000480u);
+  MlirNvfp4RuntimeField sf = mlirNvfp4SmemDescriptorStartField();
+  bad = 0;
+  for (uint32_t a = 0; a < MLIR_NVFP4_SMEM_DESC_BYTE_LIMIT; a += 16) {
+    bad += mlirNvfp4OperandSmemDescriptor(a) !=
+           (mlirNvfp4OperandSmemDescriptor(0) | mlirNvfp4RuntimeFieldApply(sf, a));
+    bad += mlirNvfp4ScaleFactorCopyDescriptor(a) !=
+           (mlirNvfp4ScaleFactorCopyDescriptor(0) | mlirNvfp4RuntimeFieldApply(sf, a));
+  }
+  check(bad == 0, "smem desc(addr) == desc(0) | start field(addr) for every 16-B address", "");
+}
+
 int main(void) {
+  testRuntimeFields();
   testBlockScaledGoldens();
   testBlockScaledRoundTrip();
   testBlockScaledInvalid();
