@@ -33,9 +33,19 @@ MLIR_CAPI_EXPORTED bool mlirNvfp4IsGroupedMatmul(MlirOperation op);
  * at the op's location and returns failure on the first violated rule. */
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op);
 
+/* The kernel family of an nvfp4.grouped_matmul: its `variants` attribute, or the default
+ * family of its `tile_n`, each with its `stages`. Writes at most `max` specs and returns
+ * their count, or -1 with a message in `msg` when the attribute is malformed (the
+ * verifier reports it). Pure attribute parsing: whether each variant can be built is
+ * mlirNvfp4KernelFamilyInit's question (nvfp4-c/KernelConfig.h). */
+struct MlirNvfp4VariantSpec;
+MLIR_CAPI_EXPORTED intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(
+    MlirOperation op, struct MlirNvfp4VariantSpec *out, intptr_t max, char *msg,
+    size_t msgSize);
+
 /* Limits enforced by the verifier (tile and pipeline limits: nvfp4-c/KernelConfig.h). */
 #define NVFP4_OP_NAME "nvfp4.grouped_matmul"
-#define NVFP4_MAX_KERNEL_NAME_LEN 63
+#define NVFP4_MAX_KERNEL_NAME_LEN 47 /* + "_<variant>" fits the 63 of the metadata */
 
 #ifdef __cplusplus
 }

@@ -1,20 +1,27 @@
 /* KernelABI.h — the kernel ABI shared by the lowering (field offsets it loads from) and
  * the runtime (which packs the struct): the by-value parameter block of the generated
- * grouped-matmul kernel and the self-describing metadata record carried in the cubin.
+ * grouped-matmul kernels and the self-describing metadata table carried in the cubin.
  *
  * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (DESIGN.md §5); the
  * lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to pack.
  *
- * Parameter block for a kernel compiled for G groups (G = the op's group count):
+ * ABI version 2. A kernel compiled for G groups reads a *group table*:
  *
- *   offset                size        what
- *   0                     64          nvfp4_abi_header
- *   64                    512 * G     per-group tensor maps: A, B, SFA, SFB (128 B each)
- *   64 + 512 G            32 * G      per-group records (nvfp4_abi_group)
- *   total                 64 + 544 G  (<= 32764 bytes: G <= NVFP4_ABI_MAX_GROUPS)
+ *   table offset          size        what
+ *   0                     640 * G     per-group tensor maps: A, B, SFA, SFB, C (128 B each)
+ *   640 G                 64 * G      per-group records (nvfp4_abi_group fields below)
+ *
+ * The table sits in the parameter block right after the 64-byte header when it fits
+ * (64 + 704 G <= 32764 bytes, i.e. G <= NVFP4_ABI_MAX_INLINE_GROUPS); otherwise the
+ * parameter block is the header alone and the header's `table` field holds the device
+ * address of the table in global memory (64-byte aligned). The metadata's param_bytes says
+ * which: 64 + 704 G (inline) or 64 (global).
  *
  * Tensor maps sit at 64-byte aligned offsets, as TMA requires; the kernel parameter is
  * declared `.param .align 64` (nvvm.grid_constant, llvm.byval).
+ *
+ * Groups are scheduled in table order: the runtime writes them sorted by descending M (so
+ * the largest groups start first); the kernel never needs a group's original index.
  */
 #ifndef NVFP4_C_KERNELABI_H
 #define NVFP4_C_KERNELABI_H
@@ -26,17 +33,20 @@ extern "C" {
 #endif
 
 /* Version of the parameter block and metadata layout below. Bump on any change. */
-#define NVFP4_ABI_VERSION 1u
+#define NVFP4_ABI_VERSION 2u
 
 /* ---- parameter block ------------------------------------------------------------ */
 
 #define NVFP4_ABI_HEADER_BYTES 64u
 #define NVFP4_ABI_TMAP_BYTES 128u          /* one CUtensorMap */
-#define NVFP4_ABI_GROUP_TMAPS_BYTES 512u   /* A, B, SFA, SFB */
-#define NVFP4_ABI_GROUP_RECORD_BYTES 32u
+#define NVFP4_ABI_GROUP_TMAPS 5u           /* A, B, SFA, SFB, C */
+#define NVFP4_ABI_GROUP_TMAPS_BYTES 640u
+#define NVFP4_ABI_GROUP_RECORD_BYTES 64u
+#define NVFP4_ABI_GROUP_BYTES (NVFP4_ABI_GROUP_TMAPS_BYTES + NVFP4_ABI_GROUP_RECORD_BYTES)
 #define NVFP4_ABI_PARAM_ALIGN 64u
 #define NVFP4_ABI_MAX_PARAM_BYTES 32764u   /* CUDA >= 12.1 kernel parameter limit */
-#define NVFP4_ABI_MAX_GROUPS 60u           /* 64 + 544 * 60 = 32704 <= 32764 */
+#define NVFP4_ABI_MAX_INLINE_GROUPS 46u    /* 64 + 704 * 46 = 32448 <= 32764 */
+#define NVFP4_ABI_MAX_GROUPS 1024u         /* groups of one op (global table beyond 46) */
 
 /* Header fields (byte offsets from the start of the parameter block). */
 #define NVFP4_ABI_HDR_ABI_VERSION 0u       /* u32: NVFP4_ABI_VERSION */
@@ -45,54 +55,91 @@ extern "C" {
 #define NVFP4_ABI_HDR_FLAGS 12u            /* u32: reserved, 0 */
 #define NVFP4_ABI_HDR_WORKSPACE 16u        /* u64: device workspace (emulation: TMEM) */
 #define NVFP4_ABI_HDR_WORKSPACE_BYTES 24u  /* u64: its size in bytes */
+#define NVFP4_ABI_HDR_TABLE 32u            /* u64: global group table, or 0 when inline */
 
-/* Per-group record fields (byte offsets from the start of the record). */
+/* Per-group record fields (byte offsets from the start of the record). "M role" and "N
+ * role" are the MMA sides (KernelConfig.h): rows of A and B in the AB orientation, rows
+ * of B and A in SWAP_AB. */
 #define NVFP4_ABI_GRP_M 0u           /* u32: rows of A and C */
 #define NVFP4_ABI_GRP_N 4u           /* u32: rows of B, columns of C */
 #define NVFP4_ABI_GRP_K 8u           /* u32: reduction length, multiple of 64 */
 #define NVFP4_ABI_GRP_TILE_START 12u /* u32: exclusive prefix sum of tiles before this group */
-#define NVFP4_ABI_GRP_TILES_M 16u    /* u32: ceil(M / tile_m) */
+#define NVFP4_ABI_GRP_TILES_M 16u    /* u32: tiles along the M role, ceil(rows / mma M) */
 #define NVFP4_ABI_GRP_LDC 20u        /* u32: row stride of C in elements */
 #define NVFP4_ABI_GRP_C_PTR 24u      /* u64: device address of C (fp16) */
+#define NVFP4_ABI_GRP_TILE_N 32u     /* u32: N of this group's MMAs (the N role's tile rows) */
+#define NVFP4_ABI_GRP_RESERVED 36u   /* 28 bytes, 0 */
 
-/* Tensor maps of one group (byte offsets within the group's 512-byte slot). */
+/* Tensor maps of one group (byte offsets within the group's 640-byte slot). */
 #define NVFP4_ABI_TMAP_A 0u
 #define NVFP4_ABI_TMAP_B 128u
 #define NVFP4_ABI_TMAP_SFA 256u
 #define NVFP4_ABI_TMAP_SFB 384u
+#define NVFP4_ABI_TMAP_C 512u
 
+/* Does a G-group table fit in the parameter block? */
+static inline int nvfp4_abi_table_inline(uint32_t num_groups) {
+  return num_groups <= NVFP4_ABI_MAX_INLINE_GROUPS;
+}
+/* Offsets inside the group table (from the table's start). */
 static inline uint32_t nvfp4_abi_tmaps_offset(uint32_t group) {
-  return NVFP4_ABI_HEADER_BYTES + NVFP4_ABI_GROUP_TMAPS_BYTES * group;
+  return NVFP4_ABI_GROUP_TMAPS_BYTES * group;
 }
 static inline uint32_t nvfp4_abi_record_offset(uint32_t num_groups, uint32_t group) {
-  return NVFP4_ABI_HEADER_BYTES + NVFP4_ABI_GROUP_TMAPS_BYTES * num_groups +
-         NVFP4_ABI_GROUP_RECORD_BYTES * group;
+  return NVFP4_ABI_GROUP_TMAPS_BYTES * num_groups + NVFP4_ABI_GROUP_RECORD_BYTES * group;
 }
+static inline uint32_t nvfp4_abi_table_bytes(uint32_t num_groups) {
+  return NVFP4_ABI_GROUP_BYTES * num_groups;
+}
+/* Bytes of the parameter block: header + inline table, or the header alone. */
 static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
   return NVFP4_ABI_HEADER_BYTES +
-         (NVFP4_ABI_GROUP_TMAPS_BYTES + NVFP4_ABI_GROUP_RECORD_BYTES) * num_groups;
+         (nvfp4_abi_table_inline(num_groups) ? nvfp4_abi_table_bytes(num_groups) : 0u);
 }
 
-/* Tensor-map contract (what the runtime encodes, what the kernel's TMA boxes assume):
+/* Tensor-map contract (what the runtime encodes, what the kernel's TMA boxes assume). The
+ * box rows of A, B, SFA and SFB depend on the role each tensor plays in the variant
+ * (metadata: orientation, m_box_rows, n_box_rows, sfm_atoms, sfn_atoms):
  *   A, B   native:    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, dims {K, rows}, stride K/2 B,
- *                     box {256, tile rows}, SWIZZLE_128B, OOB fill zero; x coord in elements.
- *          emulation: CU_TENSOR_MAP_DATA_TYPE_UINT8 over the same bytes, dims {K/2, rows},
- *                     box {128, tile rows}, SWIZZLE_128B; x coord in bytes (= K / 2).
+ *                     box {256, box rows}, SWIZZLE_128B, OOB fill zero; x in elements.
+ *          sm_90 (emulation, proxy): CU_TENSOR_MAP_DATA_TYPE_UINT8 over the same bytes,
+ *                     dims {K/2, rows}, box {128, box rows}, SWIZZLE_128B; x in bytes.
+ *          box rows: M role m_box_rows; N role n_box_rows, or for a variant whose N is
+ *          sized per group (flag NVFP4_META_VFLAG_DYNAMIC_N) the group's tile_n divided
+ *          by the CTA group size.
  *   SFA, SFB:         CU_TENSOR_MAP_DATA_TYPE_INT64 over the blocked scale tensor,
  *                     dims {ceil(K/64) * 64, ceil(rows/128)} (64 int64 = one 512-B atom),
- *                     box {256, sf_box_rows} (4 atoms = one 256-K stage), no swizzle.
- *                     sf_box_rows is 1 for SFA and NVFP4_META sfb_atoms for SFB.
+ *                     box {256, atoms} (4 atoms = one 256-K stage), no swizzle; atoms is
+ *                     sfm_atoms for the M role's tensor and sfn_atoms for the N role's.
+ *   C (TMA-store variants only; zero slot otherwise): CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+ *                     dims {N & ~7, M}, stride ldc * 2 B, box {64, store_box_rows},
+ *                     SWIZZLE_128B. A TMA store writes whole 16-byte chunks of a row
+ *                     (observed on sm_90: N = 223 also wrote column 223 of the padding),
+ *                     so the map stops at the last whole chunk and the kernel stores the
+ *                     last N mod 8 columns itself; no map (zero slot) when N < 8.
  */
 
-/* ---- metadata record -------------------------------------------------------------- */
+/* ---- metadata table ----------------------------------------------------------------- */
 
-/* Name of the global symbol (in the cubin) holding one nvfp4_kernel_metadata record. */
+/* Name of the global symbol (in the cubin) holding variant_count consecutive 256-byte
+ * nvfp4_kernel_metadata records, one per kernel of the family. */
 #define NVFP4_METADATA_SYMBOL "nvfp4_kernel_metadata"
 #define NVFP4_METADATA_MAGIC 0x3446564Eu   /* "NVF4" little-endian */
 #define NVFP4_METADATA_BYTES 256u
+#define NVFP4_METADATA_MAX_VARIANTS 16u
 
 /* Flags */
 #define NVFP4_META_FLAG_EMULATION 0x1u     /* tcgen05 emulated (sm_90a); needs workspace */
+
+/* Variant flags (NVFP4_META_VARIANT_FLAGS). */
+#define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */
+
+/* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
+ * numbering as KernelConfig.h's enums. */
+#define NVFP4_META_ORIENTATION_AB 0u
+#define NVFP4_META_ORIENTATION_SWAP_AB 1u
+#define NVFP4_META_EPILOGUE_DIRECT_STORE 0u
+#define NVFP4_META_EPILOGUE_TMA_STORE 1u
 
 /* Record layout: little-endian u32 fields at these byte offsets, then two strings. */
 #define NVFP4_META_MAGIC 0u
@@ -107,8 +154,8 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_CLUSTER_Y 36u
 #define NVFP4_META_CLUSTER_Z 40u
 #define NVFP4_META_DYN_SMEM_BYTES 44u
-#define NVFP4_META_TILE_M 48u
-#define NVFP4_META_TILE_N 52u
+#define NVFP4_META_TILE_M 48u              /* M-role rows of one tile (mma M: 128 or 256) */
+#define NVFP4_META_TILE_N 52u              /* N of the MMA (DYNAMIC_N: the largest) */
 #define NVFP4_META_TILE_K 56u
 #define NVFP4_META_STAGES 60u
 #define NVFP4_META_MAX_GROUPS 64u          /* compiled group count G */
@@ -117,11 +164,23 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_ACC_BUFFERS 76u
 #define NVFP4_META_WORKSPACE_PER_CTA 80u   /* bytes of workspace per CTA (0 if none) */
 #define NVFP4_META_K_GRANULE 84u           /* K must be a multiple of this (64) */
-#define NVFP4_META_SFB_ATOMS 88u           /* 128-row SFB atoms per stage row (1 or 2) */
+#define NVFP4_META_SFN_ATOMS 88u           /* N-role SF atom rows per box (1 or 2) */
+#define NVFP4_META_VARIANT_INDEX 92u       /* this record's index in the table */
 #define NVFP4_META_KERNEL_NAME 96u         /* char[64], NUL-terminated */
 #define NVFP4_META_KERNEL_NAME_BYTES 64u
 #define NVFP4_META_TARGET 160u             /* char[16], e.g. "sm_100a" */
 #define NVFP4_META_TARGET_BYTES 16u
+#define NVFP4_META_VARIANT_COUNT 176u      /* records in the table (same in every record) */
+#define NVFP4_META_ORIENTATION 180u
+#define NVFP4_META_CTA_GROUP 184u          /* 1 or 2 */
+#define NVFP4_META_EPILOGUE 188u
+#define NVFP4_META_VARIANT_FLAGS 192u
+#define NVFP4_META_M_BOX_ROWS 196u         /* rows of the M-role box (per CTA) */
+#define NVFP4_META_N_BOX_ROWS 200u         /* rows of the N-role box (per CTA; the largest) */
+#define NVFP4_META_SFM_ATOMS 204u          /* M-role SF atom rows per box (1) */
+#define NVFP4_META_STORE_BOX_ROWS 208u     /* rows of the C store box (TMA store) */
+#define NVFP4_META_N_ALIGN 212u            /* per-group tile_n granule when a group has
+                                              more than one N tile (DYNAMIC_N) */
 
 /* Every u32 field of the record as X(struct member, NVFP4_META_ offset suffix), so that
  * encoders and decoders list the fields once. */
@@ -133,7 +192,12 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
   X(dyn_smem_bytes, DYN_SMEM_BYTES) X(tile_m, TILE_M) X(tile_n, TILE_N)                  \
   X(tile_k, TILE_K) X(stages, STAGES) X(max_groups, MAX_GROUPS)                          \
   X(param_bytes, PARAM_BYTES) X(tmem_cols, TMEM_COLS) X(acc_buffers, ACC_BUFFERS)        \
-  X(workspace_per_cta, WORKSPACE_PER_CTA) X(k_granule, K_GRANULE) X(sfb_atoms, SFB_ATOMS)
+  X(workspace_per_cta, WORKSPACE_PER_CTA) X(k_granule, K_GRANULE)                        \
+  X(sfn_atoms, SFN_ATOMS) X(variant_index, VARIANT_INDEX)                                \
+  X(variant_count, VARIANT_COUNT) X(orientation, ORIENTATION) X(cta_group, CTA_GROUP)    \
+  X(epilogue, EPILOGUE) X(variant_flags, VARIANT_FLAGS) X(m_box_rows, M_BOX_ROWS)        \
+  X(n_box_rows, N_BOX_ROWS) X(sfm_atoms, SFM_ATOMS) X(store_box_rows, STORE_BOX_ROWS)    \
+  X(n_align, N_ALIGN)
 
 /* A decoded metadata record (host side convenience; the bytes above are the contract). */
 typedef struct nvfp4_kernel_metadata {
@@ -142,7 +206,9 @@ typedef struct nvfp4_kernel_metadata {
   uint32_t dyn_smem_bytes;
   uint32_t tile_m, tile_n, tile_k, stages;
   uint32_t max_groups, param_bytes, tmem_cols, acc_buffers;
-  uint32_t workspace_per_cta, k_granule, sfb_atoms;
+  uint32_t workspace_per_cta, k_granule, sfn_atoms;
+  uint32_t variant_index, variant_count, orientation, cta_group, epilogue, variant_flags;
+  uint32_t m_box_rows, n_box_rows, sfm_atoms, store_box_rows, n_align;
   char kernel_name[NVFP4_META_KERNEL_NAME_BYTES];
   char target[NVFP4_META_TARGET_BYTES];
 } nvfp4_kernel_metadata;

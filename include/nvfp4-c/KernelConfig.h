@@ -1,7 +1,17 @@
-/* KernelConfig.h — the static configuration of one generated grouped-matmul kernel: tile
- * shape, pipeline depth, shared-memory map, Tensor Memory column map, thread roles and
- * the metadata record. Pure C (no MLIR); the lowering builds the kernel from it and the
- * emulation pass and tests read it back. docs/kernel-sm100a.md describes the same maps.
+/* KernelConfig.h — the static plan of one generated grouped-matmul kernel variant: which
+ * tensor feeds which side of the MMA (the operand-role table), tile shape, pipeline depth,
+ * and the resources a planner hands out — shared-memory regions, mbarrier arrays, Tensor
+ * Memory columns — plus the metadata record the runtime reads. Pure C (no MLIR): the
+ * lowering builds the kernel from it, the verifier asks it whether a configuration can be
+ * built, the emulation/proxy passes and the tests read it back. docs/kernel-sm100a.md
+ * describes the same maps.
+ *
+ * Vocabulary. The MMA computes D[i, j] = sum_k X[i, k] * Y[j, k] with i on the MMA's M side
+ * (TMEM lanes) and j on its N side (TMEM columns). The operand-role table says which of the
+ * op's tensors plays X (the "M role") and which plays Y (the "N role"):
+ *   AB       X = A (tokens, M x K), Y = B (weights, N x K): D = C tile, lane = row of C;
+ *   SWAP_AB  X = B, Y = A: D = C tile transposed, lane = column of C. The N role (tokens)
+ *            is sized per group at run time (a multiple of 8 up to tileN).
  */
 #ifndef NVFP4_C_KERNELCONFIG_H
 #define NVFP4_C_KERNELCONFIG_H
@@ -14,15 +24,18 @@
 extern "C" {
 #endif
 
-#define MLIR_NVFP4_TILE_M 128u
+#define MLIR_NVFP4_TILE_M 128u          /* MMA M rows held by one CTA */
 #define MLIR_NVFP4_TILE_K 256u          /* K per pipeline stage */
 #define MLIR_NVFP4_MMA_K 64u            /* K per tcgen05.mma (FP4, block16) */
 #define MLIR_NVFP4_K_GRANULE 64u        /* K must be a multiple of this */
+#define MLIR_NVFP4_SF_ATOM_ROWS 128u    /* rows of one scale-factor atom */
 #define MLIR_NVFP4_SF_ATOM_BYTES 512u   /* 128 rows x 4 scale columns (64 K) */
 #define MLIR_NVFP4_MAX_DYN_SMEM 232448u /* per-block opt-in limit on sm_90 / sm_100 */
 #define MLIR_NVFP4_TMEM_COLUMNS 512u
 #define MLIR_NVFP4_MAX_STAGES 8u
 #define MLIR_NVFP4_DEFAULT_TILE_N 128u
+#define MLIR_NVFP4_N_STEP 8u            /* MMA N granule (cta_group::1, block-scaled) */
+#define MLIR_NVFP4_STORE_COLS 64u       /* C columns per TMA-store box (128 B of fp16) */
 
 /* Warp roles (6 warps, 192 threads). */
 #define MLIR_NVFP4_NUM_EPILOGUE_WARPS 4u
@@ -30,45 +43,168 @@ extern "C" {
 #define MLIR_NVFP4_MMA_WARP 5u
 #define MLIR_NVFP4_NUM_THREADS 192u
 
-typedef struct MlirNvfp4KernelConfig {
-  uint32_t numGroups;     /* compiled group count G */
-  uint32_t tileM, tileN, tileK;
-  uint32_t stages;        /* shared-memory pipeline depth */
-  uint32_t accBuffers;    /* TMEM accumulator buffers (2 unless tileN = 256) */
-  uint32_t sfSlots;       /* scale-factor TMEM slots (one per stage when they fit) */
-  bool sfRing;            /* sfSlots < stages: slot reuse waits on sfFree barriers */
-  uint32_t sfbAtoms;      /* 128-row SFB atoms per K block: 1 (N <= 128) or 2 */
+/* Which tensor feeds the MMA's M side (see the vocabulary above). */
+typedef enum MlirNvfp4Orientation {
+  MLIR_NVFP4_ORIENTATION_AB = 0,
+  MLIR_NVFP4_ORIENTATION_SWAP_AB = 1
+} MlirNvfp4Orientation;
 
-  /* Shared memory: dynamic, base rounded up to 1024 B at run time. Offsets from it. */
-  uint32_t aBytes, bBytes, sfaBytes, sfbBytes; /* per stage */
-  uint32_t stageBytes;                         /* multiple of 1024 */
-  uint32_t aOffset, bOffset, sfaOffset, sfbOffset; /* within a stage */
-  uint32_t barrierOffset;  /* full[S], empty[S], accFull[A], accEmpty[A], sfFree[P] (8 B) */
-  uint32_t numBarriers;
+/* How the accumulator reaches C. */
+typedef enum MlirNvfp4EpilogueKind {
+  MLIR_NVFP4_EPILOGUE_DIRECT_STORE = 0, /* registers -> predicated global stores (AB only) */
+  MLIR_NVFP4_EPILOGUE_TMA_STORE = 1     /* registers -> swizzled smem -> TMA tensor store */
+} MlirNvfp4EpilogueKind;
+
+/* The op's tensors (index into the per-group tensor-map slots, KernelABI.h). */
+typedef enum MlirNvfp4Tensor {
+  MLIR_NVFP4_TENSOR_A = 0,
+  MLIR_NVFP4_TENSOR_B = 1,
+  MLIR_NVFP4_TENSOR_SFA = 2,
+  MLIR_NVFP4_TENSOR_SFB = 3,
+  MLIR_NVFP4_TENSOR_C = 4
+} MlirNvfp4Tensor;
+
+/* What a caller asks for. */
+typedef struct MlirNvfp4VariantSpec {
+  MlirNvfp4Orientation orientation;
+  uint32_t ctaGroup;               /* 1, or 2: a CTA pair (1x2 cluster) shares one MMA */
+  uint32_t tileN;                  /* AB: N of every tile; SWAP_AB: the largest per-group N */
+  MlirNvfp4EpilogueKind epilogue;
+  uint32_t stages;                 /* 0: as many as shared memory allows */
+} MlirNvfp4VariantSpec;
+
+/* One operand role: the tensor that plays it and its scale factors. */
+typedef struct MlirNvfp4OperandRole {
+  MlirNvfp4Tensor data, scales;
+  uint32_t rowsPerCta;   /* rows of this role one CTA loads per stage (N role: the maximum) */
+  uint32_t sfAtoms;      /* 128-row scale-factor atoms per K block this CTA copies */
+  bool dynamicRows;      /* rows chosen per group at run time (SWAP_AB N role) */
+} MlirNvfp4OperandRole;
+
+/* ---- the planner's resources ---------------------------------------------------------- */
+
+#define MLIR_NVFP4_PLAN_MAX_REGIONS 16
+#define MLIR_NVFP4_PLAN_MAX_BARRIERS 8
+
+typedef struct MlirNvfp4SmemRegion {
+  const char *name;      /* static string */
+  uint32_t offset;       /* from the 1024-B aligned dynamic shared-memory base */
+  uint32_t bytes;        /* total (all copies) */
+  uint32_t copies;       /* ring depth (stages), or 1 */
+  uint32_t stride;       /* bytes between copies */
+} MlirNvfp4SmemRegion;
+
+typedef struct MlirNvfp4BarrierArray {
+  const char *name;
+  uint32_t first;        /* index of the first mbarrier (8 B each from barrierOffset) */
+  uint32_t count;
+  uint32_t arrivals;     /* expected arrivals per phase (mbarrier.init count) */
+} MlirNvfp4BarrierArray;
+
+typedef struct MlirNvfp4TmemRegion {
+  const char *name;
+  uint32_t column, columns; /* total (all copies) */
+  uint32_t copies, stride;
+} MlirNvfp4TmemRegion;
+
+typedef struct MlirNvfp4KernelConfig {
+  MlirNvfp4VariantSpec spec;
+  uint32_t numGroups;     /* compiled group count G */
+  uint32_t tileM;         /* MMA M rows per CTA (128) */
+  uint32_t mmaM;          /* M of the instruction: 128, or 256 for a CTA pair */
+  uint32_t tileN;         /* N of the instruction (SWAP_AB: the largest) */
+  uint32_t tileK;
+  MlirNvfp4OperandRole roleM, roleN;
+
+  uint32_t stages;        /* shared-memory pipeline depth */
+  uint32_t accBuffers;    /* TMEM accumulator buffers */
+  uint32_t sfSlots;       /* scale-factor TMEM slots */
+  bool sfRing;            /* sfSlots < stages: slot reuse waits on sfFree barriers */
+
+  /* Shared memory (offsets from the 1024-B aligned base). A stage holds the M-role tile,
+   * the N-role tile, then their scale-factor atoms; stageBytes is a multiple of 1024. */
+  uint32_t mBytes, nBytes, sfmBytes, sfnBytes;   /* per stage (N role: at the maximum) */
+  uint32_t mOffset, nOffset, sfmOffset, sfnOffset; /* within a stage */
+  uint32_t stageBytes;
+  uint32_t stagingOffset, stagingBytes, stagingBuffers; /* TMA-store staging (or 0) */
+  uint32_t stagingRows, stagingBoxes;           /* rows per buffer, 64-column boxes per row */
+  uint32_t barrierOffset, numBarriers;
   uint32_t tmemSlotOffset; /* u32 written by tcgen05.alloc */
   uint32_t dynSmemBytes;   /* including 1024 B of alignment slack */
-  uint32_t txBytesPerStage;
+  uint32_t txBytesFixed;   /* expect_tx bytes per stage that do not depend on the group */
+
+  /* mbarrier arrays (indices into the barrier area). A CTA pair keeps the same layout in
+   * both CTAs; peerFull (the leader's: the peer's stage s has landed) only exists for
+   * ctaGroup 2, and the leader's accEmpty counts both CTAs' epilogue threads. */
+  MlirNvfp4BarrierArray full, peerFull, empty, accFull, accEmpty, sfFree;
 
   /* Tensor Memory columns (lane 0 based). */
   uint32_t tmemCols;       /* allocated: power of two >= 32 */
-  uint32_t sfCol0;         /* first scale-factor column (accumulator b: b * tileN) */
-  uint32_t sfColsPerStage; /* per slot: SFA (16) + SFB (16 * sfbAtoms) */
-  uint32_t sfaColsPerStage;
+  uint32_t accCol0;        /* accumulator b at accCol0 + b * tileN */
+  uint32_t sfCol0;         /* first scale-factor slot */
+  uint32_t sfColsPerSlot;  /* M-role SF then N-role SF */
+  uint32_t sfmColsPerSlot;
 
   uint32_t paramBytes;     /* nvfp4_abi_param_bytes(G) */
+
+  /* The planner's tables (for printing, tests and the docs). */
+  MlirNvfp4SmemRegion smem[MLIR_NVFP4_PLAN_MAX_REGIONS];
+  uint32_t numSmemRegions;
+  MlirNvfp4BarrierArray barriers[MLIR_NVFP4_PLAN_MAX_BARRIERS]; /* copies of the arrays */
+  uint32_t numBarrierArrays;
+  MlirNvfp4TmemRegion tmem[MLIR_NVFP4_PLAN_MAX_REGIONS];
+  uint32_t numTmemRegions;
 } MlirNvfp4KernelConfig;
 
-/* Fills `cfg` for G groups, N tile (64/128/192/256) and a requested stage count (0: as many
- * as shared memory and Tensor Memory allow). Returns false with a message when the
- * combination cannot be built. */
-bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, uint32_t tileN,
-                               uint32_t stages, char *msg, size_t msgSize);
+/* The default spec of an op with tile_n = N and stages = S (the v1 shape): AB, 1 CTA,
+ * TMA-store epilogue. */
+MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages);
 
-/* Writes the 256-byte metadata record (KernelABI.h) for this configuration. */
+/* Plans a variant for G groups. Returns false with a message when it cannot be built. */
+bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                                      MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
+
+/* Short name of a variant ("ab_n128", "swap_n256", "ab2_n256", ...), for kernel names and
+ * tools. Writes at most size bytes (NUL-terminated). */
+void mlirNvfp4VariantName(MlirNvfp4VariantSpec spec, char *out, size_t size);
+
+/* Parses a variant name as written by mlirNvfp4VariantName: "ab" | "swap", an optional
+ * "2" (CTA pair), "_n" tileN, an optional "_st" (direct-store epilogue). Stages are not
+ * part of the name (spec.stages is set to `stages`). False on anything else. */
+bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
+                               MlirNvfp4VariantSpec *out);
+
+/* ---- a kernel family: the variants one op compiles to (one cubin) ------------------- */
+
+#define MLIR_NVFP4_MAX_VARIANTS 16u
+
+typedef struct MlirNvfp4KernelFamily {
+  uint32_t count;
+  MlirNvfp4KernelConfig variants[MLIR_NVFP4_MAX_VARIANTS];
+} MlirNvfp4KernelFamily;
+
+/* The family an op gets without a `variants` attribute: AB with the op's tile_n, and
+ * swap-AB with N up to 128 and up to 256 (docs/kernel-sm100a.md says why). Returns the
+ * number of specs written to out (at most max). */
+uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
+                                     uint32_t max);
+
+/* Plans every variant; false with a message naming the variant that cannot be built or
+ * the duplicate. The family may be large (16 plans): allocate it on the heap. */
+bool mlirNvfp4KernelFamilyInit(MlirNvfp4KernelFamily *family, uint32_t numGroups,
+                               const MlirNvfp4VariantSpec *specs, uint32_t count, char *msg,
+                               size_t msgSize);
+
+/* Writes a human-readable table of the plan (regions, barriers, TMEM) to `out`. */
+void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file);
+
+/* Writes the 256-byte metadata record (KernelABI.h) of this variant: `variantIndex` of
+ * `variantCount` kernels in the cubin. */
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
                                          const char *kernelName, const char *target,
                                          uint32_t targetSm, uint32_t flags,
-                                         uint32_t workspacePerCta, unsigned char *record);
+                                         uint32_t workspacePerCta, uint32_t variantIndex,
+                                         uint32_t variantCount, unsigned char *record);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments]> {
   let summary = "grouped block-scaled NVFP4 matmul: C_g = (A_g * SFA_g) (B_g * SFB_g)^T";
   let description = [{
-    For each group g (G >= 1 groups, at most 60):
+    For each group g (G >= 1 groups, at most 1024):
 
         C_g[m, n] = f16( sum_k A_g[m,k] SFA_g[m,k/16] * B_g[n,k] SFB_g[n,k/16] )
 
@@ -29,11 +29,19 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
 
     Attributes:
     - `target` (required): `"sm_100a"` (`"sm_90a"` is reserved and rejected for now).
-    - `tile_n` (optional, default 128): N tile width, one of 64, 128, 192, 256.
-    - `stages` (optional, 1..8): pipeline depth; when absent the lowering picks the
-      largest that fits in shared memory.
-    - `kernel_name` (optional): name of the generated kernel, a C identifier of at most
-      63 characters.
+    - `tile_n` (optional, default 128): N tile width of the default family's AB
+      variant, one of 64, 128, 192, 256.
+    - `stages` (optional, 2..8): pipeline depth of every variant; when absent each
+      variant gets the largest that fits in shared memory.
+    - `kernel_name` (optional): base name of the generated kernels, a C identifier of
+      at most 47 characters; each variant's kernel is `<kernel_name>_<variant>`.
+    - `variants` (optional): the kernel family to compile into one cubin, by name:
+      `ab_n<N>` (the M side of the MMA is A's rows, N tile of B rows N),
+      `swap_n<N>` (swap-AB: B's rows on the MMA's M side, A's rows on N, sized per
+      group up to N), with N in 64, 128, 192, 256, a `2` after the orientation for a
+      CTA pair (`ab2_n256`, `swap2_n256`), and `_st` for the direct-store epilogue of
+      an AB variant. Default: `ab_n<tile_n>`, `swap_n128`, `swap_n256`. The runtime
+      picks one per launch (docs/kernel-sm100a.md).
 
     Example:
 
@@ -55,7 +63,8 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     StrAttr:$target,
     OptionalAttr<I64Attr>:$tile_n,
     OptionalAttr<I64Attr>:$stages,
-    OptionalAttr<StrAttr>:$kernel_name
+    OptionalAttr<StrAttr>:$kernel_name,
+    OptionalAttr<StrArrayAttr>:$variants
   );
   let results = (outs);
 

@@ -55,6 +55,12 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_emu_tcgen05_wait_st()",
     "llvm.func @nvfp4_emu_tcgen05_fence_before_thread_sync()",
     "llvm.func @nvfp4_emu_tcgen05_fence_after_thread_sync()",
+    "llvm.func @nvfp4_emu_tcgen05_alloc_cg2(!llvm.ptr<3>, i32, i64)",
+    "llvm.func @nvfp4_emu_tcgen05_dealloc_cg2(i32, i32)",
+    "llvm.func @nvfp4_emu_tcgen05_relinquish_alloc_permit_cg2()",
+    "llvm.func @nvfp4_emu_tcgen05_cp_32x128b_warpx4_cg2(i32, i64)",
+    "llvm.func @nvfp4_emu_tcgen05_mma_mxf4nvf4_block16_cg2(i32, i64, i64, i32, i32, i32, i32)",
+    "llvm.func @nvfp4_emu_tcgen05_commit_cg2(!llvm.ptr<3>, i32)",
 };
 
 #define MAX_REWRITES 4096
@@ -112,41 +118,53 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params) {
     }
     return NULL; /* the op stays */
   }
+  /* cta_group::2 forms (a CTA pair) call the _cg2 entry points. */
+  const bool cg2 = attrIs(b, op, "group", "#nvvm.cta_group<cta_2>") ||
+                   attrIs(b, op, "ctaGroup", "#nvvm.cta_group<cta_2>");
   if (!strcmp(name, "nvvm.tcgen05.alloc")) {
     KbValue dst = o[0];
     if (!mlirTypeEqual(mlirValueGetType(dst), b->ptrShared))
       dst = kbAddrSpaceCast(b, dst, b->ptrShared);
     KbValue ws = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_WORKSPACE), 8);
     KbValue args[3] = {dst, o[1], ws};
-    kbCall(b, "nvfp4_emu_tcgen05_alloc", none, 3, args);
+    kbCall(b, cg2 ? "nvfp4_emu_tcgen05_alloc_cg2" : "nvfp4_emu_tcgen05_alloc", none, 3, args);
   } else if (!strcmp(name, "nvvm.tcgen05.dealloc")) {
     KbValue args[2] = {tmemAddr(b, o[0]), o[1]};
-    kbCall(b, "nvfp4_emu_tcgen05_dealloc", none, 2, args);
+    kbCall(b, cg2 ? "nvfp4_emu_tcgen05_dealloc_cg2" : "nvfp4_emu_tcgen05_dealloc", none, 2, args);
   } else if (!strcmp(name, "nvvm.tcgen05.relinquish_alloc_permit")) {
-    kbCall(b, "nvfp4_emu_tcgen05_relinquish_alloc_permit", none, 0, NULL);
+    kbCall(b, cg2 ? "nvfp4_emu_tcgen05_relinquish_alloc_permit_cg2"
+                  : "nvfp4_emu_tcgen05_relinquish_alloc_permit", none, 0, NULL);
   } else if (!strcmp(name, "nvvm.tcgen05.cp")) {
     if (!attrIs(b, op, "shape", "#nvvm.tcgen05_cp_shape<shape_32x128b>") ||
         !attrIs(b, op, "multicast", "#nvvm.tcgen05_cp_multicast<warpx4>") ||
         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("srcFormat"))))
       return "only tcgen05.cp .32x128b.warpx4 without decompression is emulated";
     KbValue args[2] = {tmemAddr(b, o[0]), o[1]};
-    kbCall(b, "nvfp4_emu_tcgen05_cp_32x128b_warpx4", none, 2, args);
+    kbCall(b, cg2 ? "nvfp4_emu_tcgen05_cp_32x128b_warpx4_cg2" : "nvfp4_emu_tcgen05_cp_32x128b_warpx4",
+           none, 2, args);
   } else if (!strcmp(name, "nvvm.tcgen05.mma.block_scale")) {
     if (!attrIs(b, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
-        !attrIs(b, op, "ctaGroup", "#nvvm.cta_group<cta_1>") ||
+        !(cg2 || attrIs(b, op, "ctaGroup", "#nvvm.cta_group<cta_1>")) ||
         !attrIs(b, op, "blockScale", "#nvvm.tcgen05_mma_block_scale<block16>"))
-      return "only tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 is emulated";
+      return "only tcgen05.mma.cta_group::{1,2}.kind::mxf4nvf4.block_scale.block16 is emulated";
     if (!mlirTypeEqual(mlirValueGetType(o[1]), b->i64))
       return "tcgen05.mma with A in Tensor Memory is not emulated";
     KbValue args[7] = {tmemAddr(b, o[0]), o[1], o[2], o[3], kbZExt(b, o[4], b->i32),
                        tmemAddr(b, o[5]), tmemAddr(b, o[6])};
-    kbCall(b, "nvfp4_emu_tcgen05_mma_mxf4nvf4_block16", none, 7, args);
+    kbCall(b, cg2 ? "nvfp4_emu_tcgen05_mma_mxf4nvf4_block16_cg2"
+                  : "nvfp4_emu_tcgen05_mma_mxf4nvf4_block16", none, 7, args);
   } else if (!strcmp(name, "nvvm.tcgen05.commit")) {
-    if (nOps != 1) return "tcgen05.commit with a multicast mask is not emulated";
+    if (nOps != 1 && !cg2) return "tcgen05.commit.cta_group::1 with a multicast mask is not emulated";
     KbValue bar = o[0];
     if (!mlirTypeEqual(mlirValueGetType(bar), b->ptrShared))
       bar = kbAddrSpaceCast(b, bar, b->ptrShared);
-    kbCall(b, "nvfp4_emu_tcgen05_commit", none, 1, &bar);
+    if (cg2) {
+      /* .multicast::cluster mask (0: the issuing CTA's own barrier) */
+      KbValue args[2] = {bar, nOps > 1 ? kbZExt(b, o[1], b->i32) : kbI32(b, 0)};
+      kbCall(b, "nvfp4_emu_tcgen05_commit_cg2", none, 2, args);
+    } else {
+      kbCall(b, "nvfp4_emu_tcgen05_commit", none, 1, &bar);
+    }
   } else if (!strcmp(name, "nvvm.tcgen05.ld")) {
     if (!attrIs(b, op, "shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>") || nOps != 1 ||
         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("pack"))))
@@ -172,24 +190,27 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params) {
   return NULL;
 }
 
-/* Patches the metadata record global for the emulation target. */
+/* Patches every record of the metadata table for the emulation target. */
 static void patchMetadata(MlirOperation gpuModule) {
   MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
   if (mlirOperationIsNull(g)) return;
   MlirAttribute v = mlirOperationGetAttributeByName(g, str("value"));
-  if (mlirAttributeIsNull(v) || mlirElementsAttrGetNumElements(v) != NVFP4_METADATA_BYTES) return;
-  int8_t bytes[NVFP4_METADATA_BYTES];
-  for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)
-    bytes[i] = mlirDenseElementsAttrGetInt8Value(v, i);
-  unsigned char *rec = (unsigned char *)bytes;
-  nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
-  nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
-                       nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | NVFP4_META_FLAG_EMULATION);
-  nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, NVFP4_EMU_TMEM_BYTES_PER_CTA);
-  memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
-  memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);
-  MlirAttribute nv = mlirDenseElementsAttrInt8Get(mlirAttributeGetType(v), NVFP4_METADATA_BYTES,
-                                                  bytes);
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) return;
+  int64_t n = mlirElementsAttrGetNumElements(v);
+  if (n <= 0 || n % NVFP4_METADATA_BYTES || n > NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS)
+    return;
+  int8_t bytes[NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS];
+  for (int64_t i = 0; i < n; ++i) bytes[i] = mlirDenseElementsAttrGetInt8Value(v, i);
+  for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r) {
+    unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
+    nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
+    nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
+                         nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | NVFP4_META_FLAG_EMULATION);
+    nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, NVFP4_EMU_TMEM_BYTES_PER_CTA);
+    memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
+    memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);
+  }
+  MlirAttribute nv = mlirDenseElementsAttrInt8Get(mlirAttributeGetType(v), n, bytes);
   mlirOperationSetAttributeByName(g, str("value"), nv);
 }
 

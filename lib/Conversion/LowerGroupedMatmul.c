@@ -1,31 +1,37 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
- * Each nvfp4.grouped_matmul becomes a gpu.module (target sm_100a, +ptx88) holding
- *   - the kernel llvm.func (one by-value nvvm.grid_constant parameter block, KernelABI.h),
- *   - the metadata record global `nvfp4_kernel_metadata` (read by the runtime),
+ * Each nvfp4.grouped_matmul becomes a gpu.module (target sm_100a, +ptx88) holding its
+ * kernel family (KernelConfig.h: one kernel per variant, all sharing the parameter-block
+ * ABI of KernelABI.h):
+ *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
+ *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
+ *   - the metadata table `nvfp4_kernel_metadata`, one 256-byte record per variant,
  *   - the external dynamic shared-memory array.
- * The op itself is erased: the host side of the computation is libnvfp4rt, which packs the
- * parameter block and launches the cubin. The enclosing function is tagged with
- * `nvfp4.kernel = @<module>::@<kernel>` so the provenance stays visible.
+ * The op itself is erased: the host side of the computation is libnvfp4rt, which picks a
+ * variant, packs the parameter block and launches the cubin. The enclosing function is
+ * tagged with `nvfp4.kernel = @<module>` so the provenance stays visible.
  *
  *   func.func @f(...) { nvfp4.grouped_matmul a(...) b(...) ... {target = "sm_100a"} }
  * becomes
- *   func.func @f(...) attributes {nvfp4.kernel = @k_module::@k} { }
+ *   func.func @f(...) attributes {nvfp4.kernel = @k_module} { }
  *   gpu.module @k_module [#nvvm.target<chip = "sm_100a", features = "+ptx88", O = 3>] {
  *     llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<...>) ...
- *     llvm.func @k(%params: !llvm.ptr {llvm.byval = ..., nvvm.grid_constant}) ... }
+ *     llvm.func @k_ab_n128(%params: !llvm.ptr {llvm.byval = ..., nvvm.grid_constant}) ...
+ *     llvm.func @k_swap_n128(...) ...  }
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "GroupedMatmulKernel.h"
 #include "LoweringCommon.h"
+#include "Sm100/Sm100Kernel.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Dialect/LLVM.h"
 #include "mlir-c/Dialect/NVVM.h"
 #include "mlir-c/Pass.h"
+#include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/Passes.h"
 
@@ -43,12 +49,6 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-static int64_t intAttr(MlirOperation op, const char *name, int64_t dflt) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return dflt;
-  return mlirIntegerAttrGetValueInt(a);
-}
-
 static bool strAttr(MlirOperation op, const char *name, char *out, size_t size) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
   if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a)) return false;
@@ -57,11 +57,80 @@ static bool strAttr(MlirOperation op, const char *name, char *out, size_t size) 
   return true;
 }
 
+/* Appends `text` to a growing buffer; false when out of memory. */
+typedef struct Text { char *data; size_t len, cap; } Text;
+static bool textf(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool textf(Text *t, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return false;
+    if (t->data && t->len + (size_t)n < t->cap) {
+      t->len += (size_t)n;
+      return true;
+    }
+    size_t cap = (t->cap ? t->cap * 2 : 16384) + (size_t)n;
+    char *d = realloc(t->data, cap);
+    if (!d) return false;
+    t->data = d;
+    t->cap = cap;
+  }
+}
+
+/* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
+ * signature per variant (bodies are built afterwards). */
+static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
+                      char names[][NVFP4_META_KERNEL_NAME_BYTES]) {
+  Text t = {0};
+  uint32_t v = family->count;
+  bool ok = textf(&t,
+                  "gpu.module @%s_module [#nvvm.target<chip = \"sm_100a\", features = \"+ptx88\", "
+                  "O = 3>] {\n  llvm.mlir.global external constant @%s(dense<[",
+                  base, NVFP4_METADATA_SYMBOL);
+  for (uint32_t i = 0; ok && i < v; ++i) {
+    unsigned char meta[NVFP4_METADATA_BYTES];
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100, 0, 0, i,
+                                        v, meta);
+    for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
+      ok = textf(&t, "%s%d", i || j ? ", " : "", (int)(signed char)meta[j]);
+  }
+  ok = ok && textf(&t,
+                   "]> : tensor<%ux i8>) {addr_space = 1 : i32, alignment = 8 : i64} : "
+                   "!llvm.array<%u x i8>\n  llvm.mlir.global external @nvfp4_dyn_smem() "
+                   "{addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>\n",
+                   v * NVFP4_METADATA_BYTES, v * NVFP4_METADATA_BYTES);
+  /* nvvm.minctasm 1: one CTA per SM is what the shared memory allows anyway; it lets
+   * ptxas use the registers it needs instead of budgeting for several CTAs (spills). */
+  for (uint32_t i = 0; ok && i < v; ++i) {
+    const MlirNvfp4KernelConfig *cfg = &family->variants[i];
+    char cluster[64] = "";
+    if (cfg->spec.ctaGroup > 1)
+      snprintf(cluster, sizeof cluster, ", nvvm.cluster_dim = array<i32: %u, 1, 1>",
+               cfg->spec.ctaGroup);
+    ok = textf(&t,
+               "  llvm.func @%s(%%params: !llvm.ptr {llvm.byval = !llvm.array<%u x i8>, "
+               "llvm.align = 64 : i64, nvvm.grid_constant}) attributes {nvvm.kernel, "
+               "nvvm.reqntid = array<i32: %u, 1, 1>, nvvm.minctasm = 1 : i32%s} {\n    llvm.return\n  }\n",
+               names[i], cfg->paramBytes, MLIR_NVFP4_NUM_THREADS, cluster);
+  }
+  ok = ok && textf(&t, "}\n");
+  if (!ok) {
+    free(t.data);
+    return NULL;
+  }
+  /* tensor<256x i8> is not valid syntax: squeeze the space written for readability. */
+  char *fix = strstr(t.data, "x i8>) {addr_space");
+  if (fix) memmove(fix + 1, fix + 2, strlen(fix + 2) + 1);
+  return t.data;
+}
+
 /* Lowers one op; returns false after emitting a diagnostic. */
 static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirLocation loc = mlirOperationGetLocation(op);
-  char msg[256];
+  char msg[320];
   intptr_t nOperands = mlirOperationGetNumOperands(op);
   if (nOperands == 0 || nOperands % 5) {
     nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: operand lists of unequal length");
@@ -77,72 +146,67 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  uint32_t tileN = (uint32_t)intAttr(op, "tile_n", MLIR_NVFP4_DEFAULT_TILE_N);
-  uint32_t stages = (uint32_t)intAttr(op, "stages", 0);
-  MlirNvfp4KernelConfig cfg;
-  char why[200];
-  if (!mlirNvfp4KernelConfigInit(&cfg, groups, tileN, stages, why, sizeof why)) {
-    snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: %s", why);
+  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  char why[256];
+  intptr_t nSpecs =
+      mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS, why, sizeof why);
+  MlirNvfp4KernelFamily *family = malloc(sizeof *family);
+  bool planned = nSpecs > 0 && family &&
+                 mlirNvfp4KernelFamilyInit(family, groups, specs, (uint32_t)nSpecs, why, sizeof why);
+  if (!planned) {
+    snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: %s",
+             family ? why : "out of memory");
     nvfp4EmitError(loc, msg);
+    free(family);
     return false;
   }
 
-  char name[80];
-  if (!strAttr(op, "kernel_name", name, sizeof name)) {
-    if (index == 0) snprintf(name, sizeof name, "nvfp4_grouped_matmul_g%u_n%u", groups, tileN);
-    else snprintf(name, sizeof name, "nvfp4_grouped_matmul_g%u_n%u_%d", groups, tileN, index);
+  char base[NVFP4_META_KERNEL_NAME_BYTES];
+  if (!strAttr(op, "kernel_name", base, sizeof base)) {
+    if (index == 0) snprintf(base, sizeof base, "nvfp4_grouped_matmul_g%u", groups);
+    else snprintf(base, sizeof base, "nvfp4_grouped_matmul_g%u_%d", groups, index);
+  }
+  char names[MLIR_NVFP4_MAX_VARIANTS][NVFP4_META_KERNEL_NAME_BYTES];
+  for (uint32_t i = 0; i < family->count; ++i) {
+    char vname[32];
+    mlirNvfp4VariantName(family->variants[i].spec, vname, sizeof vname);
+    snprintf(names[i], sizeof names[i], "%.47s_%s", base, vname);
   }
 
-  unsigned char meta[NVFP4_METADATA_BYTES];
-  mlirNvfp4KernelConfigEncodeMetadata(&cfg, name, "sm_100a", 100, 0, 0, meta);
-
-  /* The module skeleton: globals and the kernel signature; the body is built below. */
-  size_t cap = 8192;
-  char *text = malloc(cap);
-  int len = snprintf(text, cap,
-      "gpu.module @%s_module [#nvvm.target<chip = \"sm_100a\", features = \"+ptx88\", O = 3>] {\n"
-      "  llvm.mlir.global external constant @%s(dense<[",
-      name, NVFP4_METADATA_SYMBOL);
-  for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)
-    len += snprintf(text + len, cap - len, "%s%d", i ? ", " : "", (int)(signed char)meta[i]);
-  snprintf(text + len, cap - len,
-      "]> : tensor<%ux i8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<%u x i8>\n"
-      "  llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64}"
-      " : !llvm.array<0 x i8>\n"
-      "  llvm.func @%s(%%params: !llvm.ptr {llvm.byval = !llvm.array<%u x i8>, llvm.align = 64 : i64,"
-      " nvvm.grid_constant}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: %u, 1, 1>} {\n"
-      "    llvm.return\n  }\n}\n",
-      NVFP4_METADATA_BYTES, NVFP4_METADATA_BYTES, name, cfg.paramBytes, MLIR_NVFP4_NUM_THREADS);
-  /* tensor<256x i8> is not valid syntax: squeeze the space we wrote for readability. */
-  char *fix = strstr(text, "x i8>) {addr_space");
-  if (fix) memmove(fix + 1, fix + 2, strlen(fix + 2) + 1);
-  MlirOperation gpuModule = mlirOperationCreateParse(
-      ctx, mlirStringRefCreateFromCString(text), mlirStringRefCreateFromCString("nvfp4-lowering"));
+  char *text = skeleton(base, family, names);
+  MlirOperation gpuModule = {NULL};
+  if (text)
+    gpuModule = mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString(text),
+                                         mlirStringRefCreateFromCString("nvfp4-lowering"));
   free(text);
   if (mlirOperationIsNull(gpuModule)) {
     nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: kernel skeleton rejected");
+    free(family);
     return false;
   }
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   mlirBlockAppendOwnedOperation(moduleBody, gpuModule);
 
-  MlirOperation func = nvfp4FindSymbol(gpuModule, name);
-  MlirRegion body = mlirOperationGetRegion(func, 0);
-  MlirBlock entry = mlirRegionGetFirstBlock(body);
-  mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */
-
-  KbBuilder b;
-  kbInit(&b, ctx, loc, body, entry);
-  nvfp4BuildGroupedMatmulKernel(&b, &cfg, mlirBlockGetArgument(entry, 0), "nvfp4_dyn_smem");
-  if (b.failed) {
-    nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: an op could not be built");
-    return false;
+  for (uint32_t i = 0; i < family->count; ++i) {
+    MlirOperation func = nvfp4FindSymbol(gpuModule, names[i]);
+    MlirRegion body = mlirOperationGetRegion(func, 0);
+    MlirBlock entry = mlirRegionGetFirstBlock(body);
+    mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */
+    KbBuilder b;
+    kbInit(&b, ctx, loc, body, entry);
+    nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                          "nvfp4_dyn_smem");
+    if (b.failed) {
+      nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: an op could not be built");
+      free(family);
+      return false;
+    }
   }
+  free(family);
 
   char modName[96];
-  snprintf(modName, sizeof modName, "%s_module", name);
-  MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(name));
-  MlirAttribute ref = mlirSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(modName), 1, &leaf);
+  snprintf(modName, sizeof modName, "%s_module", base);
+  MlirAttribute ref = mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(modName));
   MlirOperation parent = mlirOperationGetParentOperation(op);
   if (!mlirOperationIsNull(parent) && !mlirOperationEqual(parent, module))
     mlirOperationSetAttributeByName(parent, mlirStringRefCreateFromCString("nvfp4.kernel"), ref);

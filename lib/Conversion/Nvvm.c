@@ -6,6 +6,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
 
 static KbValue res0(MlirOperation op) {
   return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
@@ -58,30 +59,112 @@ void nvFenceProxyAsyncShared(KbBuilder *b) {
 }
 
 MlirOperation nvTmaLoad2d(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
-                          KbValue x, KbValue y, const char *tag) {
+                          KbValue x, KbValue y, KbValue l2Hint, const char *tag) {
   KbValue dst = kbAddrSpaceCast(b, dstShared, b->ptrCluster);
-  KbValue ops[5] = {dst, tensorMap, x, y, bar};
-  int32_t seg[8] = {1, 1, 2, 1, 0, 0, 0, 0};
+  KbValue ops[6] = {dst, tensorMap, x, y, bar, l2Hint};
+  bool hint = !mlirValueIsNull(l2Hint);
+  /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
+   * predicate */
+  int32_t seg[8] = {1, 1, 2, 1, 0, 0, hint ? 1 : 0, 0};
   MlirNamedAttribute attrs[2] = {
       kbNamed(b, "operandSegmentSizes", kbSegments(b, 8, seg)),
       kbNamed(b, "nvfp4.operand", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tag)))};
-  return kbOp(b, "nvvm.cp.async.bulk.tensor.shared.cluster.global", 0, NULL, 5, ops, 2, attrs);
+  return kbOp(b, "nvvm.cp.async.bulk.tensor.shared.cluster.global", 0, NULL, hint ? 6 : 5, ops,
+              2, attrs);
+}
+
+MlirOperation nvTmaStore2d(KbBuilder *b, KbValue tensorMap, KbValue srcShared, KbValue x,
+                           KbValue y, const char *tag) {
+  KbValue ops[4] = {tensorMap, srcShared, x, y};
+  /* tmaDescriptor, srcMem, coordinates, l2CacheHint, predicate */
+  int32_t seg[5] = {1, 1, 2, 0, 0};
+  MlirNamedAttribute attrs[2] = {
+      kbNamed(b, "operandSegmentSizes", kbSegments(b, 5, seg)),
+      kbNamed(b, "nvfp4.operand", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tag)))};
+  return kbOp(b, "nvvm.cp.async.bulk.tensor.global.shared.cta", 0, NULL, 4, ops, 2, attrs);
+}
+
+void nvBulkCommitGroup(KbBuilder *b) {
+  kbOp(b, "nvvm.cp.async.bulk.commit.group", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void nvBulkWaitGroupRead(KbBuilder *b, uint32_t n) {
+  MlirNamedAttribute attrs[2] = {
+      kbNamed(b, "group", mlirIntegerAttrGet(b->i32, n)),
+      kbNamed(b, "read", mlirUnitAttrGet(b->ctx))};
+  kbOp(b, "nvvm.cp.async.bulk.wait_group", 0, NULL, 0, NULL, 2, attrs);
+}
+
+void nvBulkWaitGroup(KbBuilder *b, uint32_t n) {
+  MlirNamedAttribute a = kbNamed(b, "group", mlirIntegerAttrGet(b->i32, n));
+  kbOp(b, "nvvm.cp.async.bulk.wait_group", 0, NULL, 0, NULL, 1, &a);
+}
+
+void nvPrefetchTensormap(KbBuilder *b, KbValue tensorMap) {
+  MlirNamedAttribute a = kbNamed(b, "tensormap", mlirUnitAttrGet(b->ctx));
+  kbOp(b, "nvvm.prefetch", 0, NULL, 1, &tensorMap, 1, &a);
+}
+
+void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads) {
+  KbValue ops[2] = {kbI32(b, id), kbI32(b, threads)};
+  /* barrierId, numberOfThreads, reductionPredicate */
+  int32_t seg[3] = {1, 1, 0};
+  MlirNamedAttribute a = kbNamed(b, "operandSegmentSizes", kbSegments(b, 3, seg));
+  kbOp(b, "nvvm.barrier", 0, NULL, 2, ops, 1, &a);
+}
+
+KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num) {
+  KbValue elems[128];
+  MlirType types[128];
+  char constraints[1024];
+  int len = 0;
+  if (num > 128) num = 128;
+  for (uint32_t i = 0; i < num; ++i) {
+    elems[i] = kbExtract(b, vec, kbI32(b, i));
+    types[i] = b->i32;
+    len += snprintf(constraints + len, sizeof constraints - len, "%s=r", i ? "," : "");
+  }
+  for (uint32_t i = 0; i < num; ++i)
+    len += snprintf(constraints + len, sizeof constraints - len, ",%u", i);
+  MlirType st = mlirLLVMStructTypeLiteralGet(b->ctx, num, types, false);
+  MlirNamedAttribute attrs[3] = {
+      kbNamed(b, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(""))),
+      kbNamed(b, "constraints",
+              mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(constraints))),
+      kbNamed(b, "has_side_effects", mlirUnitAttrGet(b->ctx))};
+  KbValue s = res0(kbOp(b, "llvm.inline_asm", 1, &st, num, elems, 3, attrs));
+  KbValue out = kbUndef(b, mlirValueGetType(vec));
+  for (uint32_t i = 0; i < num; ++i) {
+    int64_t pos[1] = {i};
+    MlirNamedAttribute p = kbNamed(b, "position", mlirDenseI64ArrayGet(b->ctx, 1, pos));
+    KbValue e = res0(kbOp(b, "llvm.extractvalue", 1, &b->i32, 1, &s, 1, &p));
+    out = kbInsert(b, out, e, kbI32(b, i));
+  }
+  return out;
 }
 
 static KbValue tmemPtr(KbBuilder *b, KbValue taddr) { return kbIntToPtr(b, taddr, b->ptrTmem); }
 
-void nvTcAlloc(KbBuilder *b, KbValue dstShared, uint32_t cols) {
+static MlirNamedAttribute ctaGroupAttr(KbBuilder *b, const char *name, uint32_t ctaGroup) {
+  return kbNamed(b, name, kbAttr(b, ctaGroup == 2 ? "#nvvm.cta_group<cta_2>"
+                                                  : "#nvvm.cta_group<cta_1>"));
+}
+
+void nvTcAlloc(KbBuilder *b, KbValue dstShared, uint32_t cols, uint32_t ctaGroup) {
   KbValue ops[2] = {dstShared, kbI32(b, cols)};
-  kbOp(b, "nvvm.tcgen05.alloc", 0, NULL, 2, ops, 0, NULL);
+  MlirNamedAttribute g = ctaGroupAttr(b, "group", ctaGroup);
+  kbOp(b, "nvvm.tcgen05.alloc", 0, NULL, 2, ops, ctaGroup == 2 ? 1 : 0, &g);
 }
 
-void nvTcDealloc(KbBuilder *b, KbValue taddr, uint32_t cols) {
+void nvTcDealloc(KbBuilder *b, KbValue taddr, uint32_t cols, uint32_t ctaGroup) {
   KbValue ops[2] = {tmemPtr(b, taddr), kbI32(b, cols)};
-  kbOp(b, "nvvm.tcgen05.dealloc", 0, NULL, 2, ops, 0, NULL);
+  MlirNamedAttribute g = ctaGroupAttr(b, "group", ctaGroup);
+  kbOp(b, "nvvm.tcgen05.dealloc", 0, NULL, 2, ops, ctaGroup == 2 ? 1 : 0, &g);
 }
 
-void nvTcRelinquish(KbBuilder *b) {
-  kbOp(b, "nvvm.tcgen05.relinquish_alloc_permit", 0, NULL, 0, NULL, 0, NULL);
+void nvTcRelinquish(KbBuilder *b, uint32_t ctaGroup) {
+  MlirNamedAttribute g = ctaGroupAttr(b, "group", ctaGroup);
+  kbOp(b, "nvvm.tcgen05.relinquish_alloc_permit", 0, NULL, 0, NULL, ctaGroup == 2 ? 1 : 0, &g);
 }
 
 static void tcFence(KbBuilder *b, const char *kind) {
@@ -98,27 +181,47 @@ void nvTcWaitLd(KbBuilder *b) {
   kbOp(b, "nvvm.tcgen05.wait", 0, NULL, 0, NULL, 1, &a);
 }
 
-void nvTcCommit(KbBuilder *b, KbValue bar) {
-  kbOp(b, "nvvm.tcgen05.commit", 0, NULL, 1, &bar, 0, NULL);
+void nvTcCommit(KbBuilder *b, KbValue bar, uint32_t ctaGroup, uint32_t ctaMask) {
+  MlirType i16 = mlirIntegerTypeGet(b->ctx, 16);
+  KbValue ops[2] = {bar, ctaMask ? kbConst(b, i16, ctaMask) : (MlirValue){NULL}};
+  MlirNamedAttribute g = ctaGroupAttr(b, "group", ctaGroup);
+  kbOp(b, "nvvm.tcgen05.commit", 0, NULL, ctaMask ? 2 : 1, ops, ctaGroup == 2 ? 1 : 0, &g);
 }
 
-void nvTcCp32x128bWarpx4(KbBuilder *b, KbValue taddr, KbValue sdesc) {
+void nvTcCp32x128bWarpx4(KbBuilder *b, KbValue taddr, KbValue sdesc, uint32_t ctaGroup) {
   KbValue ops[2] = {tmemPtr(b, taddr), sdesc};
-  MlirNamedAttribute attrs[2] = {
+  MlirNamedAttribute attrs[3] = {
       kbNamed(b, "shape", kbAttr(b, "#nvvm.tcgen05_cp_shape<shape_32x128b>")),
-      kbNamed(b, "multicast", kbAttr(b, "#nvvm.tcgen05_cp_multicast<warpx4>"))};
-  kbOp(b, "nvvm.tcgen05.cp", 0, NULL, 2, ops, 2, attrs);
+      kbNamed(b, "multicast", kbAttr(b, "#nvvm.tcgen05_cp_multicast<warpx4>")),
+      ctaGroupAttr(b, "group", ctaGroup)};
+  kbOp(b, "nvvm.tcgen05.cp", 0, NULL, 2, ops, ctaGroup == 2 ? 3 : 2, attrs);
 }
 
 void nvTcMmaMxf4Nvf4(KbBuilder *b, KbValue d, KbValue adesc, KbValue bdesc, KbValue idesc,
-                     KbValue enableD, KbValue sfa, KbValue sfb) {
+                     KbValue enableD, KbValue sfa, KbValue sfb, uint32_t ctaGroup) {
   KbValue ops[7] = {tmemPtr(b, d), adesc, bdesc, idesc, enableD, tmemPtr(b, sfa),
                     tmemPtr(b, sfb)};
   MlirNamedAttribute attrs[3] = {
       kbNamed(b, "kind", kbAttr(b, "#nvvm.block_scale_kind<mxf4nvf4>")),
-      kbNamed(b, "ctaGroup", kbAttr(b, "#nvvm.cta_group<cta_1>")),
+      ctaGroupAttr(b, "ctaGroup", ctaGroup),
       kbNamed(b, "blockScale", kbAttr(b, "#nvvm.tcgen05_mma_block_scale<block16>"))};
   kbOp(b, "nvvm.tcgen05.mma.block_scale", 0, NULL, 7, ops, 3, attrs);
+}
+
+KbValue nvMapa(KbBuilder *b, KbValue sharedPtr, KbValue rank) {
+  KbValue ops[2] = {sharedPtr, rank};
+  return res0(kbOp(b, "nvvm.mapa", 1, &b->ptrCluster, 2, ops, 0, NULL));
+}
+
+void nvMbarArriveCluster(KbBuilder *b, KbValue clusterPtr) {
+  MlirNamedAttribute a = kbNamed(b, "scope", kbAttr(b, "#nvvm.mem_scope<cluster>"));
+  kbOp(b, "nvvm.mbarrier.arrive", 0, NULL, 1, &clusterPtr, 1, &a);
+}
+
+void nvClusterSync(KbBuilder *b) {
+  MlirNamedAttribute a = kbNamed(b, "aligned", mlirUnitAttrGet(b->ctx));
+  kbOp(b, "nvvm.cluster.arrive", 0, NULL, 0, NULL, 1, &a);
+  kbOp(b, "nvvm.cluster.wait", 0, NULL, 0, NULL, 1, &a);
 }
 
 KbValue nvTcLd32x32b(KbBuilder *b, KbValue taddr, uint32_t num) {

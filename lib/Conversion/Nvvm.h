@@ -19,21 +19,56 @@ void nvMbarWait(KbBuilder *b, KbValue bar, KbValue parity);
 void nvFenceProxyAsyncShared(KbBuilder *b);
 
 /* TMA: 2-D tiled load of one box into shared memory, completing on `bar`. `tag` names the
- * operand ("a", "b", "sfa", "sfb") as the discardable attribute nvfp4.operand. */
+ * operand ("a", "b", "sfa", "sfb") as the discardable attribute nvfp4.operand. `l2Hint`
+ * (an i64 cache policy, see NV_L2_EVICT_*) may be a null value for none. */
 MlirOperation nvTmaLoad2d(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
-                          KbValue x, KbValue y, const char *tag);
+                          KbValue x, KbValue y, KbValue l2Hint, const char *tag);
+/* TMA: 2-D tiled store of one box from shared memory (bulk-group completion). */
+MlirOperation nvTmaStore2d(KbBuilder *b, KbValue tensorMap, KbValue srcShared, KbValue x,
+                           KbValue y, const char *tag);
+void nvBulkCommitGroup(KbBuilder *b);
+/* cp.async.bulk.wait_group.read n: the bulk groups but the n most recent have finished
+ * reading their shared-memory sources. */
+void nvBulkWaitGroupRead(KbBuilder *b, uint32_t n);
+/* cp.async.bulk.wait_group n: the bulk groups but the n most recent have completed. */
+void nvBulkWaitGroup(KbBuilder *b, uint32_t n);
+/* prefetch.tensormap [ptr] (generic pointer to a CUtensorMap). */
+void nvPrefetchTensormap(KbBuilder *b, KbValue tensorMap);
+/* bar.sync id, threads: a named barrier among `threads` threads (multiple of 32). */
+void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads);
 
-/* tcgen05 (cta_group::1). TMEM addresses are i32 values (lane << 16 | column). */
-void nvTcAlloc(KbBuilder *b, KbValue dstShared, uint32_t cols);
-void nvTcDealloc(KbBuilder *b, KbValue taddr, uint32_t cols);
-void nvTcRelinquish(KbBuilder *b);
+/* L2 cache-eviction policies for TMA loads (the createpolicy encodings CUTLASS uses for
+ * its CacheHintSm90 values). */
+#define NV_L2_EVICT_FIRST 0x12F0000000000000ll
+#define NV_L2_EVICT_LAST 0x14F0000000000000ll
+
+/* Clusters: the shared::cluster address of `bar` in the CTA of cluster rank `rank`; an
+ * arrive (release, cluster scope) on such a remote mbarrier; barrier.cluster arrive + wait
+ * (aligned: every thread of the warp executes it). */
+KbValue nvMapa(KbBuilder *b, KbValue sharedPtr, KbValue rank);
+void nvMbarArriveCluster(KbBuilder *b, KbValue clusterPtr);
+void nvClusterSync(KbBuilder *b);
+
+/* Returns `vec` (vector<N x i32>) passed through an empty inline-asm statement with
+ * side effects whose outputs are tied to its inputs: every use of the result depends on
+ * the statement, which stays after a preceding tcgen05.wait::ld (both have side effects),
+ * so no use of tcgen05.ld registers can be scheduled before the wait. */
+KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num);
+
+/* tcgen05. TMEM addresses are i32 values (lane << 16 | column). `ctaGroup` (1 or 2) is the
+ * .cta_group of the instruction; every tcgen05 op of one kernel uses the same one. */
+void nvTcAlloc(KbBuilder *b, KbValue dstShared, uint32_t cols, uint32_t ctaGroup);
+void nvTcDealloc(KbBuilder *b, KbValue taddr, uint32_t cols, uint32_t ctaGroup);
+void nvTcRelinquish(KbBuilder *b, uint32_t ctaGroup);
 void nvTcFenceBefore(KbBuilder *b);
 void nvTcFenceAfter(KbBuilder *b);
 void nvTcWaitLd(KbBuilder *b);
-void nvTcCommit(KbBuilder *b, KbValue bar);
-void nvTcCp32x128bWarpx4(KbBuilder *b, KbValue taddr, KbValue sdesc);
+/* tcgen05.commit: arrives on `bar` (in every CTA of `ctaMask` with .multicast::cluster when
+ * ctaMask != 0) once the prior tcgen05 operations of this thread complete. */
+void nvTcCommit(KbBuilder *b, KbValue bar, uint32_t ctaGroup, uint32_t ctaMask);
+void nvTcCp32x128bWarpx4(KbBuilder *b, KbValue taddr, KbValue sdesc, uint32_t ctaGroup);
 void nvTcMmaMxf4Nvf4(KbBuilder *b, KbValue d, KbValue adesc, KbValue bdesc, KbValue idesc,
-                     KbValue enableD, KbValue sfa, KbValue sfb);
+                     KbValue enableD, KbValue sfa, KbValue sfb, uint32_t ctaGroup);
 /* tcgen05.ld.32x32b.x<num> -> vector<num x i32>. */
 KbValue nvTcLd32x32b(KbBuilder *b, KbValue taddr, uint32_t num);
 

@@ -24,6 +24,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OPND_A, OPND_B, OPND_SFA, OPND_SFB, OPND_C, OPND_KINDS };
@@ -154,13 +155,19 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
                   (long long)v);
     numStages = v;
   }
-  /* The kernel configuration decides what fits (shared memory, Tensor Memory): the op is
-   * valid only if the lowering can build it. */
-  MlirNvfp4KernelConfig cfg;
-  char why[200];
-  if (!mlirNvfp4KernelConfigInit(&cfg, (uint32_t)groups, (uint32_t)tileN, (uint32_t)numStages,
-                                 why, sizeof why))
-    return fail(op, "%s", why);
+  /* The planner decides what fits (shared memory, Tensor Memory): the op is valid only if
+   * the lowering can build every variant of its kernel family. */
+  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  char why[256];
+  intptr_t nSpecs = mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS,
+                                                          why, sizeof why);
+  if (nSpecs < 0) return fail(op, "%s", why);
+  MlirNvfp4KernelFamily *family = malloc(sizeof *family);
+  if (!family) return fail(op, "out of memory while planning the kernel family");
+  bool planned = mlirNvfp4KernelFamilyInit(family, (uint32_t)groups, specs, (uint32_t)nSpecs,
+                                           why, sizeof why);
+  free(family);
+  if (!planned) return fail(op, "%s", why);
 
   MlirAttribute name = get_attr(op, "kernel_name");
   if (!mlirAttributeIsNull(name)) {
@@ -307,7 +314,7 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
   if (groups == 0)
     return fail(op, "requires at least one group");
   if ((uint32_t)groups > NVFP4_ABI_MAX_GROUPS)
-    return fail(op, "supports at most %u groups (kernel parameter limit), got %d",
+    return fail(op, "supports at most %u groups, got %d",
                 NVFP4_ABI_MAX_GROUPS, groups);
 
   if (mlirLogicalResultIsFailure(verify_attributes(op, groups)))

@@ -1,5 +1,6 @@
-/* KernelConfig.c — computes the static configuration of a generated kernel (pipeline
- * depth, shared-memory and Tensor Memory maps) and encodes its metadata record.
+/* KernelConfig.c — the planner of a generated kernel variant: validates the variant spec,
+ * fills the operand-role table, hands out shared-memory regions, mbarrier arrays and
+ * Tensor Memory columns, and encodes the variant's metadata record.
  * See include/nvfp4-c/KernelConfig.h and docs/kernel-sm100a.md. */
 #include "nvfp4-c/KernelConfig.h"
 
@@ -16,112 +17,336 @@ static uint32_t nextPow2AtLeast32(uint32_t x) {
   return p;
 }
 
-/* Bytes of the barrier area (full/empty per stage, accFull/accEmpty per accumulator,
- * sfFree per scale-factor slot) plus the TMEM slot. */
-static uint32_t barrierBytes(uint32_t stages, uint32_t acc, uint32_t sfSlots) {
-  return 8u * (2u * stages + 2u * acc + sfSlots) + 8u;
-}
-
 static bool fail(char *msg, size_t msgSize, const char *text) {
   if (msg && msgSize) snprintf(msg, msgSize, "%s", text);
   return false;
 }
 
-bool mlirNvfp4KernelConfigInit(MlirNvfp4KernelConfig *cfg, uint32_t numGroups, uint32_t tileN,
-                               uint32_t stages, char *msg, size_t msgSize) {
-  memset(cfg, 0, sizeof *cfg);
-  if (numGroups < 1 || numGroups > NVFP4_ABI_MAX_GROUPS)
-    return fail(msg, msgSize, "group count must be between 1 and 60 (parameter-block limit)");
-  if (tileN != 64 && tileN != 128 && tileN != 192 && tileN != 256)
-    return fail(msg, msgSize, "tile_n must be one of 64, 128, 192, 256");
-  if (stages > MLIR_NVFP4_MAX_STAGES)
-    return fail(msg, msgSize, "stages must be at most 8");
+MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages) {
+  MlirNvfp4VariantSpec s = {.orientation = MLIR_NVFP4_ORIENTATION_AB, .ctaGroup = 1,
+                            .tileN = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N,
+                            .epilogue = MLIR_NVFP4_EPILOGUE_TMA_STORE, .stages = stages};
+  return s;
+}
 
-  cfg->numGroups = numGroups;
-  cfg->tileM = MLIR_NVFP4_TILE_M;
-  cfg->tileN = tileN;
-  cfg->tileK = MLIR_NVFP4_TILE_K;
-  cfg->sfbAtoms = tileN <= 128 ? 1u : 2u;
+void mlirNvfp4VariantName(MlirNvfp4VariantSpec s, char *out, size_t size) {
+  snprintf(out, size, "%s%s_n%u%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
+           s.ctaGroup == 2 ? "2" : "", s.tileN,
+           s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? "_st" : "");
+}
 
-  /* One stage: A 128 x 128 B, B tileN x 128 B (256 FP4 along K each), SFA 4 atoms,
-   * SFB 4 atoms per 128-row block. Every part is a multiple of 1024 B. */
-  const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K; /* 4 */
-  cfg->aBytes = MLIR_NVFP4_TILE_M * (MLIR_NVFP4_TILE_K / 2);
-  cfg->bBytes = tileN * (MLIR_NVFP4_TILE_K / 2);
-  cfg->sfaBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES;
-  cfg->sfbBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->sfbAtoms;
-  cfg->aOffset = 0;
-  cfg->bOffset = cfg->aOffset + cfg->aBytes;
-  cfg->sfaOffset = cfg->bOffset + cfg->bBytes;
-  cfg->sfbOffset = cfg->sfaOffset + cfg->sfaBytes;
-  cfg->stageBytes = roundUp(cfg->sfbOffset + cfg->sfbBytes, 1024);
-  cfg->txBytesPerStage = cfg->aBytes + cfg->bBytes + cfg->sfaBytes + cfg->sfbBytes;
-
-  /* Tensor Memory: accumulators (tileN fp32 columns each), then per-stage scale factors
-   * (each stage owns its columns: tcgen05.cp -> mma is ordered, mma -> cp is not). */
-  cfg->sfaColsPerStage = kBlocks * 4u;
-  cfg->sfColsPerStage = cfg->sfaColsPerStage + kBlocks * 4u * cfg->sfbAtoms;
-
-  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
-  uint32_t maxBySmem =
-      (smemBudget - barrierBytes(MLIR_NVFP4_MAX_STAGES, 2, MLIR_NVFP4_MAX_STAGES)) /
-      cfg->stageBytes;
-  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
-  if (maxBySmem < 2) return fail(msg, msgSize, "a pipeline stage does not fit in shared memory");
-
-  uint32_t chosen = stages ? stages : maxBySmem;
-  if (chosen > maxBySmem) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u for tile_n = %u)",
-               stages, maxBySmem, tileN);
+bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
+                               MlirNvfp4VariantSpec *out) {
+  char buf[32];
+  if (!name || length == 0 || length >= sizeof buf) return false;
+  memcpy(buf, name, length);
+  buf[length] = 0;
+  MlirNvfp4VariantSpec s = {.ctaGroup = 1, .epilogue = MLIR_NVFP4_EPILOGUE_TMA_STORE,
+                            .stages = stages};
+  const char *p = buf;
+  if (!strncmp(p, "swap", 4)) {
+    s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+    p += 4;
+  } else if (!strncmp(p, "ab", 2)) {
+    s.orientation = MLIR_NVFP4_ORIENTATION_AB;
+    p += 2;
+  } else {
     return false;
   }
-  /* Two accumulator buffers let the epilogue of tile t overlap the MMAs of tile t+1; they
-   * need 2 * tileN columns. The scale factors of the stages in flight need their own
-   * columns (tcgen05.cp -> mma is ordered, mma -> cp is not): one slot per stage when
-   * they fit, else a smaller ring of at least 2 slots whose reuse waits for the MMAs of
-   * the slot's previous stage (sfFree barriers). With tileN = 256 two accumulators fill
-   * all 512 columns, so that configuration keeps one. */
+  if (*p == '2') {
+    s.ctaGroup = 2;
+    ++p;
+  }
+  if (strncmp(p, "_n", 2)) return false;
+  p += 2;
+  uint32_t n = 0;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9' && digits < 4) n = n * 10 + (uint32_t)(*p++ - '0'), ++digits;
+  if (!digits) return false;
+  s.tileN = n;
+  if (!strcmp(p, "_st")) s.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+  else if (*p) return false;
+  char canonical[32];
+  mlirNvfp4VariantName(s, canonical, sizeof canonical);
+  if (strcmp(canonical, buf)) return false; /* e.g. leading zeros */
+  *out = s;
+  return true;
+}
+
+/* ---- the planner: bump allocators over shared memory, barriers and TMEM columns ------ */
+
+static uint32_t planSmem(MlirNvfp4KernelConfig *cfg, uint32_t *top, const char *name,
+                         uint32_t bytes, uint32_t copies, uint32_t align) {
+  uint32_t off = roundUp(*top, align);
+  uint32_t stride = copies > 1 ? roundUp(bytes, align) : bytes;
+  MlirNvfp4SmemRegion r = {name, off, stride * (copies - 1) + bytes, copies, stride};
+  if (cfg->numSmemRegions < MLIR_NVFP4_PLAN_MAX_REGIONS) cfg->smem[cfg->numSmemRegions++] = r;
+  *top = off + r.bytes;
+  return off;
+}
+
+static void planBarriers(MlirNvfp4KernelConfig *cfg, MlirNvfp4BarrierArray *arr,
+                         const char *name, uint32_t count, uint32_t arrivals) {
+  arr->name = name;
+  arr->first = cfg->numBarriers;
+  arr->count = count;
+  arr->arrivals = arrivals;
+  cfg->numBarriers += count;
+  if (count && cfg->numBarrierArrays < MLIR_NVFP4_PLAN_MAX_BARRIERS)
+    cfg->barriers[cfg->numBarrierArrays++] = *arr;
+}
+
+static uint32_t planTmem(MlirNvfp4KernelConfig *cfg, uint32_t *top, const char *name,
+                         uint32_t columns, uint32_t copies) {
+  MlirNvfp4TmemRegion r = {name, *top, columns * copies, copies, columns};
+  if (cfg->numTmemRegions < MLIR_NVFP4_PLAN_MAX_REGIONS) cfg->tmem[cfg->numTmemRegions++] = r;
+  *top += r.columns;
+  return r.column;
+}
+
+/* ---- the variant ------------------------------------------------------------------------ */
+
+static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
+  if (s.orientation != MLIR_NVFP4_ORIENTATION_AB &&
+      s.orientation != MLIR_NVFP4_ORIENTATION_SWAP_AB)
+    return fail(msg, msgSize, "unknown orientation");
+  if (s.ctaGroup != 1 && s.ctaGroup != 2)
+    return fail(msg, msgSize, "cta group must be 1 or 2");
+  if (s.tileN != 64 && s.tileN != 128 && s.tileN != 192 && s.tileN != 256)
+    return fail(msg, msgSize, "tile_n must be one of 64, 128, 192, 256");
+  if (s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE && s.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
+    return fail(msg, msgSize, "unknown epilogue");
+  if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
+      (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1))
+    return fail(msg, msgSize, "the direct-store epilogue exists for the 1-CTA AB orientation only");
+  if (s.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
+  return true;
+}
+
+bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                                      MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
+  memset(cfg, 0, sizeof *cfg);
+  if (numGroups < 1 || numGroups > NVFP4_ABI_MAX_GROUPS) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "group count must be between 1 and %u", NVFP4_ABI_MAX_GROUPS);
+    return false;
+  }
+  if (!validateSpec(spec, msg, msgSize)) return false;
+  const bool swap = spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
+
+  cfg->spec = spec;
+  cfg->numGroups = numGroups;
+  cfg->tileM = MLIR_NVFP4_TILE_M;
+  cfg->mmaM = MLIR_NVFP4_TILE_M * spec.ctaGroup;
+  cfg->tileN = spec.tileN;
+  cfg->tileK = MLIR_NVFP4_TILE_K;
+
+  /* The operand-role table: swap-AB is a permutation of the tensors, nothing else. Every
+   * tile of the N role starts at a multiple of tileN (or at 0 when a group has one tile),
+   * so its rows span at most ceil(tileN / 128) scale-factor atoms (64/192-row tiles start
+   * 64 rows into an atom at most: 64 + 192 = 256). */
+  const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K; /* 4 */
+  cfg->roleM = (MlirNvfp4OperandRole){
+      .data = swap ? MLIR_NVFP4_TENSOR_B : MLIR_NVFP4_TENSOR_A,
+      .scales = swap ? MLIR_NVFP4_TENSOR_SFB : MLIR_NVFP4_TENSOR_SFA,
+      .rowsPerCta = MLIR_NVFP4_TILE_M, .sfAtoms = 1, .dynamicRows = false};
+  cfg->roleN = (MlirNvfp4OperandRole){
+      .data = swap ? MLIR_NVFP4_TENSOR_A : MLIR_NVFP4_TENSOR_B,
+      .scales = swap ? MLIR_NVFP4_TENSOR_SFA : MLIR_NVFP4_TENSOR_SFB,
+      .rowsPerCta = spec.tileN / spec.ctaGroup,
+      .sfAtoms = (spec.tileN + MLIR_NVFP4_SF_ATOM_ROWS - 1) / MLIR_NVFP4_SF_ATOM_ROWS,
+      .dynamicRows = swap};
+
+  /* One stage: the M-role tile (128 rows x 128 B = 256 FP4 along K), the N-role tile, and
+   * 4 scale-factor atoms (one per K block of 64) per 128-row atom row of each role. Every
+   * part is a multiple of 1024 B (SWIZZLE_128B rows of 128 B, 8-row groups). */
+  const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2;
+  cfg->mBytes = cfg->roleM.rowsPerCta * rowBytes;
+  cfg->nBytes = cfg->roleN.rowsPerCta * rowBytes;
+  cfg->sfmBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->roleM.sfAtoms;
+  cfg->sfnBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->roleN.sfAtoms;
+  cfg->mOffset = 0;
+  cfg->nOffset = cfg->mOffset + cfg->mBytes;
+  cfg->sfmOffset = cfg->nOffset + cfg->nBytes;
+  cfg->sfnOffset = cfg->sfmOffset + cfg->sfmBytes;
+  cfg->stageBytes = roundUp(cfg->sfnOffset + cfg->sfnBytes, 1024);
+  /* The N-role rows are per group when they are dynamic; the rest of a stage is fixed. */
+  cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes +
+                      (cfg->roleN.dynamicRows ? 0u : cfg->nBytes);
+
+  /* TMA-store staging: AB stores boxes of 64 C columns x 128 C rows (the accumulator
+   * lanes); SWAP_AB stores 64 C rows (64 accumulator columns) x all 128 C columns (two
+   * 64-column boxes). Two buffers: the epilogue fills one while the other drains. */
+  if (spec.epilogue == MLIR_NVFP4_EPILOGUE_TMA_STORE) {
+    cfg->stagingBuffers = 2;
+    cfg->stagingRows = swap ? MLIR_NVFP4_STORE_COLS : MLIR_NVFP4_TILE_M;
+    cfg->stagingBoxes = swap ? MLIR_NVFP4_TILE_M / MLIR_NVFP4_STORE_COLS : 1u;
+    cfg->stagingBytes = cfg->stagingRows * MLIR_NVFP4_STORE_COLS * 2u * cfg->stagingBoxes;
+  }
+
+  /* Scale-factor columns per slot: 4 columns (128 rows) per atom and K block. */
+  cfg->sfmColsPerSlot = kBlocks * 4u * cfg->roleM.sfAtoms;
+  cfg->sfColsPerSlot = cfg->sfmColsPerSlot + kBlocks * 4u * cfg->roleN.sfAtoms;
+
+  /* Pipeline depth: as many stages as shared memory holds next to the staging buffers and
+   * the barrier area (sized for the worst case of 8 stages). */
+  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
+  const uint32_t barrierWorst = 8u * (5u * MLIR_NVFP4_MAX_STAGES + 4u) + 8u;
+  uint32_t fixed = cfg->stagingBuffers * cfg->stagingBytes + barrierWorst;
+  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
+  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
+  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
+  uint32_t stages = spec.stages ? spec.stages : maxBySmem;
+  if (stages > maxBySmem) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
+               spec.stages, maxBySmem);
+    return false;
+  }
+
+  /* Tensor Memory: accumulators (tileN fp32 columns each), then scale-factor slots.
+   * Two accumulators let the epilogue of tile t overlap the MMAs of tile t+1. Each slot
+   * belongs to one stage in flight (tcgen05.cp -> mma is ordered, mma -> cp is not): one
+   * slot per stage when they fit, else a ring of >= 2 slots whose reuse waits for the MMAs
+   * of the slot's previous stage (sfFree barriers). When two accumulators leave room for
+   * fewer than two slots, the variant keeps one accumulator. */
   uint32_t acc = 2, slots = 0;
-  if (2u * tileN < MLIR_NVFP4_TMEM_COLUMNS)
-    slots = (MLIR_NVFP4_TMEM_COLUMNS - 2u * tileN) / cfg->sfColsPerStage;
+  if (2u * spec.tileN < MLIR_NVFP4_TMEM_COLUMNS)
+    slots = (MLIR_NVFP4_TMEM_COLUMNS - 2u * spec.tileN) / cfg->sfColsPerSlot;
   if (slots < 2) {
     acc = 1;
-    slots = (MLIR_NVFP4_TMEM_COLUMNS - tileN) / cfg->sfColsPerStage;
+    slots = (MLIR_NVFP4_TMEM_COLUMNS - spec.tileN) / cfg->sfColsPerSlot;
   }
-  if (slots > chosen) slots = chosen;
-  cfg->stages = chosen;
+  if (slots > stages) slots = stages;
+  if (slots < 1) return fail(msg, msgSize, "no Tensor Memory left for scale factors");
+  cfg->stages = stages;
   cfg->accBuffers = acc;
   cfg->sfSlots = slots;
-  cfg->sfRing = slots < chosen;
-  cfg->sfCol0 = acc * tileN;
-  cfg->tmemCols = nextPow2AtLeast32(cfg->sfCol0 + slots * cfg->sfColsPerStage);
+  cfg->sfRing = slots < stages;
 
-  cfg->barrierOffset = chosen * cfg->stageBytes;
-  cfg->numBarriers = 2u * chosen + 2u * acc + (cfg->sfRing ? slots : 0u);
-  cfg->tmemSlotOffset = cfg->barrierOffset + 8u * cfg->numBarriers;
-  cfg->dynSmemBytes = 1024u + cfg->tmemSlotOffset + 8u;
+  uint32_t col = 0;
+  cfg->accCol0 = planTmem(cfg, &col, "accumulator", spec.tileN, acc);
+  cfg->sfCol0 = planTmem(cfg, &col, "scale factors", cfg->sfColsPerSlot, slots);
+  cfg->tmemCols = nextPow2AtLeast32(col);
+
+  /* Shared memory: the stage ring, the staging buffers, the mbarriers, the TMEM slot. */
+  uint32_t top = 0;
+  planSmem(cfg, &top, "stage", cfg->stageBytes, stages, 1024);
+  if (cfg->stagingBuffers)
+    cfg->stagingOffset =
+        planSmem(cfg, &top, "store staging", cfg->stagingBytes, cfg->stagingBuffers, 1024);
+  const uint32_t pair = spec.ctaGroup;
+  planBarriers(cfg, &cfg->full, "full", stages, 1);
+  planBarriers(cfg, &cfg->peerFull, "peerFull", pair > 1 ? stages : 0u, 1);
+  planBarriers(cfg, &cfg->empty, "empty", stages, 1);
+  planBarriers(cfg, &cfg->accFull, "accFull", acc, 1);
+  planBarriers(cfg, &cfg->accEmpty, "accEmpty", acc, 32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS * pair);
+  planBarriers(cfg, &cfg->sfFree, "sfFree", cfg->sfRing ? slots : 0u, 1);
+  cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
+  cfg->tmemSlotOffset = planSmem(cfg, &top, "tmem slot", 8, 1, 8);
+  cfg->dynSmemBytes = 1024u + top;
+  if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
+    return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
   return true;
+}
+
+void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
+  FILE *f = file;
+  char name[32];
+  mlirNvfp4VariantName(cfg->spec, name, sizeof name);
+  fprintf(f, "variant %s: mma %ux%u%s, stages %u, accumulators %u, sf slots %u%s\n", name,
+          cfg->mmaM, cfg->tileN, cfg->roleN.dynamicRows ? " (N per group)" : "", cfg->stages,
+          cfg->accBuffers, cfg->sfSlots, cfg->sfRing ? " (ring)" : "");
+  for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
+    const MlirNvfp4SmemRegion *r = &cfg->smem[i];
+    fprintf(f, "  smem %-14s offset %6u bytes %6u copies %u\n", r->name, r->offset, r->bytes,
+            r->copies);
+  }
+  for (uint32_t i = 0; i < cfg->numBarrierArrays; ++i) {
+    const MlirNvfp4BarrierArray *b = &cfg->barriers[i];
+    fprintf(f, "  mbarrier %-10s first %2u count %u arrivals %u\n", b->name, b->first,
+            b->count, b->arrivals);
+  }
+  for (uint32_t i = 0; i < cfg->numTmemRegions; ++i) {
+    const MlirNvfp4TmemRegion *r = &cfg->tmem[i];
+    fprintf(f, "  tmem %-14s column %3u columns %3u copies %u\n", r->name, r->column,
+            r->columns, r->copies);
+  }
+  fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
+          cfg->tmemCols);
 }
 
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
                                          const char *kernelName, const char *target,
                                          uint32_t targetSm, uint32_t flags,
-                                         uint32_t workspacePerCta, unsigned char *rec) {
+                                         uint32_t workspacePerCta, uint32_t variantIndex,
+                                         uint32_t variantCount, unsigned char *rec) {
+  const uint32_t cta = cfg->spec.ctaGroup;
   nvfp4_kernel_metadata m = {
       .magic = NVFP4_METADATA_MAGIC, .abi_version = NVFP4_ABI_VERSION,
       .record_bytes = NVFP4_METADATA_BYTES, .target_sm = targetSm, .flags = flags,
-      .block = {MLIR_NVFP4_NUM_THREADS, 1, 1}, .cluster = {1, 1, 1},
-      .dyn_smem_bytes = cfg->dynSmemBytes, .tile_m = cfg->tileM, .tile_n = cfg->tileN,
+      .block = {MLIR_NVFP4_NUM_THREADS, 1, 1}, .cluster = {cta, 1, 1},
+      .dyn_smem_bytes = cfg->dynSmemBytes, .tile_m = cfg->mmaM, .tile_n = cfg->tileN,
       .tile_k = cfg->tileK, .stages = cfg->stages, .max_groups = cfg->numGroups,
       .param_bytes = cfg->paramBytes, .tmem_cols = cfg->tmemCols,
       .acc_buffers = cfg->accBuffers, .workspace_per_cta = workspacePerCta,
-      .k_granule = MLIR_NVFP4_K_GRANULE, .sfb_atoms = cfg->sfbAtoms};
+      .k_granule = MLIR_NVFP4_K_GRANULE, .sfn_atoms = cfg->roleN.sfAtoms,
+      .variant_index = variantIndex, .variant_count = variantCount,
+      .orientation = (uint32_t)cfg->spec.orientation, .cta_group = cta,
+      .epilogue = (uint32_t)cfg->spec.epilogue,
+      .variant_flags = cfg->roleN.dynamicRows ? NVFP4_META_VFLAG_DYNAMIC_N : 0u,
+      .m_box_rows = cfg->roleM.rowsPerCta, .n_box_rows = cfg->roleN.rowsPerCta,
+      .sfm_atoms = cfg->roleM.sfAtoms, .store_box_rows = cfg->stagingRows,
+      .n_align = MLIR_NVFP4_N_STEP * cta};
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)
 #undef F
   snprintf((char *)rec + NVFP4_META_KERNEL_NAME, NVFP4_META_KERNEL_NAME_BYTES, "%s", kernelName);
   snprintf((char *)rec + NVFP4_META_TARGET, NVFP4_META_TARGET_BYTES, "%s", target);
+}
+
+/* ---- families -------------------------------------------------------------------------- */
+
+uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
+                                     uint32_t max) {
+  MlirNvfp4VariantSpec all[3] = {mlirNvfp4VariantSpecDefault(tileN, stages),
+                                 mlirNvfp4VariantSpecDefault(128, stages),
+                                 mlirNvfp4VariantSpecDefault(256, stages)};
+  all[1].orientation = all[2].orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < 3 && n < max; ++i) out[n++] = all[i];
+  return n;
+}
+
+bool mlirNvfp4KernelFamilyInit(MlirNvfp4KernelFamily *family, uint32_t numGroups,
+                               const MlirNvfp4VariantSpec *specs, uint32_t count, char *msg,
+                               size_t msgSize) {
+  family->count = 0;
+  if (count < 1 || count > MLIR_NVFP4_MAX_VARIANTS) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "a kernel family has 1 to %u variants, got %u",
+               MLIR_NVFP4_MAX_VARIANTS, count);
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    char name[32], why[200];
+    mlirNvfp4VariantName(specs[i], name, sizeof name);
+    for (uint32_t j = 0; j < i; ++j) {
+      char other[32];
+      mlirNvfp4VariantName(specs[j], other, sizeof other);
+      if (!strcmp(name, other)) {
+        if (msg && msgSize) snprintf(msg, msgSize, "variant %s is listed twice", name);
+        return false;
+      }
+    }
+    if (!mlirNvfp4KernelConfigInitVariant(&family->variants[i], numGroups, specs[i], why,
+                                          sizeof why)) {
+      if (msg && msgSize) snprintf(msg, msgSize, "variant %s: %s", name, why);
+      return false;
+    }
+  }
+  family->count = count;
+  return true;
 }

@@ -95,7 +95,8 @@ NVFP4RT_API const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt
 
 /* Finds the symbol NVFP4_METADATA_SYMBOL in an ELF64 image (cubin) and returns a pointer
  * into `image` at its bytes (SHT_PROGBITS section; st_value relative to the section) and
- * the symbol size. BAD_CUBIN for anything malformed or missing. */
+ * the symbol size (variant_count records of 256 bytes). BAD_CUBIN for anything malformed
+ * or missing. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
                                                      const unsigned char **record,
                                                      size_t *record_size);
@@ -103,11 +104,23 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t s
  * consistent with max_groups, non-zero block dims/tile sizes, NUL-terminated strings. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *record, size_t size,
                                                    nvfp4_kernel_metadata *out);
-/* elf_find_metadata + metadata_decode. */
+/* The metadata table of a cubin: one record per kernel variant (KernelABI.h). */
+typedef struct nvfp4rt_metadata_table {
+  uint32_t count;
+  nvfp4_kernel_metadata variants[NVFP4_METADATA_MAX_VARIANTS];
+} nvfp4rt_metadata_table;
+/* Decodes `size / 256` records and checks that they form one family: variant_count equal
+ * to the number of records, variant_index i in record i, the same ABI-level fields
+ * (target, flags, max_groups, param_bytes, k_granule) in every record, distinct kernel
+ * names. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *records,
+                                                         size_t size,
+                                                         nvfp4rt_metadata_table *out);
+/* elf_find_metadata + metadata_decode_table. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_image(const void *image, size_t size,
-                                                       nvfp4_kernel_metadata *out);
+                                                       nvfp4rt_metadata_table *out);
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_file(const char *path,
-                                                      nvfp4_kernel_metadata *out);
+                                                      nvfp4rt_metadata_table *out);
 /* TARGET_MISMATCH unless the cubin can run on a device of compute capability major.minor:
  * target_sm 100 needs 10.0 exactly (sm_100a is arch-specific); 90 needs 9.0. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta,
@@ -121,15 +134,22 @@ NVFP4RT_API void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *meta,
 typedef struct nvfp4rt_module nvfp4rt_module;
 
 /* Loads a cubin (copied; the caller's buffer can be freed afterwards), reads the metadata
- * from the ELF, checks the target against the device, cross-checks the record with
- * cuModuleGetGlobal + cuMemcpyDtoH, gets the kernel by its metadata name and sets
- * MAX_DYNAMIC_SHARED_SIZE_BYTES. */
+ * table from the ELF, checks the target against the device, cross-checks the table with
+ * cuModuleGetGlobal + cuMemcpyDtoH, gets every variant's kernel by its metadata name and
+ * sets its MAX_DYNAMIC_SHARED_SIZE_BYTES. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
                                                     size_t size, nvfp4rt_module **out);
 NVFP4RT_API nvfp4rt_status nvfp4rt_module_load_file(nvfp4rt_context *ctx, const char *path,
                                                     nvfp4rt_module **out);
 NVFP4RT_API void nvfp4rt_module_destroy(nvfp4rt_module *mod);
+/* The first variant's record (every record shares the ABI-level fields). */
 NVFP4RT_API const nvfp4_kernel_metadata *nvfp4rt_module_metadata(const nvfp4rt_module *mod);
+/* The kernel family: variant count, variant i's record (NULL when out of range), and the
+ * index of the variant whose kernel name ends with "_<name>" or equals it (-1 if none). */
+NVFP4RT_API uint32_t nvfp4rt_module_variant_count(const nvfp4rt_module *mod);
+NVFP4RT_API const nvfp4_kernel_metadata *nvfp4rt_module_variant(const nvfp4rt_module *mod,
+                                                                uint32_t index);
+NVFP4RT_API int nvfp4rt_module_find_variant(const nvfp4rt_module *mod, const char *name);
 
 /* ---- groups, validation, tensor-map arguments (host only) ------------------------- */
 
@@ -142,30 +162,51 @@ typedef struct nvfp4rt_group {
   uint32_t ldc;
 } nvfp4rt_group;
 
-/* Launch geometry derived from groups + metadata. */
+/* Launch geometry of one variant for a set of groups. Groups are scheduled in table
+ * order: slot s of the group table holds the caller's group order[s]; the runtime sorts
+ * by descending M (ties keep the caller's order) so the largest groups start first. */
 typedef struct nvfp4rt_plan_layout {
   uint32_t num_groups;
   uint32_t total_tiles;
-  uint32_t tile_start[NVFP4_ABI_MAX_GROUPS];
-  uint32_t tiles_m[NVFP4_ABI_MAX_GROUPS];
-  uint32_t tiles[NVFP4_ABI_MAX_GROUPS];
+  uint32_t order[NVFP4_ABI_MAX_GROUPS];      /* table slot -> caller's group index */
+  uint32_t tile_start[NVFP4_ABI_MAX_GROUPS]; /* per slot: exclusive prefix sum */
+  uint32_t tiles_m[NVFP4_ABI_MAX_GROUPS];    /* per slot: tiles along the M role */
+  uint32_t tiles[NVFP4_ABI_MAX_GROUPS];      /* per slot: tiles of the group */
+  uint32_t tile_n[NVFP4_ABI_MAX_GROUPS];     /* per slot: N of the group's MMAs */
 } nvfp4rt_plan_layout;
 
-/* Pure validation of a launch (no driver): group count 1..max_groups, null pointers
- * (groups with M == 0 or N == 0 are skipped: 0 tiles, pointers not inspected), 16-byte
- * base alignment of A, B, SFA, SFB, C, K > 0 and a multiple of k_granule (so the K/2-byte
- * row pitch is a multiple of 16), ldc >= N, ldc*2 % 16 == 0, 32-bit tile counts and byte
- * sizes without overflow. Fills `layout` when non-NULL. The error message names the
- * group and the field. */
+/* Pure validation of a launch of variant `meta` (no driver): group count
+ * 1..max_groups, null pointers (groups with M == 0 or N == 0 are skipped: 0 tiles,
+ * pointers not inspected), 16-byte base alignment of A, B, SFA, SFB, C, K > 0 and a
+ * multiple of k_granule (so the K/2-byte row pitch is a multiple of 16), ldc >= N,
+ * ldc*2 % 16 == 0, 32-bit tile counts and byte sizes without overflow. Fills `layout`
+ * when non-NULL. The error message names the group and the field. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
                                                  const nvfp4rt_group *groups,
                                                  uint32_t num_groups,
                                                  nvfp4rt_plan_layout *layout);
 
+/* Rows of the N role of `group` in variant `meta` (N for AB, M for SWAP_AB) and the N of
+ * the group's MMAs: tile_n for a fixed-N variant; for a DYNAMIC_N variant the rows rounded
+ * up to n_align when they fit one tile (at least n_align), else tile_n (KernelABI.h). */
+NVFP4RT_API uint32_t nvfp4rt_group_tile_n(const nvfp4_kernel_metadata *meta,
+                                          const nvfp4rt_group *group);
+
+/* The variant heuristic (docs/kernel-sm100a.md): a model of each variant's time from the
+ * groups' M, N, K, the group count and the SM count — bytes each CTA moves into shared
+ * memory per tile, tiles dealt round-robin to the persistent CTAs, DRAM traffic including
+ * the M-role re-reads across N tiles — and the index of the cheapest variant that can run
+ * the launch. `cost_us` (table->count entries, may be NULL) receives each modelled time
+ * (a negative value for a variant that cannot run it). -1 when none can. */
+NVFP4RT_API int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table,
+                                       const nvfp4rt_group *groups, uint32_t num_groups,
+                                       uint32_t sm_count, double *cost_us);
+
 /* Arguments of one cuTensorMapEncodeTiled call (the KernelABI.h tensor-map contract).
  * data_type uses the CUtensorMapDataType numbering of cuda.h. */
 typedef enum nvfp4rt_tmap_kind {
-  NVFP4RT_TMAP_A = 0, NVFP4RT_TMAP_B = 1, NVFP4RT_TMAP_SFA = 2, NVFP4RT_TMAP_SFB = 3
+  NVFP4RT_TMAP_A = 0, NVFP4RT_TMAP_B = 1, NVFP4RT_TMAP_SFA = 2, NVFP4RT_TMAP_SFB = 3,
+  NVFP4RT_TMAP_C = 4
 } nvfp4rt_tmap_kind;
 typedef struct nvfp4rt_tmap_args {
   uint32_t data_type;       /* CU_TENSOR_MAP_DATA_TYPE_* */
@@ -186,16 +227,21 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *me
  * 64-B aligned]. Needs the driver and a current context (nvfp4rt_context_create). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, void *out);
 
-/* Writes the header and group records of a parameter block (param_bytes long, zeroed
- * first except the tensor-map slots, which are left untouched). */
+/* Writes the header and the group records (in the layout's table order) of a parameter
+ * image: the 64-byte header followed by the group table (64 + 704 * max_groups bytes;
+ * the header and the records are zeroed first, the tensor-map slots are left untouched).
+ * For a kernel whose table does not fit the parameter block (param_bytes == 64), the
+ * table part is what the runtime copies to `table_address` in device memory, whose
+ * address goes into the header; pass 0 for an inline table. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
                                               const nvfp4rt_group *groups, uint32_t num_groups,
                                               const nvfp4rt_plan_layout *layout,
                                               uint64_t workspace, uint64_t workspace_bytes,
-                                              void *block, size_t block_bytes);
+                                              uint64_t table_address, void *block,
+                                              size_t block_bytes);
 
-/* grid = min(sm_count, total_tiles), rounded up to a multiple of the cluster size; 0 for
- * 0 tiles. */
+/* grid = min(sm_count, total_tiles * cluster size) CTAs, a multiple of the cluster size
+ * (a tile of a CTA-pair variant occupies the whole pair); 0 for 0 tiles. */
 NVFP4RT_API uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta,
                                        uint32_t total_tiles, uint32_t sm_count);
 
@@ -204,6 +250,8 @@ NVFP4RT_API uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta,
 typedef struct nvfp4rt_plan nvfp4rt_plan;
 
 typedef struct nvfp4rt_plan_info {
+  uint32_t variant;          /* index of the variant the plan launches */
+  const char *kernel_name;   /* its kernel */
   uint32_t num_groups, total_tiles, grid;
   uint32_t block[3], cluster[3];
   uint32_t dyn_smem_bytes, param_bytes;
@@ -212,10 +260,23 @@ typedef struct nvfp4rt_plan_info {
   const void *param_block;  /* the packed parameter block (param_bytes, 64-B aligned) */
 } nvfp4rt_plan_info;
 
-/* Validates, encodes every tensor map, packs the block, computes the grid and (emulation
- * cubins) allocates the workspace once. */
+/* Chooses a variant (nvfp4rt_select_variant), validates, encodes every tensor map, packs
+ * the block, computes the grid and allocates, once, what the launch needs in device
+ * memory (emulation workspace; the group table of a kernel whose table does not fit the
+ * parameter block). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
                                                uint32_t num_groups, nvfp4rt_plan **out);
+/* Plan options. */
+typedef struct nvfp4rt_plan_options {
+  int variant; /* variant index to launch, or -1 to let the heuristic choose */
+} nvfp4rt_plan_options;
+/* plan_create with options (NULL: defaults). A forced variant keeps being used by
+ * nvfp4rt_plan_update_pointers; an automatic plan re-chooses when the shapes change. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod,
+                                                  const nvfp4rt_group *groups,
+                                                  uint32_t num_groups,
+                                                  const nvfp4rt_plan_options *options,
+                                                  nvfp4rt_plan **out);
 /* Re-plans for new groups (pointers and/or shapes, same or different count): each tensor
  * map is re-encoded only if its cache key (address, rows, K, kind) changed. On failure the
  * plan keeps its previous, valid state. Emulation cubins: when the new grid needs a larger

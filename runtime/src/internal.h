@@ -89,8 +89,8 @@ struct nvfp4rt_context {
 struct nvfp4rt_module {
   nvfp4rt_context *ctx;
   CUmodule module;
-  CUfunction function;
-  nvfp4_kernel_metadata meta;
+  nvfp4rt_metadata_table table;                     /* one record per variant */
+  CUfunction functions[NVFP4_METADATA_MAX_VARIANTS]; /* variant i's kernel */
 };
 
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);

@@ -1,6 +1,7 @@
-/* metadata.c — host-only reading of the nvfp4_kernel_metadata record: a minimal ELF64
- * symbol lookup over a cubin image, decoding/validation of the 256-byte record
- * (KernelABI.h offsets), its encoder, and the target-vs-device check. No driver needed. */
+/* metadata.c — host-only reading of the nvfp4_kernel_metadata table: a minimal ELF64
+ * symbol lookup over a cubin image, decoding/validation of the 256-byte records
+ * (KernelABI.h offsets) and of the family they form, the encoder, and the
+ * target-vs-device check. No driver needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +130,37 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->k_granule == 0 || m->k_granule % 64 != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata k_granule %u is not a positive multiple of 64", m->k_granule);
-  if (m->sfb_atoms == 0 || m->sfb_atoms > 2)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata sfb_atoms %u not in 1..2",
-                        m->sfb_atoms);
+  if (m->sfn_atoms == 0 || m->sfn_atoms > 2 || m->sfm_atoms == 0 || m->sfm_atoms > 2)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata scale-factor atoms %u/%u not in 1..2", m->sfm_atoms,
+                        m->sfn_atoms);
+  if (m->variant_count == 0 || m->variant_count > NVFP4_METADATA_MAX_VARIANTS ||
+      m->variant_index >= m->variant_count)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata variant %u of %u", m->variant_index,
+                        m->variant_count);
+  if (m->orientation > NVFP4_META_ORIENTATION_SWAP_AB || m->epilogue > NVFP4_META_EPILOGUE_TMA_STORE)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata orientation %u / epilogue %u unknown",
+                        m->orientation, m->epilogue);
+  if ((m->cta_group != 1 && m->cta_group != 2) || m->cluster[0] != m->cta_group)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata cta_group %u with a cluster of %u CTAs", m->cta_group,
+                        m->cluster[0]);
+  if (m->m_box_rows == 0 || m->m_box_rows > 256 || m->n_box_rows == 0 || m->n_box_rows > 256 ||
+      m->m_box_rows * m->cta_group != m->tile_m || m->n_box_rows * m->cta_group != m->tile_n)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata boxes %u/%u rows do not tile %ux%u over %u CTA(s)",
+                        m->m_box_rows, m->n_box_rows, m->tile_m, m->tile_n, m->cta_group);
+  if (m->epilogue == NVFP4_META_EPILOGUE_TMA_STORE &&
+      (m->store_box_rows == 0 || m->store_box_rows > 256))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata store box of %u rows",
+                        m->store_box_rows);
+  if (m->variant_flags & ~NVFP4_META_VFLAG_DYNAMIC_N)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata variant flags 0x%x: unknown bits",
+                        m->variant_flags);
+  if ((m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) &&
+      (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
+                        m->n_align, m->tile_n);
   if (m->flags & ~NVFP4_META_FLAG_EMULATION)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
@@ -144,16 +173,51 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   return NVFP4RT_STATUS_OK;
 }
 
+nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *rec, size_t size,
+                                             nvfp4rt_metadata_table *t) {
+  if (!rec || !t) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata_decode_table: NULL");
+  memset(t, 0, sizeof *t);
+  if (size < NVFP4_METADATA_BYTES || size % NVFP4_METADATA_BYTES != 0 ||
+      size / NVFP4_METADATA_BYTES > NVFP4_METADATA_MAX_VARIANTS)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata table of %zu bytes: not 1..%u records of %u bytes", size,
+                        NVFP4_METADATA_MAX_VARIANTS, NVFP4_METADATA_BYTES);
+  uint32_t n = (uint32_t)(size / NVFP4_METADATA_BYTES);
+  for (uint32_t i = 0; i < n; i++) {
+    nvfp4_kernel_metadata *m = &t->variants[i];
+    nvfp4rt_status st = nvfp4rt_metadata_decode(rec + (size_t)i * NVFP4_METADATA_BYTES,
+                                                NVFP4_METADATA_BYTES, m);
+    if (st != NVFP4RT_STATUS_OK) return st;
+    const nvfp4_kernel_metadata *m0 = &t->variants[0];
+    if (m->variant_count != n || m->variant_index != i)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                          "metadata record %u says variant %u of %u in a table of %u", i,
+                          m->variant_index, m->variant_count, n);
+    if (m->target_sm != m0->target_sm || m->flags != m0->flags ||
+        m->max_groups != m0->max_groups || m->param_bytes != m0->param_bytes ||
+        m->k_granule != m0->k_granule || m->workspace_per_cta != m0->workspace_per_cta ||
+        strcmp(m->target, m0->target) != 0)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                          "metadata record %u disagrees with record 0 on the kernel ABI", i);
+    for (uint32_t j = 0; j < i; j++)
+      if (strcmp(t->variants[j].kernel_name, m->kernel_name) == 0)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata names kernel '%s' twice",
+                            m->kernel_name);
+  }
+  t->count = n;
+  return NVFP4RT_STATUS_OK;
+}
+
 nvfp4rt_status nvfp4rt_metadata_read_image(const void *image, size_t size,
-                                           nvfp4_kernel_metadata *out) {
+                                           nvfp4rt_metadata_table *out) {
   const unsigned char *rec;
   size_t n;
   nvfp4rt_status st = nvfp4rt_elf_find_metadata(image, size, &rec, &n);
   if (st != NVFP4RT_STATUS_OK) return st;
-  return nvfp4rt_metadata_decode(rec, n, out);
+  return nvfp4rt_metadata_decode_table(rec, n, out);
 }
 
-nvfp4rt_status nvfp4rt_metadata_read_file(const char *path, nvfp4_kernel_metadata *out) {
+nvfp4rt_status nvfp4rt_metadata_read_file(const char *path, nvfp4rt_metadata_table *out) {
   void *data;
   size_t size;
   nvfp4rt_status st = nvfp4rt_read_whole_file(path, &data, &size);

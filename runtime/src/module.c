@@ -1,5 +1,6 @@
-/* module.c — loads a cubin into the primary context, checks its metadata (ELF record,
- * target vs device, device-side copy via cuModuleGetGlobal) and prepares the kernel. */
+/* module.c — loads a cubin into the primary context, checks its metadata table (ELF
+ * records, target vs device, device-side copy via cuModuleGetGlobal) and prepares the
+ * kernel of every variant. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,12 @@ nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
   if (st != NVFP4RT_STATUS_OK) return st;
   const unsigned char *rec;
   size_t rec_size;
-  nvfp4_kernel_metadata meta;
+  nvfp4rt_metadata_table table;
   if ((st = nvfp4rt_elf_find_metadata(image, size, &rec, &rec_size)) != NVFP4RT_STATUS_OK)
     return st;
-  if ((st = nvfp4rt_metadata_decode(rec, rec_size, &meta)) != NVFP4RT_STATUS_OK) return st;
+  if ((st = nvfp4rt_metadata_decode_table(rec, rec_size, &table)) != NVFP4RT_STATUS_OK)
+    return st;
+  const nvfp4_kernel_metadata meta = table.variants[0]; /* the ABI-level fields */
   if ((st = nvfp4rt_metadata_check_target(&meta, ctx->info.cc_major, ctx->info.cc_minor)) !=
       NVFP4RT_STATUS_OK)
     return st;
@@ -27,18 +30,21 @@ nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
   if (meta.target_sm == 90 && !emu)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
                         "sm_90 cubin without the emulation flag: no native Hopper kernel ABI");
-  if (meta.cluster[1] != 1 || meta.cluster[2] != 1)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
-                        "cluster dims {%u, %u, %u}: only 1-D clusters are supported",
-                        meta.cluster[0], meta.cluster[1], meta.cluster[2]);
-  if ((int)meta.dyn_smem_bytes > ctx->info.max_smem_optin)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
-                        "kernel needs %u bytes of dynamic shared memory, device allows %d",
-                        meta.dyn_smem_bytes, ctx->info.max_smem_optin);
+  for (uint32_t v = 0; v < table.count; v++) {
+    const nvfp4_kernel_metadata *vm = &table.variants[v];
+    if (vm->cluster[1] != 1 || vm->cluster[2] != 1)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                          "variant %s: cluster dims {%u, %u, %u}: only 1-D clusters are supported",
+                          vm->kernel_name, vm->cluster[0], vm->cluster[1], vm->cluster[2]);
+    if ((int)vm->dyn_smem_bytes > ctx->info.max_smem_optin)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                          "variant %s needs %u bytes of dynamic shared memory, device allows %d",
+                          vm->kernel_name, vm->dyn_smem_bytes, ctx->info.max_smem_optin);
+  }
   nvfp4rt_module *m = calloc(1, sizeof *m);
   if (!m) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "module_load: malloc failed");
   m->ctx = ctx;
-  m->meta = meta;
+  m->table = table;
   CUresult r;
   if ((r = NVFP4RT_CU(cuCtxSetCurrent)(ctx->ctx)) != CUDA_SUCCESS) {
     st = nvfp4rt_set_cu_error_(r, "cuCtxSetCurrent", __FILE__, __LINE__, "%s", "");
@@ -63,39 +69,43 @@ nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
                                NVFP4_METADATA_SYMBOL);
     goto fail;
   }
-  if (gbytes != NVFP4_METADATA_BYTES) {
-    st = NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "device symbol %s is %zu bytes, expected %u",
-                      NVFP4_METADATA_SYMBOL, gbytes, NVFP4_METADATA_BYTES);
+  if (gbytes != rec_size || rec_size > NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS) {
+    st = NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "device symbol %s is %zu bytes, expected %zu",
+                      NVFP4_METADATA_SYMBOL, gbytes, rec_size);
     goto fail;
   }
-  unsigned char dev_rec[NVFP4_METADATA_BYTES];
-  if ((r = NVFP4RT_CU(cuMemcpyDtoH)(dev_rec, gptr, sizeof dev_rec)) != CUDA_SUCCESS) {
-    st = nvfp4rt_set_cu_error_(r, "cuMemcpyDtoH", __FILE__, __LINE__, "metadata record");
+  unsigned char dev_rec[NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS];
+  if ((r = NVFP4RT_CU(cuMemcpyDtoH)(dev_rec, gptr, rec_size)) != CUDA_SUCCESS) {
+    st = nvfp4rt_set_cu_error_(r, "cuMemcpyDtoH", __FILE__, __LINE__, "metadata table");
     goto fail;
   }
-  if (memcmp(dev_rec, rec, NVFP4_METADATA_BYTES) != 0) {
+  if (memcmp(dev_rec, rec, rec_size) != 0) {
     st = NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
-                      "metadata read through cuModuleGetGlobal differs from the ELF record");
+                      "metadata read through cuModuleGetGlobal differs from the ELF table");
     goto fail;
   }
-  if ((r = NVFP4RT_CU(cuModuleGetFunction)(&m->function, m->module, meta.kernel_name)) !=
-      CUDA_SUCCESS) {
-    st = nvfp4rt_set_cu_error_(r, "cuModuleGetFunction", __FILE__, __LINE__,
-                               "kernel '%s' named by the metadata", meta.kernel_name);
-    if (r == CUDA_ERROR_NOT_FOUND) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", nvfp4rt_last_error_message());
-      st = NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "%s", msg);
-      nvfp4rt_set_error_detail_((int)r, "cuModuleGetFunction");
+  for (uint32_t v = 0; v < table.count; v++) {
+    const nvfp4_kernel_metadata *vm = &table.variants[v];
+    if ((r = NVFP4RT_CU(cuModuleGetFunction)(&m->functions[v], m->module, vm->kernel_name)) !=
+        CUDA_SUCCESS) {
+      st = nvfp4rt_set_cu_error_(r, "cuModuleGetFunction", __FILE__, __LINE__,
+                                 "kernel '%s' named by the metadata", vm->kernel_name);
+      if (r == CUDA_ERROR_NOT_FOUND) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", nvfp4rt_last_error_message());
+        st = NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "%s", msg);
+        nvfp4rt_set_error_detail_((int)r, "cuModuleGetFunction");
+      }
+      goto fail;
     }
-    goto fail;
-  }
-  if ((r = NVFP4RT_CU(cuFuncSetAttribute)(m->function,
-                                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          (int)meta.dyn_smem_bytes)) != CUDA_SUCCESS) {
-    st = nvfp4rt_set_cu_error_(r, "cuFuncSetAttribute", __FILE__, __LINE__,
-                               "MAX_DYNAMIC_SHARED_SIZE_BYTES = %u", meta.dyn_smem_bytes);
-    goto fail;
+    if ((r = NVFP4RT_CU(cuFuncSetAttribute)(m->functions[v],
+                                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            (int)vm->dyn_smem_bytes)) != CUDA_SUCCESS) {
+      st = nvfp4rt_set_cu_error_(r, "cuFuncSetAttribute", __FILE__, __LINE__,
+                                 "%s: MAX_DYNAMIC_SHARED_SIZE_BYTES = %u", vm->kernel_name,
+                                 vm->dyn_smem_bytes);
+      goto fail;
+    }
   }
   *out = m;
   return NVFP4RT_STATUS_OK;
@@ -125,5 +135,23 @@ void nvfp4rt_module_destroy(nvfp4rt_module *m) {
 }
 
 const nvfp4_kernel_metadata *nvfp4rt_module_metadata(const nvfp4rt_module *m) {
-  return m ? &m->meta : NULL;
+  return m ? &m->table.variants[0] : NULL;
+}
+
+uint32_t nvfp4rt_module_variant_count(const nvfp4rt_module *m) { return m ? m->table.count : 0; }
+
+const nvfp4_kernel_metadata *nvfp4rt_module_variant(const nvfp4rt_module *m, uint32_t index) {
+  return m && index < m->table.count ? &m->table.variants[index] : NULL;
+}
+
+int nvfp4rt_module_find_variant(const nvfp4rt_module *m, const char *name) {
+  if (!m || !name || !*name) return -1;
+  size_t n = strlen(name);
+  for (uint32_t v = 0; v < m->table.count; v++) {
+    const char *k = m->table.variants[v].kernel_name;
+    size_t kn = strlen(k);
+    if (strcmp(k, name) == 0 || (kn > n && k[kn - n - 1] == '_' && strcmp(k + kn - n, name) == 0))
+      return (int)v;
+  }
+  return -1;
 }

@@ -1,7 +1,8 @@
-/* plan.c — launch plans: pure validation of a grouped launch against the kernel metadata,
- * the tensor-map contract (nvfp4rt_tmap_args_for), parameter-block packing and grid size
- * (all host-only), then plan creation with cached cuTensorMapEncodeTiled results, cheap
- * re-planning when pointers change, and the allocation-free cuLaunchKernelEx launch. */
+/* plan.c — launch plans: pure validation of a grouped launch against a variant's metadata
+ * (table order, per-group tile widths), the tensor-map contract (nvfp4rt_tmap_args_for),
+ * parameter-block packing, grid size and the variant heuristic (all host-only), then plan
+ * creation with cached cuTensorMapEncodeTiled results, cheap re-planning when pointers
+ * change, and the allocation-free cuLaunchKernelEx launch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,80 @@
 /* ---- pure helpers ---------------------------------------------------------------- */
 
 static uint64_t ceil_div64(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static int is_swap(const nvfp4_kernel_metadata *meta) {
+  return meta->orientation == NVFP4_META_ORIENTATION_SWAP_AB;
+}
+/* Rows of the tensor on the MMA's M side / N side (KernelConfig.h's operand roles). */
+static uint32_t rows_m_role(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *G) {
+  return is_swap(meta) ? G->n : G->m;
+}
+static uint32_t rows_n_role(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *G) {
+  return is_swap(meta) ? G->m : G->n;
+}
+
+uint32_t nvfp4rt_group_tile_n(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *G) {
+  if (!meta || !G) return 0;
+  if (!(meta->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) || meta->n_align == 0)
+    return meta->tile_n;
+  uint32_t rows = rows_n_role(meta, G);
+  if (rows > meta->tile_n) return meta->tile_n;
+  uint32_t n = (uint32_t)ceil_div64(rows ? rows : 1, meta->n_align) * meta->n_align;
+  return n < meta->tile_n ? n : meta->tile_n;
+}
+
+/* Validates one group (no tiles for M == 0 or N == 0: nothing is read or written). */
+static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *G,
+                                     uint32_t g) {
+  if (G->m == 0 || G->n == 0) return NVFP4RT_STATUS_OK;
+  if (G->k == 0) return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: K is 0", g);
+  if (G->k % meta->k_granule != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
+                        "group %u: K = %u is not a multiple of the kernel's K granule %u", g,
+                        G->k, meta->k_granule);
+  if (G->ldc < G->n)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: ldc = %u is smaller than N = %u",
+                        g, G->ldc, G->n);
+  static const char *const names[5] = {"A", "B", "SFA", "SFB", "C"};
+  const uint64_t ptrs[5] = {G->a, G->b, G->sfa, G->sfb, G->c};
+  for (int i = 0; i < 5; i++)
+    if (!ptrs[i])
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "group %u: %s pointer is null", g,
+                          names[i]);
+  for (int i = 0; i < 5; i++)
+    if (ptrs[i] % 16 != 0)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                          "group %u: %s pointer 0x%llx is not 16-byte aligned", g, names[i],
+                          (unsigned long long)ptrs[i]);
+  if ((G->k / 2) % 16 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "group %u: A/B row pitch K/2 = %u bytes is not a multiple of 16", g,
+                        G->k / 2);
+  if (((uint64_t)G->ldc * 2) % 16 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "group %u: C row pitch ldc*2 = %llu bytes is not a multiple of 16", g,
+                        (unsigned long long)G->ldc * 2);
+  /* byte extents must fit 64-bit addressing from the base pointers */
+  uint64_t c_elems = (uint64_t)(G->m - 1) * G->ldc + G->n;
+  if ((uint64_t)G->m * G->ldc > (UINT64_MAX / 4) || c_elems > UINT64_MAX / 2 ||
+      G->c > UINT64_MAX - c_elems * 2 || G->a > UINT64_MAX - (uint64_t)G->m * (G->k / 2) ||
+      G->b > UINT64_MAX - (uint64_t)G->n * (G->k / 2))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW, "group %u: tensor extent overflows 64 bits", g);
+  return NVFP4RT_STATUS_OK;
+}
+
+/* Table order: descending M, ties in the caller's order (insertion sort: stable, and the
+ * group counts that matter for host cost are small). */
+static void sort_by_m(const nvfp4rt_group *groups, uint32_t n, uint32_t *order) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t g = i, j = i;
+    while (j > 0 && groups[order[j - 1]].m < groups[g].m) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = g;
+  }
+}
 
 nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
                                      const nvfp4rt_group *groups, uint32_t num_groups,
@@ -25,56 +100,29 @@ nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
                         meta->kernel_name, meta->max_groups);
   if (meta->tile_m == 0 || meta->tile_n == 0 || meta->k_granule == 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "plan: metadata has zero tile sizes");
-  uint64_t total = 0;
-  nvfp4rt_plan_layout local;
-  nvfp4rt_plan_layout *L = layout ? layout : &local;
-  memset(L, 0, sizeof *L);
-  L->num_groups = num_groups;
   for (uint32_t g = 0; g < num_groups; g++) {
+    nvfp4rt_status st = validate_group(meta, &groups[g], g);
+    if (st != NVFP4RT_STATUS_OK) return st;
+  }
+  if (!layout) return NVFP4RT_STATUS_OK;
+  nvfp4rt_plan_layout *L = layout;
+  L->num_groups = num_groups;
+  sort_by_m(groups, num_groups, L->order);
+  uint64_t total = 0;
+  for (uint32_t s = 0; s < num_groups; s++) {
+    const uint32_t g = L->order[s];
     const nvfp4rt_group *G = &groups[g];
-    L->tile_start[g] = (uint32_t)total;
-    if (G->m == 0 || G->n == 0) continue; /* empty group: 0 tiles, nothing read or written */
-    if (G->k == 0)
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: K is 0", g);
-    if (G->k % meta->k_granule != 0)
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
-                          "group %u: K = %u is not a multiple of the kernel's K granule %u", g,
-                          G->k, meta->k_granule);
-    if (G->ldc < G->n)
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: ldc = %u is smaller than N = %u",
-                          g, G->ldc, G->n);
-    static const char *const names[5] = {"A", "B", "SFA", "SFB", "C"};
-    const uint64_t ptrs[5] = {G->a, G->b, G->sfa, G->sfb, G->c};
-    for (int i = 0; i < 5; i++)
-      if (!ptrs[i])
-        return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "group %u: %s pointer is null", g,
-                            names[i]);
-    for (int i = 0; i < 5; i++)
-      if (ptrs[i] % 16 != 0)
-        return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                            "group %u: %s pointer 0x%llx is not 16-byte aligned", g, names[i],
-                            (unsigned long long)ptrs[i]);
-    if ((G->k / 2) % 16 != 0)
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                          "group %u: A/B row pitch K/2 = %u bytes is not a multiple of 16", g,
-                          G->k / 2);
-    if (((uint64_t)G->ldc * 2) % 16 != 0)
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                          "group %u: C row pitch ldc*2 = %llu bytes is not a multiple of 16", g,
-                          (unsigned long long)G->ldc * 2);
-    /* byte extents must fit 64-bit addressing from the base pointers */
-    uint64_t c_elems = (uint64_t)(G->m - 1) * G->ldc + G->n;
-    if ((uint64_t)G->m * G->ldc > (UINT64_MAX / 4) || c_elems > UINT64_MAX / 2 ||
-        G->c > UINT64_MAX - c_elems * 2 || G->a > UINT64_MAX - (uint64_t)G->m * (G->k / 2) ||
-        G->b > UINT64_MAX - (uint64_t)G->n * (G->k / 2))
-      return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW, "group %u: tensor extent overflows 64 bits",
-                          g);
-    uint64_t tm = ceil_div64(G->m, meta->tile_m), tn = ceil_div64(G->n, meta->tile_n);
+    L->tile_start[s] = (uint32_t)total;
+    L->tiles_m[s] = L->tiles[s] = 0;
+    L->tile_n[s] = nvfp4rt_group_tile_n(meta, G);
+    if (G->m == 0 || G->n == 0) continue;
+    uint64_t tm = ceil_div64(rows_m_role(meta, G), meta->tile_m);
+    uint64_t tn = ceil_div64(rows_n_role(meta, G), L->tile_n[s]);
     uint64_t tiles = tm * tn;
     if (tiles > UINT32_MAX || total + tiles > UINT32_MAX)
       return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW, "group %u: tile count overflows 32 bits", g);
-    L->tiles_m[g] = (uint32_t)tm;
-    L->tiles[g] = (uint32_t)tiles;
+    L->tiles_m[s] = (uint32_t)tm;
+    L->tiles[s] = (uint32_t)tiles;
     total += tiles;
   }
   L->total_tiles = (uint32_t)total;
@@ -90,36 +138,59 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
   o->element_strides[0] = o->element_strides[1] = 1;
   o->interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   o->oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE; /* out-of-bounds elements read as zero */
-  const int emu = (meta->flags & NVFP4_META_FLAG_EMULATION) != 0;
+  /* sm_90 has no 16U4 tensor maps: the emulation target reads the FP4 bytes as UINT8. */
+  const int u8 = meta->target_sm == 90;
+  /* Which side of the MMA the tensor feeds decides its box (KernelABI.h). */
+  const int a_on_m = !is_swap(meta);
+  const uint32_t n_rows = (meta->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N)
+                              ? nvfp4rt_group_tile_n(meta, G) / meta->cta_group
+                              : meta->n_box_rows;
   switch (kind) {
   case NVFP4RT_TMAP_A:
   case NVFP4RT_TMAP_B: {
-    uint32_t rows = kind == NVFP4RT_TMAP_A ? G->m : G->n;
-    uint32_t box_rows = kind == NVFP4RT_TMAP_A ? meta->tile_m : meta->tile_n;
-    o->global_address = kind == NVFP4RT_TMAP_A ? G->a : G->b;
-    o->data_type = emu ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
-    o->dims[0] = emu ? G->k / 2 : G->k;
-    o->dims[1] = rows;
+    const int is_a = kind == NVFP4RT_TMAP_A;
+    o->global_address = is_a ? G->a : G->b;
+    o->data_type = u8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
+    o->dims[0] = u8 ? G->k / 2 : G->k;
+    o->dims[1] = is_a ? G->m : G->n;
     o->stride_bytes[0] = G->k / 2;
-    o->box[0] = emu ? 128 : 256;
-    o->box[1] = box_rows;
+    o->box[0] = u8 ? 128 : 256;
+    o->box[1] = is_a == a_on_m ? meta->m_box_rows : n_rows;
     o->swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
     o->l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
     break;
   }
   case NVFP4RT_TMAP_SFA:
   case NVFP4RT_TMAP_SFB: {
-    uint32_t rows = kind == NVFP4RT_TMAP_SFA ? G->m : G->n;
+    const int is_a = kind == NVFP4RT_TMAP_SFA;
     uint64_t katoms = ceil_div64(G->k, 64);
-    o->global_address = kind == NVFP4RT_TMAP_SFA ? G->sfa : G->sfb;
+    o->global_address = is_a ? G->sfa : G->sfb;
     o->data_type = CU_TENSOR_MAP_DATA_TYPE_INT64;
-    o->dims[0] = katoms * 64;           /* 64 int64 = one 512-B atom per 64 K */
-    o->dims[1] = ceil_div64(rows, 128); /* one row of atoms per 128 M/N rows */
+    o->dims[0] = katoms * 64;                            /* 64 int64 = one 512-B atom per 64 K */
+    o->dims[1] = ceil_div64(is_a ? G->m : G->n, 128);    /* one row of atoms per 128 rows */
     o->stride_bytes[0] = katoms * 512;
     o->box[0] = 256;
-    o->box[1] = kind == NVFP4RT_TMAP_SFA ? 1 : meta->sfb_atoms;
+    o->box[1] = is_a == a_on_m ? meta->sfm_atoms : meta->sfn_atoms;
     o->swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
     o->l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    break;
+  }
+  case NVFP4RT_TMAP_C: {
+    if (meta->epilogue != NVFP4_META_EPILOGUE_TMA_STORE)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                          "tmap_args: variant '%s' stores C directly (no C map)",
+                          meta->kernel_name);
+    o->global_address = G->c;
+    o->data_type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    /* whole 16-byte chunks only: a TMA store writes every byte of a chunk it touches, so
+     * the kernel stores the last N mod 8 columns itself (0 columns: no map at all) */
+    o->dims[0] = G->n & ~7u;
+    o->dims[1] = G->m;
+    o->stride_bytes[0] = (uint64_t)G->ldc * 2;
+    o->box[0] = 64; /* 128 bytes of fp16: one SWIZZLE_128B row */
+    o->box[1] = meta->store_box_rows;
+    o->swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    o->l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
     break;
   }
   default:
@@ -128,39 +199,49 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
   return NVFP4RT_STATUS_OK;
 }
 
+static void put_u64(unsigned char *p, uint32_t off, uint64_t v) {
+  nvfp4_meta_write_u32(p, off, (uint32_t)v);
+  nvfp4_meta_write_u32(p, off + 4, (uint32_t)(v >> 32));
+}
+
 nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
                                   const nvfp4rt_group *groups, uint32_t num_groups,
                                   const nvfp4rt_plan_layout *L, uint64_t workspace,
-                                  uint64_t workspace_bytes, void *block, size_t block_bytes) {
+                                  uint64_t workspace_bytes, uint64_t table_address, void *block,
+                                  size_t block_bytes) {
   if (!meta || !groups || !L || !block)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "param_pack: NULL argument");
-  if (block_bytes < meta->param_bytes || num_groups > meta->max_groups)
+  const size_t image = NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
+  if (block_bytes < image || num_groups > meta->max_groups || num_groups != L->num_groups)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "param_pack: block of %zu bytes / %u groups for a %u-byte, %u-group ABI",
-                        block_bytes, num_groups, meta->param_bytes, meta->max_groups);
+                        "param_pack: image of %zu bytes / %u groups (layout %u) for a %zu-byte, "
+                        "%u-group ABI", block_bytes, num_groups, L->num_groups, image,
+                        meta->max_groups);
   unsigned char *b = block;
+  unsigned char *table = b + NVFP4_ABI_HEADER_BYTES;
   memset(b, 0, NVFP4_ABI_HEADER_BYTES);
   uint32_t rec0 = nvfp4_abi_record_offset(meta->max_groups, 0);
-  memset(b + rec0, 0, (size_t)meta->max_groups * NVFP4_ABI_GROUP_RECORD_BYTES);
+  memset(table + rec0, 0, (size_t)meta->max_groups * NVFP4_ABI_GROUP_RECORD_BYTES);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_ABI_VERSION, NVFP4_ABI_VERSION);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_NUM_GROUPS, num_groups);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_TOTAL_TILES, L->total_tiles);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_FLAGS, 0);
-  nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_WORKSPACE, (uint32_t)workspace);
-  nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_WORKSPACE + 4, (uint32_t)(workspace >> 32));
-  nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_WORKSPACE_BYTES, (uint32_t)workspace_bytes);
-  nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_WORKSPACE_BYTES + 4, (uint32_t)(workspace_bytes >> 32));
-  for (uint32_t g = 0; g < num_groups; g++) {
-    unsigned char *r = b + nvfp4_abi_record_offset(meta->max_groups, g);
-    const nvfp4rt_group *G = &groups[g];
+  put_u64(b, NVFP4_ABI_HDR_WORKSPACE, workspace);
+  put_u64(b, NVFP4_ABI_HDR_WORKSPACE_BYTES, workspace_bytes);
+  put_u64(b, NVFP4_ABI_HDR_TABLE, table_address);
+  for (uint32_t s = 0; s < num_groups; s++) {
+    unsigned char *r = table + nvfp4_abi_record_offset(meta->max_groups, s);
+    if (L->order[s] >= num_groups)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT, "param_pack: layout order corrupt");
+    const nvfp4rt_group *G = &groups[L->order[s]];
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_M, G->m);
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_N, G->n);
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_K, G->k);
-    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILE_START, L->tile_start[g]);
-    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILES_M, L->tiles[g] ? L->tiles_m[g] : 0);
+    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILE_START, L->tile_start[s]);
+    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILES_M, L->tiles[s] ? L->tiles_m[s] : 0);
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_LDC, G->ldc);
-    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_C_PTR, (uint32_t)G->c);
-    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_C_PTR + 4, (uint32_t)(G->c >> 32));
+    put_u64(r, NVFP4_ABI_GRP_C_PTR, G->c);
+    nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILE_N, L->tile_n[s]);
   }
   return NVFP4RT_STATUS_OK;
 }
@@ -169,35 +250,120 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
                            uint32_t sm_count) {
   if (!meta || total_tiles == 0) return 0;
   uint32_t cx = meta->cluster[0] ? meta->cluster[0] : 1;
-  uint32_t g = total_tiles < sm_count ? total_tiles : sm_count;
-  if (g == 0) g = 1;
-  g = (g + cx - 1) / cx * cx;
-  if (g > sm_count && sm_count >= cx) g = sm_count / cx * cx;
-  return g;
+  uint64_t want = (uint64_t)total_tiles * cx;
+  uint64_t cap = sm_count >= cx ? sm_count / cx * cx : cx;
+  return (uint32_t)(want < cap ? want : cap);
+}
+
+/* ---- the variant heuristic ------------------------------------------------------------ */
+
+/* Device model: DRAM bandwidth, the shared-memory fill rate one SM sustains, and its FP4
+ * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4);
+ * sm_90 cubins (emulation) are timed as if the MMA were free. */
+typedef struct device_model { double dram_bps, sm_bps, sm_flops, tile_overhead_s; } device_model;
+
+static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
+  device_model d;
+  if (m->target_sm == 100) {
+    d.dram_bps = 7.68e12 * 0.85;
+    d.sm_flops = 10.0e15 / 148.0;
+  } else {
+    d.dram_bps = 4.8e12 * 0.85;
+    d.sm_flops = 1e30;
+  }
+  /* one SM fills its shared memory at about 2.5x its share of DRAM bandwidth */
+  d.sm_bps = 2.5 * d.dram_bps / (sm_count ? sm_count : 1);
+  d.tile_overhead_s = 0.5e-6;
+  return d;
+}
+
+static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group *groups,
+                             uint32_t n, uint32_t sm_count, nvfp4rt_plan_layout *L,
+                             double *cta_time, uint32_t ctas) {
+  const device_model d = model_for(m, sm_count);
+  double dram_bytes = 0;
+  for (uint32_t c = 0; c < ctas; c++) cta_time[c] = 0;
+  const uint32_t clusters = ctas / m->cta_group;
+  for (uint32_t s = 0; s < n; s++) {
+    const nvfp4rt_group *G = &groups[L->order[s]];
+    if (!L->tiles[s]) continue;
+    const double row_bytes = G->k / 2.0 + G->k / 16.0; /* FP4 data + E4M3 scales */
+    const uint32_t rows_m = rows_m_role(m, G), rows_n = rows_n_role(m, G);
+    const uint32_t tiles_n = L->tiles[s] / L->tiles_m[s];
+    /* every byte once, plus the M-role tensor again for each further N tile when it is
+     * too large to stay in L2 between them (the N-role tile is shared by neighbours) */
+    dram_bytes += ((double)G->m + G->n) * row_bytes + 2.0 * G->m * G->n;
+    double m_bytes = (double)rows_m * row_bytes;
+    if (m_bytes > 8e6) dram_bytes += (tiles_n - 1) * m_bytes;
+    for (uint32_t t = 0; t < L->tiles[s]; t++) {
+      uint32_t tm = t % L->tiles_m[s], tn = t / L->tiles_m[s];
+      uint32_t rm = rows_m - tm * m->tile_m, rn = rows_n - tn * L->tile_n[s];
+      if (rm > m->tile_m) rm = m->tile_m;
+      if (rn > L->tile_n[s]) rn = L->tile_n[s];
+      /* per CTA of the cluster: its share of both roles, and of the MMA */
+      double bytes = ((double)rm + rn) * row_bytes / m->cta_group;
+      double flops = 2.0 * m->tile_m * L->tile_n[s] * G->k / m->cta_group;
+      double time = (bytes / d.sm_bps > flops / d.sm_flops ? bytes / d.sm_bps : flops / d.sm_flops) +
+                    d.tile_overhead_s;
+      uint32_t cluster = (L->tile_start[s] + t) % clusters;
+      cta_time[cluster] += time;
+    }
+  }
+  double worst = 0;
+  for (uint32_t c = 0; c < clusters; c++)
+    if (cta_time[c] > worst) worst = cta_time[c];
+  double dram = dram_bytes / d.dram_bps;
+  return worst > dram ? worst : dram;
+}
+
+int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table, const nvfp4rt_group *groups,
+                           uint32_t num_groups, uint32_t sm_count, double *cost_us) {
+  if (!table || !groups) return -1;
+  nvfp4rt_plan_layout *L = malloc(sizeof *L);
+  double *cta = malloc(sizeof(double) * (sm_count ? sm_count : 1));
+  int best = -1;
+  double best_cost = 0;
+  for (uint32_t v = 0; v < table->count; v++) {
+    const nvfp4_kernel_metadata *m = &table->variants[v];
+    double c = -1;
+    if (L && cta && nvfp4rt_plan_validate(m, groups, num_groups, L) == NVFP4RT_STATUS_OK) {
+      uint32_t ctas = nvfp4rt_grid_size(m, L->total_tiles, sm_count);
+      c = ctas ? variant_cost_s(m, groups, num_groups, sm_count, L, cta, ctas) * 1e6 : 0.0;
+      if (best < 0 || c < best_cost) {
+        best = (int)v;
+        best_cost = c;
+      }
+    }
+    if (cost_us) cost_us[v] = c;
+  }
+  free(L);
+  free(cta);
+  return best;
 }
 
 /* ---- plans ----------------------------------------------------------------------- */
 
-typedef struct tmap_key {
-  uint64_t address;
-  uint32_t rows, k;
-  int valid;
-} tmap_key;
-
 struct nvfp4rt_plan {
   nvfp4rt_module *mod;
-  unsigned char *block;   /* param_bytes rounded to 64, 64-B aligned: the live block */
-  unsigned char *scratch; /* same size: the next block while re-planning */
+  int forced_variant;     /* -1: chosen by the heuristic at every re-plan */
+  uint32_t variant;
+  unsigned char *block;   /* the live image: header + group table, 64-B aligned */
+  unsigned char *scratch; /* same size: the next image while re-planning */
   size_t block_alloc;
   uint32_t num_groups, grid;
-  nvfp4rt_plan_layout layout;
-  tmap_key keys[NVFP4_ABI_MAX_GROUPS][4];
+  nvfp4rt_plan_layout *layout, *next_layout;
+  /* The arguments each tensor-map slot was last encoded with (data_type UINT32_MAX: slot
+   * empty); a slot is re-encoded only when its arguments change. */
+  nvfp4rt_tmap_args *keys, *next_keys;
   uint64_t workspace, workspace_bytes;
+  uint64_t table_dev;     /* device copy of the group table when it is not inline */
   uint64_t tmaps_encoded;
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[1];
   void *params[1];
 };
+
+#define EMPTY_KEY UINT32_MAX
 
 static nvfp4rt_status encode_args(const nvfp4rt_tmap_args *ap, uint32_t g, int kind,
                                   unsigned char *slot) {
@@ -212,9 +378,9 @@ static nvfp4rt_status encode_args(const nvfp4rt_tmap_args *ap, uint32_t g, int k
       &tm, (CUtensorMapDataType)a.data_type, a.rank, (void *)(uintptr_t)a.global_address, dims,
       strides, box, es, (CUtensorMapInterleave)a.interleave, (CUtensorMapSwizzle)a.swizzle,
       (CUtensorMapL2promotion)a.l2_promotion, (CUtensorMapFloatOOBfill)a.oob_fill);
-  static const char *const kn[5] = {"A", "B", "SFA", "SFB", "tensor"};
+  static const char *const kn[5] = {"A", "B", "SFA", "SFB", "C"};
   char what[48];
-  if (kind < 0 || kind > 3) snprintf(what, sizeof what, "tensor map");
+  if (kind < 0 || kind > 4) snprintf(what, sizeof what, "tensor map");
   else snprintf(what, sizeof what, "group %u %s map", g, kn[kind]);
   if (r != CUDA_SUCCESS)
     return nvfp4rt_set_cu_error_(
@@ -238,24 +404,54 @@ nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, void *out) {
   return encode_args(args, 0, -1, out);
 }
 
-static nvfp4rt_status encode_one(nvfp4rt_plan *p, const nvfp4rt_group *G, uint32_t g,
-                                 nvfp4rt_tmap_kind kind, unsigned char *slot) {
-  nvfp4rt_tmap_args a;
-  nvfp4rt_status st = nvfp4rt_tmap_args_for(&p->mod->meta, G, kind, &a);
-  if (st != NVFP4RT_STATUS_OK) return st;
-  st = encode_args(&a, g, (int)kind, slot);
-  if (st == NVFP4RT_STATUS_OK) p->tmaps_encoded++;
-  return st;
+
+static size_t image_bytes(const nvfp4_kernel_metadata *meta) {
+  return NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
 }
 
-/* Builds the next block in p->scratch from p->block + keys; commits on success. */
+/* Encodes the tensor maps of table slot s into the scratch image where their arguments
+ * changed. */
+static nvfp4rt_status encode_slot(nvfp4rt_plan *p, const nvfp4_kernel_metadata *meta,
+                                  const nvfp4rt_group *G, uint32_t g, uint32_t s) {
+  unsigned char *slots = p->scratch + NVFP4_ABI_HEADER_BYTES + nvfp4_abi_tmaps_offset(s);
+  nvfp4rt_tmap_args *keys = p->next_keys + (size_t)s * NVFP4_ABI_GROUP_TMAPS;
+  for (uint32_t t = 0; t < NVFP4_ABI_GROUP_TMAPS; t++) {
+    unsigned char *slot = slots + NVFP4_ABI_TMAP_BYTES * t;
+    if (t == NVFP4RT_TMAP_C && meta->epilogue != NVFP4_META_EPILOGUE_TMA_STORE) {
+      if (keys[t].data_type != EMPTY_KEY) memset(slot, 0, NVFP4_ABI_TMAP_BYTES);
+      keys[t].data_type = EMPTY_KEY;
+      continue;
+    }
+    nvfp4rt_tmap_args a;
+    nvfp4rt_status st = nvfp4rt_tmap_args_for(meta, G, (nvfp4rt_tmap_kind)t, &a);
+    if (st != NVFP4RT_STATUS_OK) return st;
+    if (a.dims[0] == 0) { /* C narrower than one 16-byte chunk: the kernel stores it all */
+      if (keys[t].data_type != EMPTY_KEY) memset(slot, 0, NVFP4_ABI_TMAP_BYTES);
+      keys[t].data_type = EMPTY_KEY;
+      continue;
+    }
+    if (memcmp(&a, &keys[t], sizeof a) == 0) continue;
+    st = encode_args(&a, g, (int)t, slot);
+    if (st != NVFP4RT_STATUS_OK) return st;
+    keys[t] = a;
+    p->tmaps_encoded++;
+  }
+  return NVFP4RT_STATUS_OK;
+}
+
+/* Builds the next image in p->scratch (variant, layout, tensor maps, records); commits
+ * it on success, else leaves the plan as it was. */
 static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint32_t n) {
-  const nvfp4_kernel_metadata *meta = &p->mod->meta;
-  nvfp4rt_plan_layout L;
-  nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, n, &L);
-  if (st != NVFP4RT_STATUS_OK) return st;
-  const uint32_t grid = nvfp4rt_grid_size(meta, L.total_tiles,
-                                          (uint32_t)p->mod->ctx->info.sm_count);
+  const nvfp4rt_metadata_table *table = &p->mod->table;
+  const uint32_t sms = (uint32_t)p->mod->ctx->info.sm_count;
+  if (!groups) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan: groups array is NULL");
+  int v = p->forced_variant;
+  if (v < 0) v = nvfp4rt_select_variant(table, groups, n, sms, NULL);
+  const nvfp4_kernel_metadata *meta = &table->variants[v < 0 ? 0 : v];
+  nvfp4rt_plan_layout *L = p->next_layout;
+  nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, n, L);
+  if (st != NVFP4RT_STATUS_OK) return st; /* no variant can run it: variant 0's reason */
+  const uint32_t grid = nvfp4rt_grid_size(meta, L->total_tiles, sms);
   /* workspace: once per plan, grown (never per launch) if a re-plan needs a larger grid */
   uint64_t ws = p->workspace, ws_bytes = p->workspace_bytes, new_ws = 0;
   if (meta->flags & NVFP4_META_FLAG_EMULATION) {
@@ -275,39 +471,44 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
       ws_bytes = need;
     }
   }
-  tmap_key keys[NVFP4_ABI_MAX_GROUPS][4];
-  memcpy(keys, p->keys, sizeof keys);
+  const size_t keys_bytes =
+      sizeof(nvfp4rt_tmap_args) * NVFP4_ABI_GROUP_TMAPS * meta->max_groups;
+  memcpy(p->next_keys, p->keys, keys_bytes);
   memcpy(p->scratch, p->block, p->block_alloc);
   uint64_t encoded_before = p->tmaps_encoded;
-  for (uint32_t g = 0; g < meta->max_groups; g++) {
-    unsigned char *slots = p->scratch + nvfp4_abi_tmaps_offset(g);
-    if (g >= n || L.tiles[g] == 0) { /* unused or empty group: zero slots */
-      if (keys[g][0].valid || keys[g][1].valid || keys[g][2].valid || keys[g][3].valid)
-        memset(slots, 0, NVFP4_ABI_GROUP_TMAPS_BYTES);
-      memset(keys[g], 0, sizeof keys[g]);
+  for (uint32_t s = 0; s < meta->max_groups; s++) {
+    if (s >= n || L->tiles[s] == 0) { /* unused or empty group: zero slots */
+      nvfp4rt_tmap_args *keys = p->next_keys + (size_t)s * NVFP4_ABI_GROUP_TMAPS;
+      for (uint32_t t = 0; t < NVFP4_ABI_GROUP_TMAPS; t++) {
+        if (keys[t].data_type != EMPTY_KEY)
+          memset(p->scratch + NVFP4_ABI_HEADER_BYTES + nvfp4_abi_tmaps_offset(s) +
+                     NVFP4_ABI_TMAP_BYTES * t, 0, NVFP4_ABI_TMAP_BYTES);
+        keys[t].data_type = EMPTY_KEY;
+      }
       continue;
     }
-    const nvfp4rt_group *G = &groups[g];
-    const uint64_t addr[4] = {G->a, G->b, G->sfa, G->sfb};
-    const uint32_t rows[4] = {G->m, G->n, G->m, G->n};
-    for (int t = 0; t < 4; t++) {
-      tmap_key *k = &keys[g][t];
-      if (k->valid && k->address == addr[t] && k->rows == rows[t] && k->k == G->k) continue;
-      st = encode_one(p, G, g, (nvfp4rt_tmap_kind)t, slots + NVFP4_ABI_TMAP_BYTES * t);
-      if (st != NVFP4RT_STATUS_OK) {
-        if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
-        p->tmaps_encoded = encoded_before;
-        return st;
-      }
-      k->address = addr[t];
-      k->rows = rows[t];
-      k->k = G->k;
-      k->valid = 1;
-    }
+    st = encode_slot(p, meta, &groups[L->order[s]], L->order[s], s);
+    if (st != NVFP4RT_STATUS_OK) break;
   }
-  st = nvfp4rt_param_pack(meta, groups, n, &L, ws, ws_bytes, p->scratch, p->block_alloc);
+  if (st == NVFP4RT_STATUS_OK)
+    st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, p->table_dev, p->scratch,
+                            p->block_alloc);
+  /* A global group table is copied to the device now (once per re-plan, never per
+   * launch), after the work already queued in the context, which may still read it. */
+  if (st == NVFP4RT_STATUS_OK && p->table_dev &&
+      memcmp(p->scratch + NVFP4_ABI_HEADER_BYTES, p->block + NVFP4_ABI_HEADER_BYTES,
+             p->block_alloc - NVFP4_ABI_HEADER_BYTES) != 0) {
+    CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
+    if (r == CUDA_SUCCESS)
+      r = NVFP4RT_CU(cuMemcpyHtoD)((CUdeviceptr)p->table_dev, p->scratch + NVFP4_ABI_HEADER_BYTES,
+                                   nvfp4_abi_table_bytes(meta->max_groups));
+    if (r != CUDA_SUCCESS)
+      st = nvfp4rt_set_cu_error_(r, "cuMemcpyHtoD", __FILE__, __LINE__,
+                                 "group table of %u groups", meta->max_groups);
+  }
   if (st != NVFP4RT_STATUS_OK) {
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
+    p->tmaps_encoded = encoded_before;
     return st;
   }
   /* commit. A grown workspace replaces the old one, which launches already queued (or a
@@ -328,44 +529,20 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   unsigned char *t = p->block;
   p->block = p->scratch;
   p->scratch = t;
-  memcpy(p->keys, keys, sizeof keys);
-  p->layout = L;
+  nvfp4rt_tmap_args *k = p->keys;
+  p->keys = p->next_keys;
+  p->next_keys = k;
+  nvfp4rt_plan_layout *l = p->layout;
+  p->layout = p->next_layout;
+  p->next_layout = l;
   p->num_groups = n;
   p->grid = grid;
+  p->variant = (uint32_t)(v < 0 ? 0 : v);
   p->cfg.gridDimX = grid;
-  p->params[0] = p->block;
-  return NVFP4RT_STATUS_OK;
-}
-
-nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
-                                   uint32_t num_groups, nvfp4rt_plan **out) {
-  if (!out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: out is NULL");
-  *out = NULL;
-  if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
-  const nvfp4_kernel_metadata *meta = &mod->meta;
-  /* validate before allocating anything */
-  nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, num_groups, NULL);
-  if (st != NVFP4RT_STATUS_OK) return st;
-  nvfp4rt_plan *p = calloc(1, sizeof *p);
-  if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: malloc failed");
-  p->mod = mod;
-  p->block_alloc = (meta->param_bytes + NVFP4_ABI_PARAM_ALIGN - 1) / NVFP4_ABI_PARAM_ALIGN *
-                   NVFP4_ABI_PARAM_ALIGN;
-  p->block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, p->block_alloc);
-  p->scratch = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, p->block_alloc);
-  if (!p->block || !p->scratch) {
-    nvfp4rt_plan_destroy(p);
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: parameter block allocation");
-  }
-  memset(p->block, 0, p->block_alloc);
-  memset(p->scratch, 0, p->block_alloc);
-  p->cfg.gridDimX = 0;
-  p->cfg.gridDimY = p->cfg.gridDimZ = 1;
   p->cfg.blockDimX = meta->block[0];
   p->cfg.blockDimY = meta->block[1];
   p->cfg.blockDimZ = meta->block[2];
   p->cfg.sharedMemBytes = meta->dyn_smem_bytes;
-  p->cfg.attrs = p->attrs;
   p->cfg.numAttrs = 0;
   if (meta->cluster[0] * meta->cluster[1] * meta->cluster[2] > 1) {
     p->attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -374,6 +551,62 @@ nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *gro
     p->attrs[0].value.clusterDim.z = meta->cluster[2];
     p->cfg.numAttrs = 1;
   }
+  p->params[0] = p->block;
+  return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *groups,
+                                      uint32_t num_groups, const nvfp4rt_plan_options *options,
+                                      nvfp4rt_plan **out) {
+  if (!out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: out is NULL");
+  *out = NULL;
+  if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
+  const nvfp4rt_metadata_table *table = &mod->table;
+  int forced = options ? options->variant : -1;
+  if (forced < -1 || forced >= (int)table->count)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "plan_create: variant %d, the cubin has %u (0..%u)", forced, table->count,
+                        table->count - 1);
+  /* validate before allocating anything */
+  const nvfp4_kernel_metadata *meta = &table->variants[forced < 0 ? 0 : forced];
+  nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, num_groups, NULL);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  nvfp4rt_plan *p = calloc(1, sizeof *p);
+  if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: malloc failed");
+  p->mod = mod;
+  p->forced_variant = forced;
+  p->block_alloc = (image_bytes(meta) + NVFP4_ABI_PARAM_ALIGN - 1) / NVFP4_ABI_PARAM_ALIGN *
+                   NVFP4_ABI_PARAM_ALIGN;
+  const size_t nkeys = (size_t)NVFP4_ABI_GROUP_TMAPS * meta->max_groups;
+  p->block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, p->block_alloc);
+  p->scratch = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, p->block_alloc);
+  p->layout = malloc(sizeof *p->layout);
+  p->next_layout = malloc(sizeof *p->next_layout);
+  p->keys = calloc(nkeys, sizeof *p->keys);
+  p->next_keys = calloc(nkeys, sizeof *p->next_keys);
+  if (!p->block || !p->scratch || !p->layout || !p->next_layout || !p->keys || !p->next_keys) {
+    nvfp4rt_plan_destroy(p);
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: allocation failed");
+  }
+  memset(p->block, 0, p->block_alloc);
+  memset(p->scratch, 0, p->block_alloc);
+  for (size_t i = 0; i < nkeys; i++) p->keys[i].data_type = p->next_keys[i].data_type = EMPTY_KEY;
+  if (!nvfp4_abi_table_inline(meta->max_groups)) {
+    CUcontext cur = NULL;
+    CUresult r = CUDA_SUCCESS;
+    if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
+      r = NVFP4RT_CU(cuCtxSetCurrent)(mod->ctx->ctx);
+    CUdeviceptr d = 0;
+    if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemAlloc)(&d, nvfp4_abi_table_bytes(meta->max_groups));
+    if (r != CUDA_SUCCESS) {
+      nvfp4rt_plan_destroy(p);
+      return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
+                                   "group table of %u groups", meta->max_groups);
+    }
+    p->table_dev = d;
+  }
+  p->cfg.gridDimY = p->cfg.gridDimZ = 1;
+  p->cfg.attrs = p->attrs;
   st = replan(p, groups, num_groups);
   if (st != NVFP4RT_STATUS_OK) {
     nvfp4rt_plan_destroy(p);
@@ -381,6 +614,11 @@ nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *gro
   }
   *out = p;
   return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
+                                   uint32_t num_groups, nvfp4rt_plan **out) {
+  return nvfp4rt_plan_create_ex(mod, groups, num_groups, NULL, out);
 }
 
 nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan, const nvfp4rt_group *groups,
@@ -397,16 +635,18 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
     NVFP4RT_CU_CALL(cuCtxSetCurrent, (p->mod->ctx->ctx));
   /* (measured on the H200: plain cuLaunchKernel is no cheaper than the Ex form) */
   p->cfg.hStream = (CUstream)stream;
-  NVFP4RT_CU_CALL(cuLaunchKernelEx, (&p->cfg, p->mod->function, p->params, NULL));
+  NVFP4RT_CU_CALL(cuLaunchKernelEx, (&p->cfg, p->mod->functions[p->variant], p->params, NULL));
   return NVFP4RT_STATUS_OK;
 }
 
 nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
   if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
-  const nvfp4_kernel_metadata *m = &p->mod->meta;
+  const nvfp4_kernel_metadata *m = &p->mod->table.variants[p->variant];
   memset(info, 0, sizeof *info);
+  info->variant = p->variant;
+  info->kernel_name = m->kernel_name;
   info->num_groups = p->num_groups;
-  info->total_tiles = p->layout.total_tiles;
+  info->total_tiles = p->layout->total_tiles;
   info->grid = p->grid;
   memcpy(info->block, m->block, sizeof info->block);
   memcpy(info->cluster, m->cluster, sizeof info->cluster);
@@ -422,7 +662,12 @@ nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *i
 void nvfp4rt_plan_destroy(nvfp4rt_plan *p) {
   if (!p) return;
   if (p->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
+  if (p->table_dev) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->table_dev);
   free(p->block);
   free(p->scratch);
+  free(p->layout);
+  free(p->next_layout);
+  free(p->keys);
+  free(p->next_keys);
   free(p);
 }

@@ -22,6 +22,7 @@ enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
+          "                 [--variant NAME|INDEX]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
@@ -35,39 +36,58 @@ static const char *status_detail(nvfp4rt_status st) {
   return buf;
 }
 
-static void print_meta(const nvfp4_kernel_metadata *m, const char *path, int json) {
+static const char *orientation_name(uint32_t o) { return o ? "swap-ab" : "ab"; }
+
+/* The cubin's kernel family: one record per variant. */
+static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int json) {
+  const nvfp4_kernel_metadata *m0 = &t->variants[0];
   if (json) {
-    printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, "
-           "\"abi_version\": %u, \"flags\": %u, \"emulation\": %s, \"block\": [%u, %u, %u], "
-           "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
-           "\"stages\": %u, \"max_groups\": %u, \"param_bytes\": %u, \"tmem_cols\": %u, "
-           "\"acc_buffers\": %u, \"workspace_per_cta\": %u, \"k_granule\": %u, "
-           "\"sfb_atoms\": %u}\n",
-           path, m->kernel_name, m->target, m->target_sm, m->abi_version, m->flags,
-           (m->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false", m->block[0], m->block[1],
-           m->block[2], m->cluster[0], m->cluster[1], m->cluster[2], m->dyn_smem_bytes,
-           m->tile_m, m->tile_n, m->tile_k, m->stages, m->max_groups, m->param_bytes,
-           m->tmem_cols, m->acc_buffers, m->workspace_per_cta, m->k_granule, m->sfb_atoms);
+    printf("{\"cubin\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, \"abi_version\": %u, "
+           "\"flags\": %u, \"emulation\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
+           "\"workspace_per_cta\": %u, \"k_granule\": %u, \"variants\": [",
+           path, m0->target, m0->target_sm, m0->abi_version, m0->flags,
+           (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false", m0->max_groups,
+           m0->param_bytes, m0->workspace_per_cta, m0->k_granule);
+    for (uint32_t v = 0; v < t->count; v++) {
+      const nvfp4_kernel_metadata *m = &t->variants[v];
+      printf("%s{\"index\": %u, \"kernel\": \"%s\", \"orientation\": \"%s\", \"cta_group\": %u, "
+             "\"epilogue\": \"%s\", \"dynamic_n\": %s, \"block\": [%u, %u, %u], "
+             "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
+             "\"stages\": %u, \"tmem_cols\": %u, \"acc_buffers\": %u, \"boxes\": [%u, %u], "
+             "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u}",
+             v ? ", " : "", v, m->kernel_name, orientation_name(m->orientation), m->cta_group,
+             m->epilogue ? "tma-store" : "direct-store",
+             (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "true" : "false", m->block[0],
+             m->block[1], m->block[2], m->cluster[0], m->cluster[1], m->cluster[2],
+             m->dyn_smem_bytes, m->tile_m, m->tile_n, m->tile_k, m->stages, m->tmem_cols,
+             m->acc_buffers, m->m_box_rows, m->n_box_rows, m->sfm_atoms, m->sfn_atoms,
+             m->store_box_rows, m->n_align);
+    }
+    printf("]}\n");
     return;
   }
   printf("cubin:             %s\n", path);
-  printf("kernel:            %s\n", m->kernel_name);
-  printf("target:            %s (sm %u)%s\n", m->target, m->target_sm,
-         (m->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]" : "");
-  printf("abi version:       %u (runtime %u)\n", m->abi_version, NVFP4_ABI_VERSION);
-  printf("flags:             0x%x\n", m->flags);
-  printf("block:             %u x %u x %u\n", m->block[0], m->block[1], m->block[2]);
-  printf("cluster:           %u x %u x %u\n", m->cluster[0], m->cluster[1], m->cluster[2]);
-  printf("dyn smem bytes:    %u\n", m->dyn_smem_bytes);
-  printf("tile (m,n,k):      %u x %u x %u\n", m->tile_m, m->tile_n, m->tile_k);
-  printf("stages:            %u\n", m->stages);
-  printf("max groups:        %u\n", m->max_groups);
-  printf("param bytes:       %u\n", m->param_bytes);
-  printf("tmem cols:         %u\n", m->tmem_cols);
-  printf("acc buffers:       %u\n", m->acc_buffers);
-  printf("workspace per CTA: %u\n", m->workspace_per_cta);
-  printf("k granule:         %u\n", m->k_granule);
-  printf("sfb atoms:         %u\n", m->sfb_atoms);
+  printf("target:            %s (sm %u)%s\n", m0->target, m0->target_sm,
+         (m0->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]" : "");
+  printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
+  printf("flags:             0x%x\n", m0->flags);
+  printf("max groups:        %u (group table %s)\n", m0->max_groups,
+         m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block" : "in global memory");
+  printf("param bytes:       %u\n", m0->param_bytes);
+  printf("workspace per CTA: %u\n", m0->workspace_per_cta);
+  printf("k granule:         %u\n", m0->k_granule);
+  printf("variants:          %u\n", t->count);
+  printf("  #  kernel                            orient  cta  epilogue  tile (m x n x k)  "
+         "stages  smem    tmem  acc\n");
+  for (uint32_t v = 0; v < t->count; v++) {
+    const nvfp4_kernel_metadata *m = &t->variants[v];
+    char tile[32];
+    snprintf(tile, sizeof tile, "%ux%s%ux%u", m->tile_m,
+             (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "<=" : "", m->tile_n, m->tile_k);
+    printf("  %-2u %-33s %-7s %-4u %-9s %-17s %-7u %-7u %-5u %u\n", v, m->kernel_name,
+           orientation_name(m->orientation), m->cta_group, m->epilogue ? "tma" : "direct", tile,
+           m->stages, m->dyn_smem_bytes, m->tmem_cols, m->acc_buffers);
+  }
 }
 
 static double now_us(void) {
@@ -86,7 +106,7 @@ static double median(double *v, int n) {
 }
 
 typedef struct opts {
-  const char *cubin, *case_name, *groups;
+  const char *cubin, *case_name, *groups, *variant;
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
@@ -107,6 +127,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--info")) o.info = 1, o.cubin = NEXT();
     else if (!strcmp(a, "--case")) o.case_name = NEXT();
     else if (!strcmp(a, "--groups")) o.groups = NEXT();
+    else if (!strcmp(a, "--variant")) o.variant = NEXT();
     else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
@@ -139,13 +160,13 @@ int main(int argc, char **argv) {
   if (o.launch_iters < 0) o.launch_iters = 0; /* 0: skip the host launch-cost measurement */
 
   if (o.info) {
-    nvfp4_kernel_metadata m;
-    nvfp4rt_status st = nvfp4rt_metadata_read_file(o.cubin, &m);
+    nvfp4rt_metadata_table t;
+    nvfp4rt_status st = nvfp4rt_metadata_read_file(o.cubin, &t);
     if (st != NVFP4RT_STATUS_OK) {
       fprintf(stderr, "nvfp4-run: %s: %s\n", o.cubin, status_detail(st));
       return EXIT_ERROR;
     }
-    print_meta(&m, o.cubin, o.json);
+    print_meta(&t, o.cubin, o.json);
     return 0;
   }
 
@@ -197,7 +218,18 @@ int main(int argc, char **argv) {
   if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
   if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  const nvfp4_kernel_metadata *meta = nvfp4rt_module_metadata(mod);
+  /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
+  nvfp4rt_plan_options popts = {.variant = -1};
+  if (o.variant) {
+    char *end;
+    long vi = strtol(o.variant, &end, 10);
+    popts.variant = *o.variant && !*end ? (int)vi : nvfp4rt_module_find_variant(mod, o.variant);
+    if (popts.variant < 0 || popts.variant >= (int)nvfp4rt_module_variant_count(mod)) {
+      fprintf(stderr, "nvfp4-run: the cubin has no variant '%s' (nvfp4-run --info lists them)\n",
+              o.variant);
+      goto done;
+    }
+  }
 
   if (nvfp4h_problem_generate_ex(shapes, ng, o.seed,
                                  o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
@@ -220,9 +252,11 @@ int main(int argc, char **argv) {
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
                                 d->m, d->n, d->k, d->ldc};
   }
-  if ((st = nvfp4rt_plan_create(mod, groups, ng, &plan)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  if ((st = nvfp4rt_plan_create_ex(mod, groups, ng, &popts, &plan)) != NVFP4RT_STATUS_OK)
+    FAIL_RT(st);
   nvfp4rt_plan_info info;
   nvfp4rt_plan_get_info(plan, &info);
+  const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(mod, info.variant);
   if ((st = nvfp4rt_stream_create(ctx, &stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
 
   /* correctness run */

@@ -48,7 +48,7 @@ static int compile(MlirContext ctx, const char *toolkit, bool emulate, bool cubi
     printf("ptx has mma: %d, emu call: %d, metadata: %d\n",
            strstr(r.ptx, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16") != NULL,
            strstr(r.ptx, "nvfp4_emu_tcgen05_mma_mxf4nvf4_block16") != NULL,
-           strstr(r.ptx, "nvfp4_kernel_metadata[256]") != NULL);
+           strstr(r.ptx, "nvfp4_kernel_metadata[768]") != NULL); /* 3 variants */
   }
   if (r.cubin)
     printf("cubin: %zu bytes, ELF %d\n", r.cubinSize,

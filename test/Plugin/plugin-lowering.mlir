@@ -9,7 +9,7 @@
 // RUN:   | FileCheck %s --check-prefix=EMU
 
 // CHECK-LABEL: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// CHECK: llvm.func @plugin_kernel(
+// CHECK: llvm.func @plugin_kernel_ab_n128(
 // CHECK: nvvm.tcgen05.mma.block_scale
 // EMU: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88", link = [
 // EMU: llvm.call @nvfp4_emu_tcgen05_mma_mxf4nvf4_block16(

@@ -1,9 +1,10 @@
 /* runtime-plan-test — host-only tests of libnvfp4rt's launch logic: every plan-validation
  * rule and its status, the tensor-map contract (arguments per kind, native vs emulation),
- * parameter-block packing at the KernelABI.h offsets, grid size, metadata decode/validate
- * and target checks, ELF metadata lookup in a ptxas-built cubin, and the behaviour
- * without a driver. Usage: runtime-plan-test status|validate|tmap|pack|grid|meta|
- * elf CUBIN|elf-bad FILE|nodriver */
+ * parameter-block packing at the KernelABI.h offsets (table order, per-group tile widths,
+ * inline and global group tables), grid size, the variant heuristic, metadata
+ * decode/validate (records and tables) and target checks, ELF metadata lookup in a
+ * ptxas-built cubin, and the behaviour without a driver. Usage: runtime-plan-test
+ * status|validate|tmap|pack|grid|select|meta|elf CUBIN|elf-bad FILE|nodriver */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +29,25 @@ static nvfp4_kernel_metadata make_meta(int emulation, uint32_t max_groups) {
   m.param_bytes = nvfp4_abi_param_bytes(max_groups);
   m.tmem_cols = 512; m.acc_buffers = 2;
   m.workspace_per_cta = emulation ? 262144 : 0;
-  m.k_granule = 64; m.sfb_atoms = 1;
+  m.k_granule = 64; m.sfn_atoms = 1; m.sfm_atoms = 1;
+  m.variant_index = 0; m.variant_count = 1;
+  m.orientation = NVFP4_META_ORIENTATION_AB; m.cta_group = 1;
+  m.epilogue = NVFP4_META_EPILOGUE_TMA_STORE; m.variant_flags = 0;
+  m.m_box_rows = 128; m.n_box_rows = 128; m.store_box_rows = 128; m.n_align = 8;
   strcpy(m.kernel_name, "nvfp4_grouped_gemm");
   strcpy(m.target, emulation ? "sm_90a" : "sm_100a");
+  return m;
+}
+
+/* The swap-AB variant with N sized per group up to tile_n. */
+static nvfp4_kernel_metadata make_swap(int emulation, uint32_t max_groups, uint32_t tile_n) {
+  nvfp4_kernel_metadata m = make_meta(emulation, max_groups);
+  m.orientation = NVFP4_META_ORIENTATION_SWAP_AB;
+  m.variant_flags = NVFP4_META_VFLAG_DYNAMIC_N;
+  m.tile_n = m.n_box_rows = tile_n;
+  m.sfn_atoms = (tile_n + 127) / 128;
+  m.store_box_rows = 64;
+  strcpy(m.kernel_name, "nvfp4_grouped_gemm_swap");
   return m;
 }
 
@@ -59,16 +76,35 @@ static int test_validate(void) {
   nvfp4rt_plan_layout L;
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 3, &L), NVFP4RT_STATUS_OK);
   T_CHECK(L.total_tiles == 3 && L.tile_start[2] == 2 && L.tiles_m[0] == 1, "layout");
-  /* ragged, multi-tile and empty groups */
+  T_CHECK(L.order[0] == 0 && L.order[1] == 1 && L.order[2] == 2, "equal M keeps the order");
+  /* ragged, multi-tile and empty groups; table order is descending M */
   g[0].m = 300; g[0].n = 130; g[0].ldc = 136;  /* 3 x 2 tiles */
   g[1].m = 0;                                  /* empty: skipped even with bad fields */
   g[1].a = 0; g[1].k = 3; g[1].ldc = 0;
-  g[2].n = 0; g[2].c = 1;
+  g[2].n = 0; g[2].c = 1;                      /* M 96, empty */
   g[3].m = 1; g[3].n = 1; g[3].ldc = 8;        /* 1 tile */
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 4, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.order[0] == 0 && L.order[1] == 2 && L.order[2] == 3 && L.order[3] == 1,
+          "order %u %u %u %u", L.order[0], L.order[1], L.order[2], L.order[3]);
   T_CHECK(L.total_tiles == 7 && L.tiles[0] == 6 && L.tiles_m[0] == 3 && L.tiles[1] == 0 &&
-          L.tiles[2] == 0 && L.tile_start[1] == 6 && L.tile_start[2] == 6 && L.tile_start[3] == 6,
-          "ragged layout total %u", L.total_tiles);
+          L.tiles[2] == 1 && L.tiles[3] == 0 && L.tile_start[1] == 6 && L.tile_start[2] == 6 &&
+          L.tile_start[3] == 7, "ragged layout total %u", L.total_tiles);
+  T_CHECK(L.tile_n[0] == 128 && L.tile_n[2] == 128, "fixed tile_n");
+  /* swap-AB: the M role is B's N rows; the N role (A's M rows) is sized per group */
+  nvfp4_kernel_metadata sw = make_swap(0, 8, 256);
+  g[0].m = 40;  g[0].n = 4096; g[0].ldc = 4096; /* 32 x 1 tiles of N 40 */
+  g[1] = good_group(1); g[1].m = 300; g[1].n = 200; g[1].ldc = 200; /* 2 x 2 of N 256 */
+  g[2] = good_group(2); g[2].m = 129; g[2].n = 128;                   /* 1 x 1 of N 136 */
+  EXPECT_STATUS(nvfp4rt_plan_validate(&sw, g, 3, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.order[0] == 1 && L.order[1] == 2 && L.order[2] == 0, "swap order");
+  T_CHECK(L.tile_n[0] == 256 && L.tiles_m[0] == 2 && L.tiles[0] == 4, "swap group M 300");
+  T_CHECK(L.tile_n[1] == 136 && L.tiles_m[1] == 1 && L.tiles[1] == 1, "swap group M 129");
+  T_CHECK(L.tile_n[2] == 40 && L.tiles_m[2] == 32 && L.tiles[2] == 32, "swap group M 40");
+  T_CHECK(L.total_tiles == 37 && L.tile_start[2] == 5, "swap total %u", L.total_tiles);
+  T_CHECK(nvfp4rt_group_tile_n(&sw, &g[0]) == 40 && nvfp4rt_group_tile_n(&m, &g[0]) == 128,
+          "group tile_n");
+  g[0].m = 1;
+  T_CHECK(nvfp4rt_group_tile_n(&sw, &g[0]) == 8, "tile_n of a 1-row group is n_align");
   g[0].m = g[1].m = g[2].m = g[3].m = 0;
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 4, &L), NVFP4RT_STATUS_OK);
   T_CHECK(L.total_tiles == 0, "all empty");
@@ -136,8 +172,8 @@ static int test_tmap(void) {
   nvfp4rt_tmap_args a;
   for (int emu = 0; emu < 2; emu++) {
     nvfp4_kernel_metadata m = make_meta(emu, 8);
-    m.tile_n = 256;
-    m.sfb_atoms = 2;
+    m.tile_n = m.n_box_rows = 256;
+    m.sfn_atoms = 2;
     EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
     T_CHECK(a.data_type == (emu ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B), "A type");
     T_CHECK(a.rank == 2 && a.global_address == g.a && a.dims[0] == (emu ? 3616u : 7232u) && a.dims[1] == 200 &&
@@ -153,6 +189,24 @@ static int test_tmap(void) {
             a.box[0] == 256 && a.box[1] == 1 && a.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE, "SFA args");
     EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
     T_CHECK(a.global_address == g.sfb && a.dims[1] == 3 && a.box[1] == 2, "SFB args");
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 && a.global_address == g.c &&
+            a.dims[0] == 296 /* N = 300 rounded down to whole 16-B chunks */ && a.dims[1] == 200 && a.stride_bytes[0] == 2 * g.ldc &&
+            a.box[0] == 64 && a.box[1] == 128 && a.swizzle == CU_TENSOR_MAP_SWIZZLE_128B, "C args");
+    /* swap-AB: A is on the N side (box = the group's tile_n = 200 rounded to 8), B on M */
+    nvfp4_kernel_metadata sw = make_swap(emu, 8, 256);
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&sw, &g, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.dims[1] == 200 && a.box[1] == 200, "swap A box %u", a.box[1]);
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&sw, &g, NVFP4RT_TMAP_B, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.dims[1] == 300 && a.box[1] == 128, "swap B box");
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&sw, &g, NVFP4RT_TMAP_SFA, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.box[1] == 2, "swap SFA box");
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&sw, &g, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.box[1] == 1, "swap SFB box");
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&sw, &g, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_OK);
+    T_CHECK(a.box[0] == 64 && a.box[1] == 64, "swap C box");
+    m.epilogue = NVFP4_META_EPILOGUE_DIRECT_STORE;
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_INVALID_ARGUMENT);
     printf("tmap emu=%d A type %u dims {%llu, %llu} box {%u, %u}\n", emu, 
            emu ? (unsigned)CU_TENSOR_MAP_DATA_TYPE_UINT8 : (unsigned)CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
            (unsigned long long)(emu ? 3616ull : 7232ull), 200ull, emu ? 128u : 256u, 128u);
@@ -168,32 +222,48 @@ static int test_pack(void) {
   nvfp4rt_group g[3] = {good_group(0), good_group(1), good_group(2)};
   g[0].m = 300; g[0].n = 130; g[0].ldc = 136;
   g[1].n = 0;
+  g[2].m = 500; /* largest M: first in table order */
   nvfp4rt_plan_layout L;
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 3, &L), NVFP4RT_STATUS_OK);
-  _Alignas(64) unsigned char block[4096];
+  _Alignas(64) unsigned char block[8192];
   memset(block, 0xCD, sizeof block);
-  T_CHECK(m.param_bytes == 64 + 544 * 4, "param bytes");
-  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0x1234567800ull, 0xABCDEF01ull, block, sizeof block), NVFP4RT_STATUS_OK);
+  T_CHECK(m.param_bytes == 64 + 704 * 4, "param bytes");
+  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0x1234567800ull, 0xABCDEF01ull, 0, block, sizeof block), NVFP4RT_STATUS_OK);
   T_CHECK(rd(block, NVFP4_ABI_HDR_ABI_VERSION) == NVFP4_ABI_VERSION && rd(block, NVFP4_ABI_HDR_NUM_GROUPS) == 3 &&
-          rd(block, NVFP4_ABI_HDR_TOTAL_TILES) == 7 && rd(block, NVFP4_ABI_HDR_FLAGS) == 0, "header");
+          rd(block, NVFP4_ABI_HDR_TOTAL_TILES) == 10 && rd(block, NVFP4_ABI_HDR_FLAGS) == 0, "header");
   T_CHECK(rd64(block, NVFP4_ABI_HDR_WORKSPACE) == 0x1234567800ull && rd64(block, NVFP4_ABI_HDR_WORKSPACE_BYTES) == 0xABCDEF01ull, "workspace");
+  T_CHECK(rd64(block, NVFP4_ABI_HDR_TABLE) == 0, "inline table");
   int hdr_tail_zero = 1;
-  for (int i = 32; i < 64; i++) hdr_tail_zero &= block[i] == 0;
+  for (int i = 40; i < 64; i++) hdr_tail_zero &= block[i] == 0;
   T_CHECK(hdr_tail_zero, "reserved header bytes zero");
   T_CHECK(block[64] == 0xCD, "tensor map slots untouched by pack");
-  uint32_t r0 = 64 + 512 * 4;
-  T_CHECK(nvfp4_abi_record_offset(4, 0) == r0, "record offset");
-  T_CHECK(rd(block, r0 + NVFP4_ABI_GRP_M) == 300 && rd(block, r0 + NVFP4_ABI_GRP_N) == 130 &&
-          rd(block, r0 + NVFP4_ABI_GRP_K) == 256 && rd(block, r0 + NVFP4_ABI_GRP_TILE_START) == 0 &&
-          rd(block, r0 + NVFP4_ABI_GRP_TILES_M) == 3 && rd(block, r0 + NVFP4_ABI_GRP_LDC) == 136 &&
-          rd64(block, r0 + NVFP4_ABI_GRP_C_PTR) == g[0].c, "record 0");
-  uint32_t r1 = r0 + 32, r2 = r0 + 64, r3 = r0 + 96;
-  T_CHECK(rd(block, r1 + NVFP4_ABI_GRP_TILE_START) == 6 && rd(block, r1 + NVFP4_ABI_GRP_TILES_M) == 0 && rd(block, r1 + NVFP4_ABI_GRP_N) == 0, "record 1 (empty)");
-  T_CHECK(rd(block, r2 + NVFP4_ABI_GRP_TILE_START) == 6 && rd(block, r2 + NVFP4_ABI_GRP_TILES_M) == 1 && rd64(block, r2 + NVFP4_ABI_GRP_C_PTR) == g[2].c, "record 2");
+  uint32_t r0 = 64 + 640 * 4;
+  T_CHECK(64 + nvfp4_abi_record_offset(4, 0) == r0, "record offset");
+  /* slot 0 = group 2 (M 500: 4 tiles), slot 1 = group 0 (M 300: 3 x 2), slot 2 = group 1 */
+  T_CHECK(rd(block, r0 + NVFP4_ABI_GRP_M) == 500 && rd(block, r0 + NVFP4_ABI_GRP_N) == 128 &&
+          rd(block, r0 + NVFP4_ABI_GRP_TILE_START) == 0 && rd(block, r0 + NVFP4_ABI_GRP_TILES_M) == 4 &&
+          rd64(block, r0 + NVFP4_ABI_GRP_C_PTR) == g[2].c && rd(block, r0 + NVFP4_ABI_GRP_TILE_N) == 128,
+          "record 0 (group 2)");
+  uint32_t r1 = r0 + 64, r2 = r0 + 128, r3 = r0 + 192;
+  T_CHECK(rd(block, r1 + NVFP4_ABI_GRP_M) == 300 && rd(block, r1 + NVFP4_ABI_GRP_N) == 130 &&
+          rd(block, r1 + NVFP4_ABI_GRP_K) == 256 && rd(block, r1 + NVFP4_ABI_GRP_TILE_START) == 4 &&
+          rd(block, r1 + NVFP4_ABI_GRP_TILES_M) == 3 && rd(block, r1 + NVFP4_ABI_GRP_LDC) == 136 &&
+          rd64(block, r1 + NVFP4_ABI_GRP_C_PTR) == g[0].c, "record 1 (group 0)");
+  T_CHECK(rd(block, r2 + NVFP4_ABI_GRP_TILE_START) == 10 && rd(block, r2 + NVFP4_ABI_GRP_TILES_M) == 0 &&
+          rd(block, r2 + NVFP4_ABI_GRP_N) == 0, "record 2 (empty group 1)");
   int unused_zero = 1;
-  for (int i = 0; i < 32; i++) unused_zero &= block[r3 + i] == 0;
+  for (int i = 0; i < 64; i++) unused_zero &= block[r3 + i] == 0;
   T_CHECK(unused_zero, "unused record zero");
-  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0, 0, block, 100), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0, 0, 0, block, 100), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  /* a kernel for 47 groups keeps its table in global memory: the header carries its
+   * address, the parameter block is the header alone */
+  nvfp4_kernel_metadata big = make_meta(0, 47);
+  T_CHECK(big.param_bytes == 64, "global-table param bytes %u", big.param_bytes);
+  static _Alignas(64) unsigned char image[64 + 704 * 47];
+  EXPECT_STATUS(nvfp4rt_plan_validate(&big, g, 3, &L), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_param_pack(&big, g, 3, &L, 0, 0, 0x7700000000ull, image, sizeof image), NVFP4RT_STATUS_OK);
+  T_CHECK(rd64(image, NVFP4_ABI_HDR_TABLE) == 0x7700000000ull &&
+          rd(image, 64 + nvfp4_abi_record_offset(47, 1) + NVFP4_ABI_GRP_M) == 300, "global table");
   printf("pack: records at %u, param_bytes %u\n", r0, m.param_bytes);
   return t_summary("pack");
 }
@@ -203,10 +273,57 @@ static int test_grid(void) {
   T_CHECK(nvfp4rt_grid_size(&m, 0, 148) == 0, "0 tiles");
   T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 7, "few tiles");
   T_CHECK(nvfp4rt_grid_size(&m, 1000, 148) == 148, "many tiles");
-  m.cluster[0] = 2;
-  T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 8, "cluster rounding");
+  m.cluster[0] = 2; /* a tile occupies a CTA pair */
+  T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 14, "cluster: 2 CTAs per tile");
   T_CHECK(nvfp4rt_grid_size(&m, 1000, 147) == 146, "cluster cap");
   return t_summary("grid");
+}
+
+/* The variant heuristic prefers swap-AB for few tokens per group against wide weights (B1),
+ * the 128 x 256 tiles for large square groups (fewer bytes per FLOP than 128 x 128; AB
+ * wins the tie), and never a variant that cannot run the launch. */
+static int test_select(void) {
+  nvfp4rt_metadata_table t;
+  memset(&t, 0, sizeof t);
+  t.count = 4;
+  t.variants[0] = make_meta(0, 8);
+  t.variants[1] = make_swap(0, 8, 128);
+  t.variants[2] = make_swap(0, 8, 256);
+  t.variants[3] = make_meta(0, 8); /* ab_n256 */
+  t.variants[3].tile_n = t.variants[3].n_box_rows = 256;
+  t.variants[3].sfn_atoms = 2;
+  for (uint32_t v = 0; v < 4; v++) t.variants[v].variant_index = v, t.variants[v].variant_count = 4;
+  static const uint32_t b1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+  nvfp4rt_group g[8];
+  for (int i = 0; i < 8; i++) {
+    g[i] = good_group((uint32_t)i);
+    g[i].m = b1[i]; g[i].n = 4096; g[i].k = 7168; g[i].ldc = 4096;
+  }
+  double cost[4];
+  int v = nvfp4rt_select_variant(&t, g, 8, 148, cost);
+  printf("select B1: ab %.1f us, swap128 %.1f us, swap256 %.1f us, ab256 %.1f us -> %d\n",
+         cost[0], cost[1], cost[2], cost[3], v);
+  T_CHECK(v == 2, "B1 picks swap_n256 (got %d)", v);
+  for (int i = 0; i < 2; i++) {
+    g[i] = good_group((uint32_t)i);
+    g[i].m = 4096; g[i].n = 4096; g[i].k = 4096; g[i].ldc = 4096;
+  }
+  v = nvfp4rt_select_variant(&t, g, 2, 148, cost);
+  printf("select square: ab %.1f us, swap128 %.1f us, swap256 %.1f us, ab256 %.1f us -> %d\n",
+         cost[0], cost[1], cost[2], cost[3], v);
+  T_CHECK(cost[0] > 0 && cost[1] > 0 && cost[2] > 0 && cost[3] > 0, "all modelled");
+  T_CHECK(cost[3] < cost[0] && cost[2] < cost[1], "256-wide tiles cheaper than 128-wide");
+  T_CHECK(v == 3 || v == 2, "square 4096 groups pick a 256-wide tile (got %d)", v);
+  /* a variant compiled for fewer groups cannot run 8 */
+  t.variants[2].max_groups = 4;
+  t.variants[2].param_bytes = nvfp4_abi_param_bytes(4);
+  for (int i = 0; i < 8; i++) {
+    g[i] = good_group((uint32_t)i);
+    g[i].m = b1[i]; g[i].n = 4096; g[i].k = 7168; g[i].ldc = 4096;
+  }
+  v = nvfp4rt_select_variant(&t, g, 8, 148, cost);
+  T_CHECK(v != 2 && cost[2] < 0, "variant for 4 groups skipped");
+  return t_summary("select");
 }
 
 static int test_meta(void) {
@@ -226,7 +343,12 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_ABI_VERSION, NVFP4_ABI_VERSION + 1, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_RECORD_BYTES, 128, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_PARAM_BYTES, 1000, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_MAX_GROUPS, 61, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_MAX_GROUPS, NVFP4_ABI_MAX_GROUPS + 1, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_VARIANT_INDEX, 1, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_ORIENTATION, 2, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_CTA_GROUP, 2, NVFP4RT_STATUS_ABI_MISMATCH); /* cluster still 1 */
+  MUTATE(NVFP4_META_N_BOX_ROWS, 64, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x4, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_FLAGS, 0x3, NVFP4RT_STATUS_UNSUPPORTED);
@@ -241,17 +363,39 @@ static int test_meta(void) {
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&n, 12, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 9, 0), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 10, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
+  /* tables: a family of two records; each consistency rule */
+  nvfp4_kernel_metadata v0 = make_meta(0, 8), v1 = make_swap(0, 8, 256);
+  v0.variant_count = v1.variant_count = 2;
+  v1.variant_index = 1;
+  unsigned char tab[2 * NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_table t;
+  nvfp4rt_metadata_encode(&v0, tab);
+  nvfp4rt_metadata_encode(&v1, tab + NVFP4_METADATA_BYTES);
+  EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab, &t), NVFP4RT_STATUS_OK);
+  T_CHECK(t.count == 2 && !strcmp(t.variants[1].kernel_name, "nvfp4_grouped_gemm_swap"), "table");
+  EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, NVFP4_METADATA_BYTES, &t), NVFP4RT_STATUS_ABI_MISMATCH);
+  EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab - 1, &t), NVFP4RT_STATUS_ABI_MISMATCH);
+  v1.max_groups = 4; v1.param_bytes = nvfp4_abi_param_bytes(4);
+  nvfp4rt_metadata_encode(&v1, tab + NVFP4_METADATA_BYTES);
+  EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab, &t), NVFP4RT_STATUS_ABI_MISMATCH);
+  v1 = make_swap(0, 8, 256);
+  v1.variant_count = 2; v1.variant_index = 1;
+  strcpy(v1.kernel_name, v0.kernel_name);
+  nvfp4rt_metadata_encode(&v1, tab + NVFP4_METADATA_BYTES);
+  EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab, &t), NVFP4RT_STATUS_ABI_MISMATCH);
   return t_summary("meta");
 }
 
 static int test_elf(const char *path) {
-  nvfp4_kernel_metadata m;
-  nvfp4rt_status st = nvfp4rt_metadata_read_file(path, &m);
+  static nvfp4rt_metadata_table t;
+  nvfp4rt_status st = nvfp4rt_metadata_read_file(path, &t);
   EXPECT_STATUS(st, NVFP4RT_STATUS_OK);
-  if (st == NVFP4RT_STATUS_OK)
-    printf("elf: kernel %s target %s sm %u flags %u block %u groups %u param %u ws %u\n",
-           m.kernel_name, m.target, m.target_sm, m.flags, m.block[0], m.max_groups, m.param_bytes,
-           m.workspace_per_cta);
+  for (uint32_t v = 0; st == NVFP4RT_STATUS_OK && v < t.count; v++) {
+    const nvfp4_kernel_metadata *m = &t.variants[v];
+    printf("elf: variant %u/%u kernel %s target %s sm %u flags %u block %u cluster %u groups %u "
+           "param %u ws %u\n", v, t.count, m->kernel_name, m->target, m->target_sm, m->flags,
+           m->block[0], m->cluster[0], m->max_groups, m->param_bytes, m->workspace_per_cta);
+  }
   /* truncations of a real cubin never crash and end in BAD_CUBIN */
   FILE *f = fopen(path, "rb");
   if (f) {
@@ -260,7 +404,7 @@ static int test_elf(const char *path) {
     fclose(f);
     int bad = 0;
     for (size_t cut = 0; cut < n; cut += 7) {
-      nvfp4rt_status s = nvfp4rt_metadata_read_image(buf, cut, &m);
+      nvfp4rt_status s = nvfp4rt_metadata_read_image(buf, cut, &t);
       bad += s != NVFP4RT_STATUS_BAD_CUBIN && s != NVFP4RT_STATUS_OK;
     }
     T_CHECK(bad == 0, "truncated images: %d unexpected statuses", bad);
@@ -269,8 +413,8 @@ static int test_elf(const char *path) {
 }
 
 static int test_elf_bad(const char *path) {
-  nvfp4_kernel_metadata m;
-  nvfp4rt_status st = nvfp4rt_metadata_read_file(path, &m);
+  static nvfp4rt_metadata_table t;
+  nvfp4rt_status st = nvfp4rt_metadata_read_file(path, &t);
   printf("elf-bad: %s: %s\n", nvfp4rt_status_string(st), nvfp4rt_last_error_message());
   return st == NVFP4RT_STATUS_OK;
 }
@@ -307,13 +451,14 @@ static int test_nodriver(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|meta|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|meta|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
   if (!strcmp(t, "tmap")) return test_tmap();
   if (!strcmp(t, "pack")) return test_pack();
   if (!strcmp(t, "grid")) return test_grid();
+  if (!strcmp(t, "select")) return test_select();
   if (!strcmp(t, "meta")) return test_meta();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);

@@ -32,20 +32,6 @@ func.func @zero_groups() {
 
 // -----
 
-// At most NVFP4_ABI_MAX_GROUPS (60) groups fit in the kernel parameter block.
-!A = memref<128x256xf4E2M1FN>
-!B = memref<128x256xf4E2M1FN>
-!SA = memref<1x4x32x4x4xf8E4M3FN>
-!SB = memref<1x4x32x4x4xf8E4M3FN>
-!C = memref<128x128xf16>
-func.func @too_many_groups(%a: !A, %b: !B, %sa: !SA, %sb: !SB, %c: !C) {
-  // expected-error @+1 {{supports at most 60 groups (kernel parameter limit), got 61}}
-  "nvfp4.grouped_matmul"(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sa, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %sb, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) <{operandSegmentSizes = array<i32: 61, 61, 61, 61, 61>, target = "sm_100a"}> : (!A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !A, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !B, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SA, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !SB, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C, !C) -> ()
-  return
-}
-
-// -----
-
 // A must be f4E2M1FN.
 func.func @a_element_type(%a0: memref<128x256xf16>,
     %b0: memref<128x256xf4E2M1FN>,
@@ -519,19 +505,19 @@ func.func @kernel_name(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// kernel_name fits the 64-byte metadata field (63 characters + NUL).
+// kernel_name plus "_<variant>" fits the 64-byte metadata field (47 + 16 characters + NUL).
 func.func @kernel_name_length(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{'kernel_name' must be at most 63 characters, got 64}}
+  // expected-error @+1 {{'kernel_name' must be at most 47 characters, got 48}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c0 : memref<128x128xf16>)
-      {target = "sm_100a", kernel_name = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}
+      {target = "sm_100a", kernel_name = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"}
   return
 }
 
@@ -541,5 +527,59 @@ func.func @kernel_name_length(%a0: memref<128x256xf4E2M1FN>,
 func.func @missing_target(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
   // expected-error @+1 {{requires attribute 'target'}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>)
+  return
+}
+
+// -----
+
+// variants names variants with a legal tile width.
+func.func @unknown_variant(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant ab_n96: tile_n must be one of 64, 128, 192, 256}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", variants = ["ab_n128", "ab_n96"]}
+  return
+}
+
+// -----
+
+// A variant is listed once.
+func.func @duplicate_variant(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n128 is listed twice}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", variants = ["swap_n128", "ab_n64", "swap_n128"]}
+  return
+}
+
+// -----
+
+// The direct-store epilogue exists for the 1-CTA AB orientation only.
+func.func @direct_store_swap(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n128_st: the direct-store epilogue exists for the 1-CTA AB orientation only}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", variants = ["swap_n128_st"]}
+  return
+}
+
+// -----
+
+// stages applies to every variant of the family and must fit each of them.
+func.func @stages_for_family(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n256: stages = 4 does not fit in shared memory (at most 3)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", stages = 4}
+  return
+}
+
+// -----
+
+// variants is an array of strings.
+func.func @variants_type(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{attribute 'variants' failed to satisfy constraint}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", variants = [1, 2]}
+  return
+}
+
+// -----
+
+// variants names known kernel variants.
+func.func @unknown_variant_name(%a0: memref<128x256xf4E2M1FN>, %b0: memref<128x256xf4E2M1FN>, %sfa0: memref<1x4x32x4x4xf8E4M3FN>, %sfb0: memref<1x4x32x4x4xf8E4M3FN>, %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{unknown variant 'fast'}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>) b(%b0 : memref<128x256xf4E2M1FN>) sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>) sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>) c(%c0 : memref<128x128xf16>) {target = "sm_100a", variants = ["fast"]}
   return
 }

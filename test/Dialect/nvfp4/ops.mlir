@@ -195,10 +195,10 @@ func.func @eight_groups_b1(%a0: memref<?x7168xf4E2M1FN>,
 // CHECK-SAME: sfa(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<?x24x32x4x4xf8E4M3FN>, memref<?x24x32x4x4xf8E4M3FN>)
 // CHECK-SAME: sfb(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<32x24x32x4x4xf8E4M3FN>, memref<?x24x32x4x4xf8E4M3FN>)
 // CHECK-SAME: c(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<?x4096xf16>, memref<?x?xf16>)
-// CHECK-SAME: {kernel_name = "moe_up", stages = 4 : i64, target = "sm_100a", tile_n = 256 : i64}
+// CHECK-SAME: {kernel_name = "moe_up", stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{kernel_name = "moe_up", operandSegmentSizes = array<i32: 2, 2, 2, 2, 2>, stages = 4 : i64, target = "sm_100a", tile_n = 256 : i64}>
+// GENERIC-SAME: <{kernel_name = "moe_up", operandSegmentSizes = array<i32: 2, 2, 2, 2, 2>, stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}>
 func.func @tuning_attributes(%a0: memref<?x1536xf4E2M1FN>,
     %a1: memref<?x1536xf4E2M1FN>,
     %b0: memref<4096x1536xf4E2M1FN>,
@@ -215,7 +215,7 @@ func.func @tuning_attributes(%a0: memref<?x1536xf4E2M1FN>,
       sfa(%sfa0, %sfa1 : memref<?x24x32x4x4xf8E4M3FN>, memref<?x24x32x4x4xf8E4M3FN>)
       sfb(%sfb0, %sfb1 : memref<32x24x32x4x4xf8E4M3FN>, memref<?x24x32x4x4xf8E4M3FN>)
       c(%c0, %c1 : memref<?x4096xf16>, memref<?x?xf16>)
-      {kernel_name = "moe_up", stages = 4 : i64, target = "sm_100a", tile_n = 256 : i64}
+      {kernel_name = "moe_up", stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}
   return
 }
 

@@ -1,0 +1,114 @@
+/* Generator.h — the parts every generated grouped-matmul kernel is assembled from,
+ * independent of the tensor-core generation that computes the tiles:
+ *
+ *   GenKernel      the values every warp role needs (parameter block, group table,
+ *                  shared-memory base, thread coordinates, CTA rank in a cluster);
+ *   barriers       addresses of the planner's mbarrier arrays and their one-thread init;
+ *   GenPipe        a pipeline ring: position, continuous phase bit, producer acquire /
+ *                  consumer wait on a full/empty barrier pair, teardown drain;
+ *   GenTile        the group-aware persistent tile scheduler (flattened tile space over
+ *                  all groups by prefix sums, M role fastest) and the per-tile values it
+ *                  loads from the group record;
+ *   operand roles  tensor maps and tile rows of the M and N roles, from the planner's
+ *                  role table, so that swap-AB is a permutation and not a copy.
+ *
+ * The sm_100a kernel (lib/Conversion/Sm100/) composes these with its tcgen05 MMA and
+ * epilogue emitters.
+ */
+#ifndef NVFP4_CONVERSION_GENERATOR_H
+#define NVFP4_CONVERSION_GENERATOR_H
+
+#include "../KernelBuilder.h"
+#include "nvfp4-c/KernelConfig.h"
+
+typedef struct GenKernel {
+  KbBuilder *b;
+  const MlirNvfp4KernelConfig *cfg;
+  KbValue params;   /* !llvm.ptr: the by-value parameter block */
+  KbValue table;    /* !llvm.ptr: the group table (inline in params, or global) */
+  KbValue smem;     /* i32 shared address of the 1024-aligned dynamic smem base */
+  KbValue tid, warp, lane;
+  KbValue ctaRank;  /* rank of this CTA in its cluster (constant 0 without clusters) */
+} GenKernel;
+
+/* Sets up the common values: thread coordinates, the aligned shared-memory base from the
+ * module's dynamic shared-memory symbol, and the group table (inline or from the header). */
+void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
+                   KbValue params, const char *dynSmemGlobal);
+
+/* u32 / u64 loads from the parameter block and from the group table. */
+KbValue genParamU32(GenKernel *k, uint32_t byteOffset);
+KbValue genTableU32(GenKernel *k, KbValue byteOffset);
+KbValue genTableU64(GenKernel *k, KbValue byteOffset);
+
+/* Shared pointer for an i32 shared-memory address; address of a planned region copy. */
+KbValue genSharedPtr(GenKernel *k, KbValue addr);
+KbValue genSmemAddr(GenKernel *k, uint32_t regionOffset, uint32_t stride, KbValue copy);
+
+/* ---- mbarriers ------------------------------------------------------------------------ */
+
+/* Shared pointer to mbarrier `index` of an array of the plan. */
+KbValue genBarrier(GenKernel *k, const MlirNvfp4BarrierArray *arr, KbValue index);
+/* mbarrier.init of every array in the plan with its arrival count (call from one thread),
+ * then fence.mbarrier_init and fence.proxy.async. */
+void genInitBarriers(GenKernel *k);
+
+/* ---- pipeline rings --------------------------------------------------------------------- */
+
+typedef struct GenRing { KbVar index, phase; uint32_t size; } GenRing;
+
+GenRing genRingNew(KbBuilder *b, uint32_t size);
+void genRingAdvance(KbBuilder *b, GenRing *r);
+
+/* A ring whose slots are published on `full` and released on `empty` (either may be NULL
+ * for a one-sided ring such as the scale-factor slots, which only have `empty`). Phases
+ * are continuous: the producer's first pass is free (it waits parity phase ^ 1). */
+typedef struct GenPipe {
+  GenRing pos;
+  const MlirNvfp4BarrierArray *full, *empty;
+} GenPipe;
+
+GenPipe genPipeNew(KbBuilder *b, uint32_t size, const MlirNvfp4BarrierArray *full,
+                   const MlirNvfp4BarrierArray *empty);
+KbValue genPipeIndex(KbBuilder *b, GenPipe *p);
+KbValue genPipeFullBar(GenKernel *k, GenPipe *p);
+KbValue genPipeEmptyBar(GenKernel *k, GenPipe *p);
+/* Producer: wait until the current slot has been released (empty, parity phase ^ 1). */
+void genPipeProducerAcquire(GenKernel *k, GenPipe *p);
+/* Consumer: wait until the current slot has been published (full, parity phase). */
+void genPipeConsumerWait(GenKernel *k, GenPipe *p);
+/* Teardown: wait until every slot's last release has completed (slots never used complete
+ * at once), so that no asynchronous arrive is in flight when the CTA exits. Leaves the
+ * ring where it started. */
+void genPipeDrainEmpty(GenKernel *k, GenPipe *p);
+
+/* ---- the tile scheduler ------------------------------------------------------------------- */
+
+/* Per-tile values, computed identically by every role from the group record. */
+typedef struct GenTile {
+  KbValue group;       /* index in table order */
+  KbValue record;      /* byte offset of the group's record in the table */
+  KbValue m, n, k;     /* the group's sizes */
+  KbValue ldc, cPtr;
+  KbValue mBlk;        /* tile index along the M role */
+  KbValue mRow0;       /* first M-role row of the tile (the CTA pair's first row) */
+  KbValue nRow0;       /* first N-role row of the tile */
+  KbValue tileN;       /* N of this tile's MMA (constant, or the group's tile_n) */
+  KbValue kIters;      /* ceil(K / 256) stages */
+  KbValue kSteps;      /* K / 64 MMAs */
+  KbValue cRow0, cCol0;/* the tile's first row and column of C */
+} GenTile;
+
+typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
+/* Runs `body` for every tile of this CTA (or CTA pair): tile = first; tile < total;
+ * tile += step, with first/step the CTA (cluster) index and count. */
+void genForEachTile(GenKernel *k, GenTileBody body, void *state);
+
+/* ---- operand roles -------------------------------------------------------------------------- */
+
+/* Generic pointer to tensor map `tensor` of `group` in the table. */
+KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
+/* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
+KbValue genRoleNRows(GenKernel *k, GenTile *t);
+
+#endif /* NVFP4_CONVERSION_GENERATOR_H */

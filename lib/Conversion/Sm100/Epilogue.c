@@ -1,0 +1,307 @@
+/* Epilogue.c — the sm_100a epilogue emitters (warps 0-3; warp w owns TMEM lanes
+ * 32w..32w+31, the tile's M-role rows 32w..): wait accFull[b], tcgen05.ld the accumulator,
+ * convert to fp16, write C, and release the accumulator (arrive accEmpty[b]) as soon as its
+ * last tcgen05.ld has completed.
+ *
+ *   direct store (AB)  32 columns at a time: one tcgen05.ld.32x32b.x32, wait::ld, 16-byte
+ *                      global stores predicated on the row and ragged N;
+ *   TMA store (AB)     64 C columns at a time: two tcgen05.ld.x32 before one wait::ld;
+ *                      each thread writes its row (128 B) into a SWIZZLE_128B staging box
+ *                      of 128 rows x 64 columns; one thread stores the box with
+ *                      cp.async.bulk.tensor (the C map clips ragged rows and columns);
+ *   TMA store (SWAP_AB) the accumulator is C transposed (lane = column of C): 64 C rows at
+ *                      a time; each thread scatters its column into two 64 x 64 boxes.
+ * Staging buffers alternate; before refilling one, the storing thread waits until the
+ * store that last read it has finished reading (cp.async.bulk.wait_group.read 1), then a
+ * named barrier over the 128 epilogue threads publishes that.
+ *
+ * Ragged N: a TMA store writes whole 16-byte chunks of a row (seen on the H200: with N =
+ * 223 it wrote column 223 too), so the C map covers the first N8 = N & ~7 columns only
+ * (KernelABI.h) and the epilogue stores the last N - N8 (< 8) columns itself with
+ * predicated 2-byte stores; boxes that start at or past N8 are not issued.
+ */
+#include "Sm100Kernel.h"
+
+#include "../Nvvm.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
+
+#define EPI_THREADS (32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS)
+#define EPI_BARRIER_ID 1u /* named barrier of the epilogue warps (0 is bar.sync 0) */
+
+typedef struct EpilogueState {
+  KbValue tmemBase;
+  GenPipe acc;
+  GenRing staging; /* TMA store: the staging buffer to fill next */
+} EpilogueState;
+
+static KbValue fp16(KbBuilder *b, KbValue vals, uint32_t e) {
+  return kbFPTrunc(b, kbBitcast(b, kbExtract(b, vals, kbI32(b, e)), b->f32), b->f16);
+}
+
+static MlirType vecF16(KbBuilder *b, int64_t n) { return mlirVectorTypeGet(1, &n, b->f16); }
+
+/* Waits for the tile's accumulator; returns its TMEM address for this warp's lanes. */
+static KbValue acquireAccumulator(GenKernel *g, EpilogueState *st) {
+  KbBuilder *b = g->b;
+  genPipeConsumerWait(g, &st->acc);
+  nvTcFenceAfter(b);
+  nvWarpSync(b); /* tcgen05.ld is .sync.aligned: reconverge after the per-thread spin */
+  KbValue lane = kbShl(b, kbMulI(b, g->warp, 32), kbI32(b, 16)); /* warp w: lanes 32w.. */
+  KbValue col = kbAddI(b, kbMulI(b, genPipeIndex(b, &st->acc), g->cfg->tileN), g->cfg->accCol0);
+  return kbAdd(b, kbAdd(b, st->tmemBase, lane), col);
+}
+
+/* The accumulator's last tcgen05.ld has completed (wait::ld): hand it back to the MMA —
+ * for a CTA pair, to the leader's accEmpty (the peer arrives remotely). */
+static void releaseAccumulator(GenKernel *g, EpilogueState *st) {
+  KbBuilder *b = g->b;
+  nvTcFenceBefore(b);
+  if (g->cfg->spec.ctaGroup > 1)
+    nvMbarArriveCluster(b, nvMapa(b, genPipeEmptyBar(g, &st->acc), kbI32(b, 0)));
+  else
+    nvMbarArrive(b, genPipeEmptyBar(g, &st->acc));
+}
+
+/* Loads `n` x 32 accumulator columns starting at `col` (n tcgen05.ld before one
+ * wait::ld); the results pass through a register fence tied to the wait. */
+static void loadColumns(KbBuilder *b, KbValue addr, uint32_t n, KbValue *out) {
+  nvWarpSync(b);
+  for (uint32_t i = 0; i < n; ++i) out[i] = nvTcLd32x32b(b, kbAddI(b, addr, 32 * i), 32);
+  nvTcWaitLd(b);
+  for (uint32_t i = 0; i < n; ++i) out[i] = nvRegisterFence(b, out[i], 32);
+}
+
+/* Address of C[row][col] (fp16) as a global pointer. */
+static KbValue cAddress(GenKernel *g, GenTile *t, KbValue row, KbValue col) {
+  KbBuilder *b = g->b;
+  KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
+                       kbZExt(b, col, b->i64));
+  return kbIntToPtr(b, kbAdd(b, t->cPtr, kbMulI(b, elem, 2)), mlirLLVMPointerTypeGet(b->ctx, 1));
+}
+
+/* N rounded down to whole 16-byte chunks: the columns the C map covers. */
+static KbValue mapColumns(KbBuilder *b, GenTile *t) { return kbAnd(b, t->n, kbI32(b, ~7)); }
+
+/* ---- direct stores (AB) ---------------------------------------------------------------- */
+
+/* Converts 32 fp32 accumulators of one row to fp16 and stores columns col0..col0+31 of C,
+ * predicated on the row and on ragged N (16-byte vector stores when the chunk is whole). */
+static void storeChunk(GenKernel *g, GenTile *t, KbValue row, KbValue col0, KbValue vals) {
+  KbBuilder *b = g->b;
+  KbValue h[32];
+  for (uint32_t e = 0; e < 32; ++e) h[e] = fp16(b, vals, e);
+  KbValue inRange = kbAnd(b, kbCmp(b, KB_ULT, row, t->m), kbCmp(b, KB_ULT, col0, t->n));
+  kbIf(b, inRange);
+  {
+    KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
+                         kbZExt(b, col0, b->i64));
+    KbValue addr = kbAdd(b, t->cPtr, kbMulI(b, elem, 2));
+    MlirType gptr = mlirLLVMPointerTypeGet(b->ctx, 1);
+    MlirType v8 = vecF16(b, 8);
+    kbIf(b, kbCmp(b, KB_ULE, kbAddI(b, col0, 32), t->n));
+    for (int q = 0; q < 4; ++q) {
+      KbValue v = kbUndef(b, v8);
+      for (int e = 0; e < 8; ++e) v = kbInsert(b, v, h[8 * q + e], kbI32(b, e));
+      kbStore(b, v, kbIntToPtr(b, kbAddI(b, addr, 16 * q), gptr), 16);
+    }
+    kbElse(b);
+    for (int e = 0; e < 32; ++e) {
+      kbIf(b, kbCmp(b, KB_ULT, kbAddI(b, col0, e), t->n));
+      kbStore(b, h[e], kbIntToPtr(b, kbAddI(b, addr, 2 * e), gptr), 2);
+      kbEndIf(b);
+    }
+    kbEndIf(b);
+  }
+  kbEndIf(b);
+}
+
+static void directStoreTile(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  EpilogueState *st = state;
+  KbValue acc = acquireAccumulator(g, st);
+  KbValue row = kbAdd(b, t->cRow0, kbAdd(b, kbMulI(b, g->warp, 32), g->lane));
+  for (uint32_t c = 0; c < g->cfg->tileN / 32; ++c) {
+    KbValue vals;
+    loadColumns(b, kbAddI(b, acc, 32 * c), 1, &vals);
+    if (c + 1 == g->cfg->tileN / 32) releaseAccumulator(g, st);
+    storeChunk(g, t, row, kbAddI(b, t->cCol0, 32 * c), vals);
+  }
+  genRingAdvance(b, &st->acc.pos);
+}
+
+/* ---- TMA stores -------------------------------------------------------------------------- */
+
+/* The thread that issues the TMA stores and waits for them (epilogue thread 0). */
+static KbValue storeThread(GenKernel *g) { return kbCmpI(g->b, KB_EQ, g->tid, 0); }
+
+/* Makes the next staging buffer writable: its previous store has finished reading it. */
+static KbValue beginStaging(GenKernel *g, EpilogueState *st) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  kbIf(b, storeThread(g));
+  nvBulkWaitGroupRead(b, cfg->stagingBuffers - 1);
+  kbEndIf(b);
+  nvWarpSync(b); /* bar.sync is .aligned: reconverge warp 0 after thread 0's wait */
+  nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);
+  return genSmemAddr(g, cfg->stagingOffset, cfg->stagingBytes, kbGet(b, st->staging.index));
+}
+
+/* Publishes the staging buffer to the async proxy and stores its boxes at (x0 + 64 i, y). */
+static void endStaging(GenKernel *g, EpilogueState *st, GenTile *t, KbValue buf, KbValue x0,
+                       KbValue y) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);
+  nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);
+  kbIf(b, storeThread(g));
+  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  KbValue n8 = mapColumns(b, t);
+  uint32_t boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
+  for (uint32_t i = 0; i < cfg->stagingBoxes; ++i) {
+    KbValue x = kbAddI(b, x0, MLIR_NVFP4_STORE_COLS * i);
+    kbIf(b, kbCmp(b, KB_ULT, x, n8)); /* else wholly in the ragged tail or past N */
+    nvTmaStore2d(b, map, genSharedPtr(g, kbAddI(b, buf, boxBytes * i)), x, y, "c");
+    kbEndIf(b);
+  }
+  nvBulkCommitGroup(b);
+  kbEndIf(b);
+  genRingAdvance(b, &st->staging);
+}
+
+/* Byte offset of 16-byte chunk `chunk` of row `row` in a SWIZZLE_128B box of 128-B rows:
+ * chunk c of row r sits at chunk c ^ (r % 8). */
+static KbValue swizzled(KbBuilder *b, KbValue row, KbValue chunk) {
+  KbValue sw = kbXor(b, chunk, kbURem(b, row, kbI32(b, 8)));
+  return kbAdd(b, kbMulI(b, row, 128), kbMulI(b, sw, 16));
+}
+
+/* AB: the columns N8..N-1 (< 8, inside one 8-column chunk q of this sub-tile) of this
+ * thread's row, stored directly: the chunk's 8 values are selected by q at run time. */
+static void storeTailAB(GenKernel *g, GenTile *t, KbValue row, KbValue col0, KbValue vals[2]) {
+  KbBuilder *b = g->b;
+  KbValue n8 = mapColumns(b, t);
+  KbValue inSubTile = kbAnd(b, kbCmp(b, KB_ULE, col0, n8),
+                            kbCmp(b, KB_ULT, n8, kbAddI(b, col0, MLIR_NVFP4_STORE_COLS)));
+  KbValue tail = kbAnd(b, kbAnd(b, inSubTile, kbCmp(b, KB_ULT, n8, t->n)),
+                       kbCmp(b, KB_ULT, row, t->m));
+  kbIf(b, tail);
+  KbValue q = kbUDiv(b, kbSub(b, n8, col0), kbI32(b, 8));
+  for (uint32_t e = 0; e < 7; ++e) {
+    KbValue v = fp16(b, vals[0], e);
+    for (uint32_t c = 1; c < 8; ++c)
+      v = kbSelect(b, kbCmpI(b, KB_EQ, q, c), fp16(b, vals[c / 4], 8 * (c % 4) + e), v);
+    KbValue col = kbAddI(b, n8, e);
+    kbIf(b, kbCmp(b, KB_ULT, col, t->n));
+    kbStore(b, v, cAddress(g, t, row, col), 2);
+    kbEndIf(b);
+  }
+  kbEndIf(b);
+}
+
+/* AB: lane = C row. Sub-tile s = C columns 64s..64s+63 = one 128-B row per thread. */
+static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  EpilogueState *st = state;
+  KbValue acc = acquireAccumulator(g, st);
+  KbValue row = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* row within the tile */
+  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  nvPrefetchTensormap(b, map);
+  const uint32_t subTiles = cfg->tileN / MLIR_NVFP4_STORE_COLS;
+  MlirType v8 = vecF16(b, 8);
+  for (uint32_t s = 0; s < subTiles; ++s) {
+    KbValue vals[2];
+    loadColumns(b, kbAddI(b, acc, MLIR_NVFP4_STORE_COLS * s), 2, vals);
+    if (s + 1 == subTiles) releaseAccumulator(g, st);
+    KbValue buf = beginStaging(g, st);
+    for (uint32_t q = 0; q < 8; ++q) {
+      KbValue v = kbUndef(b, v8);
+      for (uint32_t e = 0; e < 8; ++e)
+        v = kbInsert(b, v, fp16(b, vals[q / 4], 8 * (q % 4) + e), kbI32(b, e));
+      KbValue off = swizzled(b, row, kbI32(b, q));
+      kbStore(b, v, genSharedPtr(g, kbAdd(b, buf, off)), 16);
+    }
+    KbValue col0 = kbAddI(b, t->cCol0, MLIR_NVFP4_STORE_COLS * s);
+    storeTailAB(g, t, kbAdd(b, t->cRow0, row), col0, vals);
+    endStaging(g, st, t, buf, col0, t->cRow0);
+  }
+  genRingAdvance(b, &st->acc.pos);
+}
+
+/* SWAP_AB: lane = C column (32w + lane of the tile's 128), accumulator column = C row.
+ * Sub-tile s = C rows 64s..64s+63 (accumulator columns); each thread writes its column of
+ * them into box (column / 64), element (row, column % 64). */
+static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  EpilogueState *st = state;
+  KbValue acc = acquireAccumulator(g, st);
+  KbValue col = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* column within the tile */
+  KbValue box = kbUDiv(b, col, kbI32(b, MLIR_NVFP4_STORE_COLS));
+  KbValue colInBox = kbURem(b, col, kbI32(b, MLIR_NVFP4_STORE_COLS));
+  KbValue chunk = kbUDiv(b, colInBox, kbI32(b, 8));
+  KbValue inChunk = kbMulI(b, kbURem(b, colInBox, kbI32(b, 8)), 2);
+  const uint32_t boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
+  KbValue boxBase = kbAdd(b, kbMulI(b, box, boxBytes), inChunk);
+  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  nvPrefetchTensormap(b, map);
+  /* ceil(tileN / 64) sub-tiles: the last one may read accumulator columns past this
+   * tile's N; they become C rows past M (the tile is its group's last), which the C map
+   * clips. */
+  KbValue subTiles = kbUDiv(b, kbAddI(b, t->tileN, cfg->stagingRows - 1),
+                            kbI32(b, cfg->stagingRows));
+  KbVar s = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, s), subTiles));
+  {
+    KbValue sv = kbGet(b, s);
+    KbValue vals[2];
+    loadColumns(b, kbAdd(b, acc, kbMulI(b, sv, cfg->stagingRows)), cfg->stagingRows / 32, vals);
+    kbIf(b, kbCmp(b, KB_EQ, kbAddI(b, sv, 1), subTiles));
+    releaseAccumulator(g, st);
+    kbEndIf(b);
+    KbValue staging = beginStaging(g, st);
+    KbValue buf = kbAdd(b, staging, boxBase);
+    for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
+      KbValue off = swizzled(b, kbI32(b, r), chunk);
+      kbStore(b, fp16(b, vals[r / 32], r % 32), genSharedPtr(g, kbAdd(b, buf, off)), 2);
+    }
+    /* this thread's column in the ragged tail N8..N-1: stored directly */
+    KbValue cCol = kbAdd(b, t->cCol0, col);
+    KbValue row0 = kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows));
+    kbIf(b, kbAnd(b, kbCmp(b, KB_UGE, cCol, mapColumns(b, t)), kbCmp(b, KB_ULT, cCol, t->n)));
+    for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
+      KbValue cRow = kbAddI(b, row0, r);
+      kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
+      kbStore(b, fp16(b, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol), 2);
+      kbEndIf(b);
+    }
+    kbEndIf(b);
+    endStaging(g, st, t, staging, t->cCol0,
+               kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows)));
+    kbSet(b, s, kbAddI(b, sv, 1));
+  }
+  kbEndWhile(b);
+  genRingAdvance(b, &st->acc.pos);
+}
+
+void sm100EpilogueLoop(Sm100Kernel *k) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  EpilogueState st = {k->tmemBase, genPipeNew(g->b, cfg->accBuffers, &cfg->accFull, &cfg->accEmpty),
+                      genRingNew(g->b, cfg->stagingBuffers ? cfg->stagingBuffers : 1)};
+  GenTileBody body = cfg->spec.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? directStoreTile
+                     : cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB ? tmaStoreTileAB
+                                                                          : tmaStoreTileSwap;
+  genForEachTile(g, body, &st);
+}
+
+void sm100EpilogueFinish(Sm100Kernel *k) {
+  GenKernel *g = &k->g;
+  if (g->cfg->spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE) return;
+  kbIf(g->b, storeThread(g));
+  nvBulkWaitGroup(g->b, 0);
+  kbEndIf(g->b);
+}

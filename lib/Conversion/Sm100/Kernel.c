@@ -1,0 +1,68 @@
+/* Kernel.c — assembles the sm_100a kernel of one variant: the prologue (one thread
+ * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
+ * address back), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
+ * epilogue; docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
+ * arrive complete before warp 5 frees the columns).
+ */
+#include "Sm100Kernel.h"
+
+#include "../Nvvm.h"
+
+void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
+                           const char *dynSmemGlobal) {
+  Sm100Kernel k;
+  GenKernel *g = &k.g;
+  genKernelInit(g, b, cfg, params, dynSmemGlobal);
+  KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
+
+  const uint32_t cg = cfg->spec.ctaGroup;
+  /* Barrier initialisation (one thread), TMEM allocation (warp 5; for a CTA pair, one warp
+   * in each CTA), then a CTA barrier — a cluster barrier for a pair, so that no remote
+   * arrive reaches a barrier the peer has not initialised yet. */
+  kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
+  genInitBarriers(g);
+  kbEndIf(b);
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  nvTcAlloc(b, tmemSlot, cfg->tmemCols, cg);
+  nvTcRelinquish(b, cg);
+  kbEndIf(b);
+  nvTcFenceBefore(b);
+  if (cg > 1) nvClusterSync(b);
+  else nvBarrier0(b);
+  nvTcFenceAfter(b);
+  k.tmemBase = kbLoad(b, b->i32, tmemSlot, 4);
+
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_PRODUCER_WARP));
+  {
+    kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+    sm100ProducerLoop(&k);
+    kbEndIf(b);
+  }
+  kbElse(b);
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  {
+    kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+    sm100MmaLoop(&k);
+    kbEndIf(b);
+  }
+  kbElse(b);
+  sm100EpilogueLoop(&k);
+  sm100EpilogueFinish(&k);
+  kbEndIf(b);
+  kbEndIf(b);
+
+  /* Teardown: every TMEM access is complete before warp 5 frees the columns. The warp
+   * sync reconverges the warps whose lane 0 ran a role loop alone. A pair synchronises the
+   * cluster: neither CTA frees its Tensor Memory or exits while the other may still use its
+   * shared memory, Tensor Memory or barriers. */
+  nvTcFenceBefore(b);
+  nvWarpSync(b);
+  if (cg > 1) nvClusterSync(b);
+  else nvBarrier0(b);
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  nvTcFenceAfter(b);
+  nvWarpSync(b);
+  nvTcDealloc(b, k.tmemBase, cfg->tmemCols, cg);
+  kbEndIf(b);
+  kbReturn(b);
+}

@@ -1,0 +1,246 @@
+/* Mainloop.c — the sm_100a mainloop roles: the TMA producer (warp 4, one lane) and the
+ * tcgen05 MMA issuer (warp 5, one lane), written against the operand-role table so that
+ * the AB and SWAP_AB orientations share every line.
+ *
+ * Per 256-K stage the producer waits empty[s], arms full[s] with the stage's bytes and
+ * issues four TMA boxes (M-role rows, N-role rows, their scale-factor atoms). The MMA
+ * issuer waits full[s], copies the stage's scale factors into its TMEM slot
+ * (tcgen05.cp.32x128b.warpx4; ordered before the MMAs that read them), issues one
+ * tcgen05.mma per K block of 64 and commits empty[s] (and sfFree[slot] when the slots form
+ * their own ring). A tile waits accEmpty[b] before its first MMA and commits accFull[b]
+ * after its last.
+ *
+ * A CTA pair (cta_group::2) runs one MMA of M = 256 over both CTAs' shared memory and
+ * Tensor Memory, issued by the leader (cluster rank 0). Each CTA's producer fills its own
+ * stage and full[s]; the peer's MMA-warp thread forwards "stage s landed" to the leader's
+ * peerFull[s] (a remote arrive); the leader waits both, and its commits are multicast to
+ * both CTAs' empty[s] and accFull[b].
+ */
+#include "Sm100Kernel.h"
+
+#include "../Nvvm.h"
+#include "nvfp4-c/Descriptors.h"
+#include "nvfp4-c/KernelABI.h"
+
+static int64_t cacheHint(MlirNvfp4Tensor t) {
+  /* The weights (B) stream through once: evict first. The tokens (A) are re-read by every
+   * tile of their group: evict last. */
+  return t == MLIR_NVFP4_TENSOR_B || t == MLIR_NVFP4_TENSOR_SFB ? NV_L2_EVICT_FIRST
+                                                                 : NV_L2_EVICT_LAST;
+}
+
+static const char *tensorTag(MlirNvfp4Tensor t) {
+  static const char *const tags[] = {"a", "b", "sfa", "sfb", "c"};
+  return tags[t];
+}
+
+/* ---- warp 4: TMA producer ------------------------------------------------------------ */
+
+typedef struct ProducerState {
+  GenPipe stages;
+} ProducerState;
+
+static void producerTile(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  ProducerState *st = state;
+  const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
+  KbValue mapM = genTensorMap(g, t->group, rm->data);
+  KbValue mapN = genTensorMap(g, t->group, rn->data);
+  KbValue mapSfm = genTensorMap(g, t->group, rm->scales);
+  KbValue mapSfn = genTensorMap(g, t->group, rn->scales);
+  KbValue maps[4] = {mapM, mapN, mapSfm, mapSfn};
+  for (int i = 0; i < 4; ++i) nvPrefetchTensormap(b, maps[i]);
+
+  /* This CTA's rows of each role and the 128-row scale-factor atom rows holding them. In a
+   * CTA pair each CTA loads its half of both roles' rows, its own M-role scale factors and
+   * all of the N-role scale factors (the MMA reads the full N's from each CTA's TMEM). */
+  KbValue nRows = genRoleNRows(g, t);
+  KbValue mRow = kbAdd(b, t->mRow0, kbMulI(b, g->ctaRank, cfg->tileM));
+  KbValue nRow = kbAdd(b, t->nRow0, kbMul(b, g->ctaRank, nRows));
+  KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
+  KbValue sfmRow = kbUDiv(b, mRow, atom);
+  KbValue sfnRow = kbUDiv(b, t->nRow0, atom);
+  KbValue tx = kbI32(b, cfg->txBytesFixed);
+  if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, nRows, cfg->tileK / 2));
+  KbValue hintM = kbI64(b, cacheHint(rm->data)), hintN = kbI64(b, cacheHint(rn->data));
+  KbValue hintSfm = kbI64(b, cacheHint(rm->scales)), hintSfn = kbI64(b, cacheHint(rn->scales));
+
+  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
+  {
+    genPipeProducerAcquire(g, &st->stages);
+    KbValue full = genPipeFullBar(g, &st->stages);
+    nvMbarArriveExpectTx(b, full, tx);
+    KbValue base = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &st->stages));
+    /* x: FP4 elements along K for the data; int64 elements for the scale factors (64 per
+     * 512-B atom = 64 K), i.e. the same number. */
+    KbValue k0 = kbMulI(b, kbGet(b, kt), cfg->tileK);
+    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->mOffset)), mapM, full, k0, mRow, hintM,
+                tensorTag(rm->data));
+    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->nOffset)), mapN, full, k0, nRow, hintN,
+                tensorTag(rn->data));
+    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfmOffset)), mapSfm, full, k0, sfmRow,
+                hintSfm, tensorTag(rm->scales));
+    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfnOffset)), mapSfn, full, k0, sfnRow,
+                hintSfn, tensorTag(rn->scales));
+    genRingAdvance(b, &st->stages.pos);
+    kbSet(b, kt, kbAddI(b, kbGet(b, kt), 1));
+  }
+  kbEndWhile(b);
+}
+
+void sm100ProducerLoop(Sm100Kernel *k) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  ProducerState st = {genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty)};
+  genForEachTile(g, producerTile, &st);
+  /* Every stage's last tcgen05.commit must have arrived before the CTA exits. */
+  genPipeDrainEmpty(g, &st.stages);
+}
+
+/* ---- warp 5: MMA issuer --------------------------------------------------------------- */
+
+typedef struct MmaState {
+  KbValue tmemBase;
+  GenPipe stages, acc, sf;
+} MmaState;
+
+/* descriptor = constant part (the encoder at address 0) | the run-time start address. */
+static KbValue smemDescriptor(KbBuilder *b, uint64_t constant, KbValue smemAddr) {
+  MlirNvfp4RuntimeField f = mlirNvfp4SmemDescriptorStartField();
+  KbValue field = kbAnd(b, kbLShr(b, smemAddr, kbI32(b, f.granuleShift)), kbI32(b, (int64_t)f.mask));
+  field = kbShl(b, kbZExt(b, field, b->i64), kbI64(b, f.shift));
+  return kbOr(b, kbI64(b, (int64_t)constant), field);
+}
+
+static KbValue instrDescriptor(GenKernel *g, GenTile *t) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  if (!cfg->roleN.dynamicRows)
+    return kbI32(b, mlirNvfp4Mxf4Nvf4InstrDescriptor(cfg->mmaM, cfg->tileN));
+  MlirNvfp4RuntimeField f = mlirNvfp4BlockScaledInstrDescriptorNField();
+  KbValue field = kbAnd(b, kbLShr(b, t->tileN, kbI32(b, f.granuleShift)), kbI32(b, (int64_t)f.mask));
+  field = kbShl(b, field, kbI32(b, f.shift));
+  return kbOr(b, kbI32(b, mlirNvfp4Mxf4Nvf4InstrDescriptor(cfg->mmaM, 0)), field);
+}
+
+static void mmaTile(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  MmaState *st = state;
+  const uint64_t opDesc = mlirNvfp4OperandSmemDescriptor(0);
+  const uint64_t sfDesc = mlirNvfp4ScaleFactorCopyDescriptor(0);
+  const uint32_t kBlocks = cfg->tileK / MLIR_NVFP4_MMA_K;
+  const uint32_t opStep = MLIR_NVFP4_MMA_K / 2;            /* bytes of one K block per row */
+  const uint32_t atomRowBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES; /* 4 atoms along K */
+  const uint32_t sfnAtoms = cfg->roleN.sfAtoms;
+  const uint32_t cg = cfg->spec.ctaGroup;
+  const bool pair = cg > 1;
+  const uint32_t both = pair ? 0x3u : 0u; /* commit multicast to the pair (ranks 0 and 1) */
+
+  /* The accumulator buffer must have been drained by the epilogue(s). */
+  genPipeProducerAcquire(g, &st->acc);
+  nvTcFenceAfter(b);
+  KbValue accIdx = genPipeIndex(b, &st->acc);
+  KbValue d = kbAdd(b, st->tmemBase, kbAddI(b, kbMulI(b, accIdx, cfg->tileN), cfg->accCol0));
+  KbValue idesc = instrDescriptor(g, t);
+  /* Column of the tile's first N-role row inside its first scale-factor atom. */
+  KbValue nRowInAtom = kbURem(b, t->nRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS));
+  KbValue sfnShift = kbUDiv(b, nRowInAtom, kbI32(b, 32));
+
+  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
+  {
+    genPipeConsumerWait(g, &st->stages);
+    if (pair) /* the peer's half of the stage */
+      nvMbarWait(b, genBarrier(g, &cfg->peerFull, genPipeIndex(b, &st->stages)),
+                 kbGet(b, st->stages.pos.phase));
+    nvTcFenceAfter(b);
+    KbValue s = genPipeIndex(b, &st->stages);
+    KbValue base = genSmemAddr(g, 0, cfg->stageBytes, s);
+    /* Scale-factor slot: the stage itself, or the next slot of a smaller ring whose
+     * previous MMAs must have completed before tcgen05.cp overwrites it. */
+    KbValue slot = s;
+    if (cfg->sfRing) {
+      genPipeProducerAcquire(g, &st->sf);
+      nvTcFenceAfter(b);
+      slot = genPipeIndex(b, &st->sf);
+    }
+    KbValue sfmCol = kbAdd(b, st->tmemBase,
+                           kbAddI(b, kbMulI(b, slot, cfg->sfColsPerSlot), cfg->sfCol0));
+    KbValue sfnCol = kbAddI(b, sfmCol, cfg->sfmColsPerSlot);
+    KbValue ktv = kbGet(b, kt);
+    KbValue remaining = kbSub(b, t->kSteps, kbMulI(b, ktv, kBlocks)); /* >= 1 */
+    for (uint32_t j = 0; j < kBlocks; ++j) {
+      kbIf(b, kbCmpI(b, KB_UGT, remaining, j));
+      /* K block j's scale factors: the M-role atom -> 4 columns; each N-role atom row ->
+       * 4 more columns (the N role's rows r live in column r / 32). */
+      nvTcCp32x128bWarpx4(
+          b, kbAddI(b, sfmCol, 4 * j),
+          smemDescriptor(b, sfDesc, kbAddI(b, base, cfg->sfmOffset + MLIR_NVFP4_SF_ATOM_BYTES * j)),
+          cg);
+      for (uint32_t a = 0; a < sfnAtoms; ++a)
+        nvTcCp32x128bWarpx4(
+            b, kbAddI(b, sfnCol, 4 * sfnAtoms * j + 4 * a),
+            smemDescriptor(b, sfDesc, kbAddI(b, base, cfg->sfnOffset + atomRowBytes * a +
+                                                         MLIR_NVFP4_SF_ATOM_BYTES * j)),
+            cg);
+      KbValue adesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->mOffset + opStep * j));
+      KbValue bdesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->nOffset + opStep * j));
+      KbValue enable = j ? kbBool(b, true) : kbCmpI(b, KB_NE, ktv, 0);
+      nvTcMmaMxf4Nvf4(b, d, adesc, bdesc, idesc, enable, kbAddI(b, sfmCol, 4 * j),
+                      kbAdd(b, kbAddI(b, sfnCol, 4 * sfnAtoms * j), sfnShift), cg);
+      kbEndIf(b);
+    }
+    /* The stage (and its scale-factor slot) is free once these MMAs have completed. */
+    nvTcCommit(b, genPipeEmptyBar(g, &st->stages), cg, both);
+    if (cfg->sfRing) {
+      nvTcCommit(b, genPipeEmptyBar(g, &st->sf), cg, 0);
+      genRingAdvance(b, &st->sf.pos);
+    }
+    genRingAdvance(b, &st->stages.pos);
+    kbSet(b, kt, kbAddI(b, ktv, 1));
+  }
+  kbEndWhile(b);
+  /* The accumulator is complete once every MMA of the tile has completed. */
+  nvTcCommit(b, genPipeFullBar(g, &st->acc), cg, both);
+  genRingAdvance(b, &st->acc.pos);
+}
+
+/* The peer of a CTA pair: forwards each of its stages' arrival to the leader. */
+static void forwardTile(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  GenPipe *stages = state;
+  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
+  {
+    genPipeConsumerWait(g, stages);
+    KbValue peerFull = genBarrier(g, &g->cfg->peerFull, genPipeIndex(b, stages));
+    nvMbarArriveCluster(b, nvMapa(b, peerFull, kbI32(b, 0)));
+    genRingAdvance(b, &stages->pos);
+    kbSet(b, kt, kbAddI(b, kbGet(b, kt), 1));
+  }
+  kbEndWhile(b);
+}
+
+void sm100MmaLoop(Sm100Kernel *k) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  if (cfg->spec.ctaGroup > 1) {
+    /* only the leader issues; the peer forwards its stages */
+    kbIf(g->b, kbCmpI(g->b, KB_NE, g->ctaRank, 0));
+    GenPipe stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
+    genForEachTile(g, forwardTile, &stages);
+    kbElse(g->b);
+  }
+  MmaState st = {k->tmemBase, genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty),
+                 genPipeNew(g->b, cfg->accBuffers, &cfg->accFull, &cfg->accEmpty),
+                 genPipeNew(g->b, cfg->sfSlots, NULL, &cfg->sfFree)};
+  genForEachTile(g, mmaTile, &st);
+  if (cfg->sfRing) genPipeDrainEmpty(g, &st.sf);
+  if (cfg->spec.ctaGroup > 1) kbEndIf(g->b);
+}

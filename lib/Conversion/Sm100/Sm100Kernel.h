@@ -1,0 +1,37 @@
+/* Sm100Kernel.h — the sm_100a (tcgen05 + TMA) grouped block-scaled NVFP4 kernel, assembled
+ * from the shared generator parts (../Generator/Generator.h) and this folder's emitters:
+ *
+ *   Kernel.c    prologue (mbarriers, TMEM allocation), warp-role dispatch, teardown;
+ *   Mainloop.c  the TMA producer (warp 4) and the tcgen05 MMA issuer (warp 5);
+ *   Epilogue.c  the accumulator -> C emitters (warps 0-3): direct stores, or TMA stores
+ *               through swizzled staging buffers, for both operand orientations.
+ *
+ * docs/kernel-sm100a.md describes the result.
+ */
+#ifndef NVFP4_CONVERSION_SM100_KERNEL_H
+#define NVFP4_CONVERSION_SM100_KERNEL_H
+
+#include "../Generator/Generator.h"
+
+/* Builds the body of one variant's kernel function: `params` is the by-value parameter
+ * block argument, `dynSmemGlobal` the module's dynamic shared-memory symbol. */
+void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
+                           const char *dynSmemGlobal);
+
+/* ---- internal: shared by the files of this folder ------------------------------------- */
+
+typedef struct Sm100Kernel {
+  GenKernel g;
+  KbValue tmemBase; /* i32 TMEM address returned by tcgen05.alloc */
+} Sm100Kernel;
+
+/* Warp 4, lane 0: streams every tile's stages; returns after draining the stage ring. */
+void sm100ProducerLoop(Sm100Kernel *k);
+/* Warp 5, lane 0: issues every tile's scale-factor copies and MMAs. */
+void sm100MmaLoop(Sm100Kernel *k);
+/* Warps 0-3: moves every accumulator to C. */
+void sm100EpilogueLoop(Sm100Kernel *k);
+/* Warps 0-3, at teardown: outstanding TMA stores have completed. */
+void sm100EpilogueFinish(Sm100Kernel *k);
+
+#endif /* NVFP4_CONVERSION_SM100_KERNEL_H */

@@ -1,0 +1,58 @@
+/* Variants.c — reads the kernel family of an nvfp4.grouped_matmul from its attributes
+ * (`variants`, `tile_n`, `stages`): used by the verifier, which then asks the planner
+ * whether every variant can be built, and by the lowering, which builds them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "nvfp4-c/Dialect.h"
+#include "nvfp4-c/KernelConfig.h"
+
+static MlirAttribute attrOf(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static intptr_t failWith(char *msg, size_t size, const char *text, MlirStringRef s) {
+  if (msg && size) snprintf(msg, size, text, (int)s.length, s.data);
+  return -1;
+}
+
+intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp4VariantSpec *out,
+                                               intptr_t max, char *msg, size_t msgSize) {
+  uint32_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, stages = 0;
+  MlirAttribute a = attrOf(op, "tile_n");
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
+    tileN = (uint32_t)mlirIntegerAttrGetValueInt(a);
+  a = attrOf(op, "stages");
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
+    stages = (uint32_t)mlirIntegerAttrGetValueInt(a);
+  a = attrOf(op, "variants");
+  if (mlirAttributeIsNull(a))
+    return (intptr_t)mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max > 0 ? (uint32_t)max : 0);
+  if (!mlirAttributeIsAArray(a)) {
+    if (msg && msgSize) snprintf(msg, msgSize, "'variants' must be an array of strings");
+    return -1;
+  }
+  intptr_t n = mlirArrayAttrGetNumElements(a);
+  if (n < 1 || n > (intptr_t)MLIR_NVFP4_MAX_VARIANTS) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "'variants' must list 1 to %u variants, got %zd",
+               MLIR_NVFP4_MAX_VARIANTS, (ssize_t)n);
+    return -1;
+  }
+  if (n > max) n = max;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirAttribute e = mlirArrayAttrGetElement(a, i);
+    if (!mlirAttributeIsAString(e)) {
+      if (msg && msgSize) snprintf(msg, msgSize, "'variants' must be an array of strings");
+      return -1;
+    }
+    MlirStringRef s = mlirStringAttrGetValue(e);
+    if (!mlirNvfp4VariantSpecParse(s.data, s.length, stages, &out[i]))
+      return failWith(msg, msgSize,
+                      "unknown variant '%.*s' (expected ab_n<N> or swap_n<N>, optionally "
+                      "ab2_/swap2_ for a CTA pair and _st for direct stores; N in 64, 128, "
+                      "192, 256)", s);
+  }
+  return n;
+}

@@ -1,0 +1,167 @@
+/* KernelPlanTests.c — unit tests of the kernel planner (include/nvfp4-c/KernelConfig.h):
+ * for every variant the generator can build and several group counts, the invariants the
+ * kernel relies on (regions inside the shared-memory limit and disjoint, 1024-B aligned
+ * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
+ * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
+ * boxes, the parameter block rule), golden configurations, variant names and parsing,
+ * and the default family. Prints "PASS:"/"FAIL:" lines and a summary; with an argument,
+ * prints that variant's plan table instead. */
+#include <stdio.h>
+#include <string.h>
+
+#include "nvfp4-c/KernelABI.h"
+#include "nvfp4-c/KernelConfig.h"
+
+static int gPassed, gFailed;
+
+static void check(int ok, const char *what, const char *name) {
+  if (ok) ++gPassed;
+  else {
+    ++gFailed;
+    printf("FAIL: %s: %s\n", name, what);
+  }
+}
+
+static int overlaps(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
+  const uint32_t limit = c->dynSmemBytes - 1024; /* usable after aligning the base */
+  check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "dynamic smem within the opt-in limit", name);
+  for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
+    const MlirNvfp4SmemRegion *r = &c->smem[i];
+    check(r->offset + r->bytes <= limit, "smem region inside the allocation", name);
+    for (uint32_t j = 0; j < i; ++j)
+      check(!overlaps(r->offset, r->bytes, c->smem[j].offset, c->smem[j].bytes),
+            "smem regions disjoint", name);
+  }
+  check(c->stageBytes % 1024 == 0 && c->mOffset % 1024 == 0 && c->nOffset % 1024 == 0,
+        "stage and operand tiles 1024-B aligned (SWIZZLE_128B)", name);
+  check(c->sfmOffset % 512 == 0 && c->sfnOffset % 512 == 0, "scale-factor atoms 512-B aligned",
+        name);
+  if (c->stagingBuffers)
+    check(c->stagingOffset % 1024 == 0 &&
+              (c->stagingBytes / c->stagingBoxes) % 1024 == 0 &&
+              c->stagingBytes == c->stagingRows * 128u * c->stagingBoxes,
+          "staging boxes 1024-B aligned, rows of 128 B", name);
+  check(c->tmemSlotOffset >= c->barrierOffset + 8 * c->numBarriers, "TMEM slot after barriers",
+        name);
+  uint32_t counted = 0;
+  for (uint32_t i = 0; i < c->numBarrierArrays; ++i) {
+    const MlirNvfp4BarrierArray *a = &c->barriers[i];
+    check(a->first + a->count <= c->numBarriers && a->arrivals > 0, "barrier array in bounds", name);
+    counted += a->count;
+  }
+  check(counted == c->numBarriers, "every barrier belongs to one array", name);
+  check(c->full.count == c->stages && c->empty.count == c->stages &&
+            c->accFull.count == c->accBuffers && c->accEmpty.count == c->accBuffers &&
+            c->accEmpty.arrivals == 128u * c->spec.ctaGroup &&
+            c->peerFull.count == (c->spec.ctaGroup > 1 ? c->stages : 0u) &&
+            c->sfFree.count == (c->sfRing ? c->sfSlots : 0u),
+        "barrier arrays match the pipeline", name);
+  check((c->tmemCols & (c->tmemCols - 1)) == 0 && c->tmemCols >= 32 &&
+            c->tmemCols <= MLIR_NVFP4_TMEM_COLUMNS,
+        "TMEM allocation a power of two in [32, 512]", name);
+  check(c->accCol0 + c->accBuffers * c->tileN <= c->sfCol0 &&
+            c->sfCol0 + c->sfSlots * c->sfColsPerSlot <= c->tmemCols,
+        "accumulators and scale-factor slots inside the TMEM allocation, disjoint", name);
+  check(c->sfRing == (c->sfSlots < c->stages) && c->sfSlots >= 1, "scale-factor ring rule", name);
+  uint32_t tx = c->mBytes + c->sfmBytes + c->sfnBytes + (c->roleN.dynamicRows ? 0 : c->nBytes);
+  check(tx == c->txBytesFixed, "expect_tx = the stage's fixed boxes", name);
+  check(c->mBytes == 128u * c->roleM.rowsPerCta && c->nBytes == 128u * c->roleN.rowsPerCta &&
+            c->roleN.rowsPerCta * c->spec.ctaGroup == c->tileN && c->mmaM == 128u * c->spec.ctaGroup,
+        "role tiles split over the CTA group", name);
+  check(c->paramBytes == nvfp4_abi_param_bytes(c->numGroups), "parameter block rule", name);
+}
+
+static void golden(const char *name, uint32_t stages, uint32_t acc, uint32_t slots,
+                   uint32_t smem) {
+  MlirNvfp4VariantSpec s;
+  MlirNvfp4KernelConfig c;
+  int ok = mlirNvfp4VariantSpecParse(name, strlen(name), 0, &s) &&
+           mlirNvfp4KernelConfigInitVariant(&c, 8, s, NULL, 0);
+  char what[160];
+  snprintf(what, sizeof what, "stages %u acc %u slots %u smem %u (got %u %u %u %u)", stages, acc,
+           slots, smem, ok ? c.stages : 0, ok ? c.accBuffers : 0, ok ? c.sfSlots : 0,
+           ok ? c.dynSmemBytes : 0);
+  check(ok && c.stages == stages && c.accBuffers == acc && c.sfSlots == slots &&
+            c.dynSmemBytes == smem, what, name);
+  if (ok && c.stages == stages) printf("PASS: golden %s: %s\n", name, what);
+}
+
+int main(int argc, char **argv) {
+  static const char *const all[] = {"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st",
+                                    "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64",
+                                    "swap_n128", "swap_n192", "swap_n256", "ab2_n64", "ab2_n128",
+                                    "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128",
+                                    "swap2_n192", "swap2_n256"};
+  const uint32_t n = sizeof all / sizeof all[0];
+  if (argc > 1) {
+    MlirNvfp4VariantSpec s;
+    MlirNvfp4KernelConfig c;
+    char why[200];
+    if (!mlirNvfp4VariantSpecParse(argv[1], strlen(argv[1]), 0, &s) ||
+        !mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why)) {
+      printf("cannot plan %s\n", argv[1]);
+      return 1;
+    }
+    mlirNvfp4KernelConfigPrint(&c, stdout);
+    return 0;
+  }
+  static const uint32_t groups[] = {1, 8, 46, 47, 256, 1024};
+  for (uint32_t i = 0; i < n; ++i) {
+    MlirNvfp4VariantSpec s;
+    char back[32];
+    int parsed = mlirNvfp4VariantSpecParse(all[i], strlen(all[i]), 0, &s);
+    check(parsed, "parses", all[i]);
+    if (!parsed) continue;
+    mlirNvfp4VariantName(s, back, sizeof back);
+    check(!strcmp(back, all[i]), "name round trip", all[i]);
+    for (uint32_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
+      MlirNvfp4KernelConfig c;
+      char why[200];
+      int ok = mlirNvfp4KernelConfigInitVariant(&c, groups[g], s, why, sizeof why);
+      int expect = !(s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
+                     (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1));
+      check(ok == expect, ok ? "planned" : why, all[i]);
+      if (ok) invariants(&c, all[i]);
+    }
+  }
+  /* names that must not parse */
+  static const char *const bad[] = {"", "ab", "ab_n", "ab_n0128", "abc_n128", "ab3_n128",
+                                    "ab_n128_xx", "swap_n128_", "AB_n128"};
+  for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    MlirNvfp4VariantSpec s;
+    check(!mlirNvfp4VariantSpecParse(bad[i], strlen(bad[i]), 0, &s), "rejected", bad[i]);
+  }
+  /* stage counts the shared memory allows (docs/kernel-sm100a.md, configuration table) */
+  golden("ab_n64", 6, 2, 6, 205960);
+  golden("ab_n128", 5, 2, 5, 218232);
+  golden("ab_n192", 4, 2, 2, 222328);
+  golden("ab_n256", 3, 1, 3, 199752);
+  golden("ab_n128_st", 6, 2, 6, 222344);
+  golden("swap_n128", 5, 2, 5, 218232);
+  golden("swap_n256", 3, 1, 3, 199752);
+  golden("swap2_n256", 5, 1, 5, 228496);
+  /* requested stages: exact, or an error naming the limit */
+  MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 7);
+  MlirNvfp4KernelConfig c;
+  char why[200] = "";
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
+            strstr(why, "at most 5") != NULL,
+        "stages = 7 refused for ab_n128", "stages");
+  s.stages = 2;
+  check(mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && c.stages == 2,
+        "stages = 2 honoured", "stages");
+  /* the default family */
+  MlirNvfp4VariantSpec fam[4];
+  uint32_t k = mlirNvfp4DefaultFamilySpecs(192, 0, fam, 4);
+  char names[3][32];
+  for (uint32_t i = 0; i < k && i < 3; ++i) mlirNvfp4VariantName(fam[i], names[i], 32);
+  check(k == 3 && !strcmp(names[0], "ab_n192") && !strcmp(names[1], "swap_n128") &&
+            !strcmp(names[2], "swap_n256"),
+        "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
+  printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);
+  return gFailed ? 1 : 0;
+}
