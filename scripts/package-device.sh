@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything the GPU suite needs into .device/ (git-ignored): nvfp4-run, libnvfp4rt,
-# the test binaries, and the emulation cubins (every tile_n) compiled here, on the LLVM
-# machine. The GPU machine needs no LLVM: it only runs scripts/device-suite.sh.
+# the test binaries, and the emulation cubins (the whole kernel family) compiled here, on
+# the LLVM machine. The GPU machine needs no LLVM: it only runs scripts/device-suite.sh.
 #   usage: scripts/package-device.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +15,12 @@ CUDA=${CUDA_ROOT:-/usr/local/cuda}
 for p in probe_sm90a:sm_90a probe_sm100a:sm_100a nometa:sm_90a; do
   "$CUDA"/bin/ptxas -arch="${p#*:}" test/Runtime/Inputs/"${p%%:*}".ptx -o "$OUT/cubin/${p%%:*}.cubin"
 done
-for tn in 64 128 192 256; do
-  sed "s/target = \"sm_100a\"/target = \"sm_100a\", tile_n = $tn/" examples/any16.mlir > "$OUT/any16_n$tn.mlir"
-  "$BUILD"/bin/nvfp4-compile "$OUT/any16_n$tn.mlir" --emulate -o "$OUT/cubin/emu_n$tn.cubin"
-  "$BUILD"/bin/nvfp4-compile "$OUT/any16_n$tn.mlir" -o "$OUT/cubin/sm100_n$tn.cubin"
-done
+# The kernel family of the suite: every 1-CTA variant, compiled into one cubin from
+# examples/any16.mlir (16 groups, every dimension dynamic); the suite forces each variant.
+VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n128_st", "swap_n64", "swap_n128", "swap_n256"]'
+sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $VARIANTS/" examples/any16.mlir > "$OUT/any16_family.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" --emulate -o "$OUT/cubin/emu_family.cubin"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" -o "$OUT/cubin/sm100_family.cubin"
+# The default family (what an op without `variants` gets), for the runtime's own choice.
+"$BUILD"/bin/nvfp4-compile examples/any16.mlir --emulate -o "$OUT/cubin/emu_default.cubin"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"
