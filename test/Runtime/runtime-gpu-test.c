@@ -110,21 +110,22 @@ static int check_probe(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const nvfp4rt_g
                        uint32_t n, uint32_t total, const char *tag) {
   nvfp4rt_plan_info info;
   nvfp4rt_plan_get_info(plan, &info);
-  EXPECT_STATUS(nvfp4rt_memset_async(ctx, g[0].c, 0, 4096, NULL), NVFP4RT_STATUS_OK);
+  /* The probe kernel writes into the C of table slot 0, which holds the group with the
+   * largest M (the runtime's scheduling order; ties keep the caller's order). */
+  uint32_t s0 = 0;
+  for (uint32_t i = 1; i < n; i++)
+    if (g[i].m > g[s0].m) s0 = i;
+  EXPECT_STATUS(nvfp4rt_memset_async(ctx, g[s0].c, 0, 4096, NULL), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_stream_synchronize(ctx, NULL), NVFP4RT_STATUS_OK);
   uint32_t w[16 + 256];
-  EXPECT_STATUS(nvfp4rt_memcpy_dtoh(ctx, w, g[0].c, sizeof w), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_memcpy_dtoh(ctx, w, g[s0].c, sizeof w), NVFP4RT_STATUS_OK);
   uint64_t ws = w[4] | ((uint64_t)w[5] << 32), wsb = w[6] | ((uint64_t)w[7] << 32);
   printf("%s: abi %u groups %u tiles %u grid %u ws %s bytes %llu rec0 {%u %u %u %u %u %u} g1.start %u ntid %u\n",
          tag, w[0], w[1], w[2], w[3], ws ? "set" : "null", (unsigned long long)wsb, w[8], w[9],
          w[10], w[11], w[12], w[13], w[14], w[15]);
   T_CHECK(w[0] == NVFP4_ABI_VERSION && w[1] == n && w[2] == total && w[3] == info.grid, "%s header", tag);
   T_CHECK(ws == info.workspace && ws != 0 && wsb == info.workspace_bytes && wsb >= 256ull * info.grid, "%s workspace", tag);
-  /* table slot 0 holds the group with the largest M (the runtime's scheduling order) */
-  uint32_t s0 = 0;
-  for (uint32_t i = 1; i < n; i++)
-    if (g[i].m > g[s0].m) s0 = i;
   T_CHECK(w[8] == g[s0].m && w[9] == g[s0].n && w[10] == g[s0].k && w[11] == 0 &&
           w[12] == (g[s0].m + 127) / 128 && w[13] == g[s0].ldc, "%s record 0 (group %u)", tag, s0);
   T_CHECK(w[15] == 128, "block dim");
