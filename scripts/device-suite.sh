@@ -8,12 +8,13 @@
 # compute-sanitizer (memcheck, racecheck, synccheck) on small cases.
 # Prerequisite: scripts/package-device.sh run on the build machine (fills .device/).
 #   usage: scripts/device-suite.sh [LOG_DIR]
+# DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime tests random edge bench sanitizer (default: all).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-D=.device
+D=${DEVICE_DIR:-.device}
 LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-OUT=.device
+OUT=${DEVICE_DIR:-.device}
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/cubin"
 cp "$BUILD"/bin/nvfp4-run "$OUT/bin/"
 cp -P "$BUILD"/lib/libnvfp4rt.so* "$OUT/lib/"
