@@ -22,6 +22,15 @@ MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void);
  * retarget the kernel to sm_90a. */
 MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmulateTcgen05Pass(void);
 
+/* --nvfp4-host-launch: the host side of nvfp4.grouped_matmul as calls into libnvfp4rt's
+ * generated-code ABI (lazy module load, cached plan, launch, i32 status result); runs
+ * before --nvfp4-lower-grouped-matmul. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateHostLaunchPass(void);
+
+/* --nvfp4-embed-cubin: the cubins of gpu-module-to-binary{format=bin} copied into the
+ * globals the host code loads them from. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmbedCubinPass(void);
+
 /* Registers every nvfp4 pass and the named pipelines (nvfp4-to-cubin,
  * nvfp4-emulation-to-cubin) with MLIR's global pass registry. Idempotent. */
 MLIR_CAPI_EXPORTED void mlirNvfp4RegisterPasses(void);

@@ -26,6 +26,8 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
   registered = true;
   mlir::registerPass([] { return adopt(mlirNvfp4CreateLowerGroupedMatmulPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmulateTcgen05Pass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateHostLaunchPass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateEmbedCubinPass()); });
 
   const std::string toolkit = std::string("toolkit=") + NVFP4_CUDA_ROOT;
   mlir::PassPipelineRegistration<>(
@@ -48,5 +50,28 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
       [toolkit](mlir::OpPassManager &pm) {
         addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
                         "gpu-module-to-binary{format=bin " + toolkit + "}");
+      });
+  // Host lowering: the function holding the op becomes LLVM host code that loads its
+  // embedded cubin through libnvfp4rt's generated-code ABI (docs/passes.md).
+  const std::string toLlvm = "convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,"
+                             "convert-index-to-llvm,finalize-memref-to-llvm,"
+                             "convert-func-to-llvm,reconcile-unrealized-casts";
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-to-host",
+      "nvfp4.grouped_matmul in a func.func -> host LLVM code calling libnvfp4rt, with the "
+      "sm_100a cubin embedded",
+      [toolkit, toLlvm](mlir::OpPassManager &pm) {
+        addPipeline(pm, "nvfp4-host-launch,nvfp4-lower-grouped-matmul,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "},nvfp4-embed-cubin," +
+                        toLlvm);
+      });
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-emulation-to-host",
+      "nvfp4.grouped_matmul in a func.func -> host LLVM code calling libnvfp4rt, with the "
+      "tcgen05-emulation sm_90a cubin embedded",
+      [toolkit, toLlvm](mlir::OpPassManager &pm) {
+        addPipeline(pm, "nvfp4-host-launch,nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "},nvfp4-embed-cubin," +
+                        toLlvm);
       });
 }
