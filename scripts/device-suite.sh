@@ -9,7 +9,8 @@
 # Prerequisite: scripts/package-device.sh run on the build machine (fills .device/).
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
-# PARTS (environment) selects parts: runtime tests random edge bench sanitizer (default: all).
+# PARTS (environment) selects parts: runtime tests random edge bench sanitizer hostlaunch
+# (default: all).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -19,7 +20,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -91,5 +92,28 @@ has sanitizer && for tool in memcheck racecheck synccheck; do
     done
   done
 done
+# The host lowering: the clang-built program calling the host-lowered function with the
+# emulation cubin embedded (load once, plan cache, re-plan, bad descriptor, checked C); the
+# native sm_100a build, whose generated call must fail cleanly with TARGET_MISMATCH on
+# sm_90; the generated-code ABI on the driver (also under memcheck) and its host cost.
+if has hostlaunch; then
+  hostlaunch() { # name, grep pattern that must appear in the log, command...
+    local name=$1 want=$2; shift 2
+    local t0=$(date +%s%N)
+    timeout 120 "$@" > "$LOG/$name.log" 2>&1
+    local rc=$?
+    if grep -q -- "$want" "$LOG/$name.log"; then pass=$((pass + 1)); st=PASS
+    else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+    local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$(grep -m1 -- "$want" "$LOG/$name.log")" | tee -a "$results"
+  }
+  hostlaunch hostlaunch_emulation "host-launch: PASS" "$D/bin/host-launch-emu"
+  hostlaunch hostlaunch_native_on_sm90 "call 1 (stream): NVFP4RT_STATUS_TARGET_MISMATCH" "$D/bin/host-launch-native"
+  hostlaunch hostlaunch_gen_abi "gpu: PASS" "$D/bin/runtime-gen-test" gpu "$D/cubin/probe_sm90a.cubin"
+  hostlaunch hostlaunch_gen_abi_memcheck "ERROR SUMMARY: 0 errors" \
+    "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)" --tool memcheck \
+    "$D/bin/runtime-gen-test" gpu "$D/cubin/probe_sm90a.cubin"
+  hostlaunch hostlaunch_gen_bench "bench: PASS" "$D/bin/runtime-gen-test" bench "$D/cubin/probe_sm90a.cubin" 5000
+fi
 echo "$pass passed, $fail failed" | tee -a "$results"
 [ "$fail" -eq 0 ]

@@ -23,4 +23,12 @@ sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $VARIANTS/" example
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" -o "$OUT/cubin/sm100_family.cubin"
 # The default family (what an op without `variants` gets), for the runtime's own choice.
 "$BUILD"/bin/nvfp4-compile examples/any16.mlir --emulate -o "$OUT/cubin/emu_default.cubin"
+# The host lowering (examples/host-launch): the example program built with each host
+# pipeline (emulation cubin / native sm_100a cubin embedded) and the generated-code ABI tests.
+cp "$BUILD"/bin/runtime-gen-test "$OUT/bin/"
+for p in emu: native:--native; do
+  bash examples/host-launch/build.sh ${p#*:} "$BUILD" "$OUT/host-launch-${p%%:*}" > /dev/null
+  cp "$OUT/host-launch-${p%%:*}/host-launch" "$OUT/bin/host-launch-${p%%:*}"
+  rm -rf "$OUT/host-launch-${p%%:*}"
+done
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"
