@@ -31,6 +31,10 @@ MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateHostLaunchPass(void);
  * globals the host code loads them from. */
 MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmbedCubinPass(void);
 
+/* --nvfp4-cpu-target: rewrite the kernels of nvfp4 gpu.modules into host code that calls
+ * the CTA simulator (cpusim/include/nvfp4_sim.h), for the CPU execution target. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateCpuTargetPass(void);
+
 /* Registers every nvfp4 pass and the named pipelines (nvfp4-to-cubin,
  * nvfp4-emulation-to-cubin) with MLIR's global pass registry. Idempotent. */
 MLIR_CAPI_EXPORTED void mlirNvfp4RegisterPasses(void);

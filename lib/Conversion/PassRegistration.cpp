@@ -28,6 +28,7 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmulateTcgen05Pass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateHostLaunchPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmbedCubinPass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateCpuTargetPass()); });
 
   const std::string toolkit = std::string("toolkit=") + NVFP4_CUDA_ROOT;
   mlir::PassPipelineRegistration<>(
@@ -73,5 +74,12 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
         addPipeline(pm, "nvfp4-host-launch,nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
                         "gpu-module-to-binary{format=bin " + toolkit + "},nvfp4-embed-cubin," +
                         toLlvm);
+      });
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-to-cpu",
+      "nvfp4.grouped_matmul -> sm_100a kernel -> host code calling the CTA simulator "
+      "(nvfp4-compile --cpu compiles it to a shared object)",
+      [](mlir::OpPassManager &pm) {
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-cpu-target");
       });
 }

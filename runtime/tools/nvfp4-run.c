@@ -19,6 +19,9 @@
 
 enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
 
+/* nvfp4-run --cpu KERNEL.so ...: the CPU execution target (nvfp4-run-cpu.c). */
+int nvfp4_run_cpu(int argc, char **argv);
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
@@ -26,6 +29,7 @@ static void usage(FILE *f) {
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
+          "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
 }
 
@@ -121,6 +125,8 @@ typedef struct opts {
 
 int main(int argc, char **argv) {
   opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200};
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--cpu")) return nvfp4_run_cpu(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(EXIT_ERROR), (char *)0))

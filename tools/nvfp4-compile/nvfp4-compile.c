@@ -2,12 +2,15 @@
  * self-describing cubin (and PTX on request), on a machine with no GPU.
  *
  *   nvfp4-compile in.mlir -o out.cubin [--ptx out.ptx] [--emulate] [--mlir out.mlir]
- *                 [--toolkit DIR] [--ptxas-verbose] [--time]
+ *                 [--toolkit DIR] [--ptxas-verbose] [--time] [--cpu out.so [--cpu-ll out.ll]]
  *
  * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
  * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05]
  * -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
+ * --cpu writes the same kernel family for the CPU execution target instead (or as well):
+ * nvfp4-cpu-target, host LLVM IR, clang -shared (include/nvfp4-c/CpuTarget.h); run it with
+ * nvfp4-run --cpu.
  * Exit codes: 0 ok, 1 usage, 2 input/IR or file error, 3 lowering/LLVM failure, 4 ptxas failure.
  */
 #ifndef _GNU_SOURCE
@@ -22,6 +25,7 @@
 #include "mlir-c/Pass.h"
 #include "mlir-c/RegisterEverything.h"
 #include "mlir-c/Support.h"
+#include "nvfp4-c/CpuTarget.h"
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/Passes.h"
 #include "nvfp4-c/Pipeline.h"
@@ -32,6 +36,7 @@
 
 typedef struct Options {
   const char *input, *cubin, *ptx, *mlirOut, *toolkit;
+  const char *cpu, *cpuLl;
   int emulate, verbose, time;
 } Options;
 
@@ -50,7 +55,10 @@ static void usage(FILE *f) {
           "                   -o/--ptx: the module with its gpu.binary)\n"
           "  --toolkit DIR    CUDA toolkit holding bin/ptxas (default " NVFP4_CUDA_ROOT ")\n"
           "  --ptxas-verbose  print ptxas -v (registers, spills, shared memory)\n"
-          "  --time           print the time of each phase\n");
+          "  --time           print the time of each phase\n"
+          "  --cpu FILE       also (or only) write the CPU execution target: a shared object\n"
+          "                   for nvfp4-run --cpu (clang-22 compiles the host LLVM IR)\n"
+          "  --cpu-ll FILE    with --cpu: also write that host LLVM IR\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
@@ -63,6 +71,8 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--ptx") && next) o->ptx = argv[++i];
     else if (!strcmp(a, "--mlir") && next) o->mlirOut = argv[++i];
     else if (!strcmp(a, "--toolkit") && next) o->toolkit = argv[++i];
+    else if (!strcmp(a, "--cpu") && next) o->cpu = argv[++i];
+    else if (!strcmp(a, "--cpu-ll") && next) o->cpuLl = argv[++i];
     else if (!strcmp(a, "--emulate")) o->emulate = 1;
     else if (!strcmp(a, "--ptxas-verbose")) o->verbose = 1;
     else if (!strcmp(a, "--time")) o->time = 1;
@@ -70,7 +80,7 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else if (a[0] != '-' && !o->input) o->input = a;
     else { fprintf(stderr, "nvfp4-compile: unknown or incomplete argument '%s'\n", a); return 0; }
   }
-  if (!o->input || (!o->cubin && !o->ptx && !o->mlirOut)) return 0;
+  if (!o->input || (!o->cubin && !o->ptx && !o->mlirOut && !o->cpu)) return 0;
   return 1;
 }
 
@@ -126,6 +136,31 @@ int main(int argc, char **argv) {
     return 2;
   }
   double tParse = now();
+  if (o.cpu) {
+    /* the CPU target from a copy of the same module (the lowering is deterministic) */
+    MlirOperation copy = mlirOperationClone(mop);
+    MlirNvfp4CpuCompileOptions cpuOpts = {NULL, NULL, o.cpuLl};
+    char *log = NULL;
+    double lowerMs = 0, compileMs = 0;
+    MlirLogicalResult cpuRes =
+        mlirNvfp4CompileModuleToCpuObject(copy, o.cpu, &cpuOpts, &log, &lowerMs, &compileMs);
+    mlirOperationDestroy(copy);
+    if (mlirLogicalResultIsFailure(cpuRes)) {
+      fprintf(stderr, "%s", log ? log : "nvfp4-compile: CPU target compilation failed\n");
+      free(log);
+      return 3;
+    }
+    if (log && o.verbose) fputs(log, stderr);
+    free(log);
+    if (o.time)
+      fprintf(stderr, "nvfp4-compile: cpu target: lower %.1f ms, llvm ir + clang %.1f ms\n",
+              lowerMs, compileMs);
+    if (!o.cubin && !o.ptx && !o.mlirOut) {
+      mlirModuleDestroy(module);
+      mlirContextDestroy(ctx);
+      return 0;
+    }
+  }
 
   MlirNvfp4CompileOptions copts = mlirNvfp4CompileOptionsGetDefault();
   copts.toolkitPath = o.toolkit;

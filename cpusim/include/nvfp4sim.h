@@ -1,0 +1,136 @@
+/* nvfp4sim.h — public C API of libnvfp4sim, the CTA simulator that executes the CPU
+ * execution target of nvfp4-mlir kernels (nvfp4-compile --cpu) on the host, with
+ * asynchronous TMA / tcgen05 completion drawn from a seeded schedule and a hazard and
+ * deadlock checker. cpusim/README.md describes the model.
+ *
+ * A CPU object (a shared object built by nvfp4-compile --cpu) holds a kernel family: the
+ * same metadata table as the cubin, one host function per variant and its plan text. The
+ * caller generates its inputs in host memory, builds a parameter block whose tensor-map
+ * slots hold CPU tensor maps (the arguments of cuTensorMapEncodeTiled, which the
+ * simulator interprets; nvfp4sim_params_build does all of it) and launches a grid. The
+ * simulator runs one cluster (1 or 2 CTAs) at a time; each CTA's threads are cooperative
+ * fibers that switch at barriers and waits.
+ *
+ * C11. Needs neither a GPU nor the CUDA driver, and links neither MLIR nor LLVM.
+ */
+#ifndef NVFP4SIM_H
+#define NVFP4SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nvfp4rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef NVFP4SIM_API
+#define NVFP4SIM_API __attribute__((visibility("default")))
+#endif
+
+/* ---- CPU tensor maps ----------------------------------------------------------------- */
+
+/* The 128-byte tensor-map slot of the CPU target (CUtensorMap is opaque; on the CPU the
+ * slot carries the encode arguments themselves): little-endian fields at these offsets. */
+#define NVFP4SIM_TMAP_MAGIC 0x4D53564Eu /* "NVSM" */
+#define NVFP4SIM_TMAP_VERSION 1u
+#define NVFP4SIM_TMAP_OFF_MAGIC 0u      /* u32 */
+#define NVFP4SIM_TMAP_OFF_VERSION 4u    /* u32 */
+#define NVFP4SIM_TMAP_OFF_DATA_TYPE 8u  /* u32, CUtensorMapDataType numbering */
+#define NVFP4SIM_TMAP_OFF_RANK 12u      /* u32, 2 */
+#define NVFP4SIM_TMAP_OFF_ADDRESS 16u   /* u64 host address */
+#define NVFP4SIM_TMAP_OFF_DIMS 24u      /* u64[2], elements */
+#define NVFP4SIM_TMAP_OFF_STRIDE 40u    /* u64, bytes between rows */
+#define NVFP4SIM_TMAP_OFF_BOX 48u       /* u32[2], elements */
+#define NVFP4SIM_TMAP_OFF_ESTRIDE 56u   /* u32[2], 1 */
+#define NVFP4SIM_TMAP_OFF_INTERLEAVE 64u
+#define NVFP4SIM_TMAP_OFF_SWIZZLE 68u
+#define NVFP4SIM_TMAP_OFF_L2 72u
+#define NVFP4SIM_TMAP_OFF_OOB 76u
+
+/* Validates `args` as cuTensorMapEncodeTiled would for what the simulator implements
+ * (rank 2, UINT8 / FLOAT16 / INT64 / 16U4_ALIGN8B, 16-byte aligned address and row
+ * stride, boxes of 1..256 elements whose rows are whole 16-byte chunks and, with
+ * SWIZZLE_128B/64B/32B, at most 128/64/32 bytes, no interleave, element strides 1) and
+ * writes the CPU tensor map into `slot` (128 bytes). 0 on success, -1 with `why`. */
+NVFP4SIM_API int nvfp4sim_tmap_encode(const nvfp4rt_tmap_args *args, void *slot, char *why,
+                                      size_t why_size);
+
+/* The parameter block of a launch of variant `meta` over `groups` (host pointers):
+ * nvfp4rt_plan_validate, every tensor map the kernel reads (nvfp4rt_tmap_args_for,
+ * encoded with nvfp4sim_tmap_encode; empty and unused groups' slots zero), then
+ * nvfp4rt_param_pack. `block` holds block_bytes >= 64 + 704 * max_groups bytes, 64-byte
+ * aligned. Fills `layout`. 0 on success, -1 with `why`. */
+NVFP4SIM_API int nvfp4sim_params_build(const nvfp4_kernel_metadata *meta,
+                                       const nvfp4rt_group *groups, uint32_t num_groups,
+                                       void *block, size_t block_bytes,
+                                       nvfp4rt_plan_layout *layout, char *why, size_t why_size);
+
+/* ---- CPU objects --------------------------------------------------------------------- */
+
+typedef struct nvfp4sim_module nvfp4sim_module;
+
+/* dlopen()s a CPU object, decodes and validates its metadata table
+ * (nvfp4rt_metadata_decode_table), finds every variant's host function and plan text.
+ * 0 on success, -1 with `why`. */
+NVFP4SIM_API int nvfp4sim_module_load(const char *path, nvfp4sim_module **out, char *why,
+                                      size_t why_size);
+NVFP4SIM_API void nvfp4sim_module_destroy(nvfp4sim_module *mod);
+NVFP4SIM_API const nvfp4rt_metadata_table *nvfp4sim_module_table(const nvfp4sim_module *mod);
+/* Index of the variant named `name` (a kernel name or its "_<variant>" suffix), or -1. */
+NVFP4SIM_API int nvfp4sim_module_find_variant(const nvfp4sim_module *mod, const char *name);
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+typedef struct nvfp4sim_options {
+  uint64_t schedule_seed; /* fiber order and completion points of asynchronous operations */
+  uint32_t max_reports;   /* hazard reports printed (0: 10); all are counted */
+  FILE *log;              /* reports and the deadlock report (NULL: stderr) */
+  int trace;              /* 1: print every asynchronous completion (debugging) */
+} nvfp4sim_options;
+
+typedef enum nvfp4sim_outcome {
+  NVFP4SIM_OK = 0,
+  NVFP4SIM_HAZARD = 1,   /* the checker reported ordering hazards (results unreliable) */
+  NVFP4SIM_DEADLOCK = 2, /* every simulated thread was blocked with nothing in flight */
+  NVFP4SIM_FAULT = 3,    /* the kernel did something illegal (reported; launch stopped) */
+  NVFP4SIM_ERROR = 4     /* bad arguments or out of host memory */
+} nvfp4sim_outcome;
+
+typedef struct nvfp4sim_result {
+  nvfp4sim_outcome outcome;
+  uint64_t hazards;       /* hazard reports, printed or not */
+  uint64_t switches;      /* fiber switches */
+  uint64_t async_ops;     /* asynchronous operations completed (TMA, cp, mma, commit) */
+  uint64_t mma_ops, tma_ops;
+  uint32_t clusters;      /* clusters simulated */
+  double wall_ms;
+  char message[512];      /* the first problem, one line ("" when OK) */
+} nvfp4sim_result;
+
+/* Host memory the kernel may write with generic stores (the C buffers). */
+typedef struct nvfp4sim_range {
+  const void *base;
+  size_t bytes;
+} nvfp4sim_range;
+
+/* Runs variant `variant` of `mod` on `grid` CTAs (a multiple of the variant's cluster
+ * size) with the parameter block `params` (param_bytes of the metadata), one cluster after
+ * another. Generic global stores outside `writable` stop the launch (FAULT). Returns the
+ * outcome (also in result->outcome). */
+NVFP4SIM_API nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant,
+                                              const void *params, uint32_t grid,
+                                              const nvfp4sim_range *writable,
+                                              uint32_t num_writable,
+                                              const nvfp4sim_options *options,
+                                              nvfp4sim_result *result);
+
+/* Short name of an outcome ("OK", "HAZARD", "DEADLOCK", "FAULT", "ERROR"). */
+NVFP4SIM_API const char *nvfp4sim_outcome_name(nvfp4sim_outcome outcome);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4SIM_H */

@@ -1,0 +1,423 @@
+/* hazard.c — the ordering checker: vector clocks over the simulated threads and the
+ * asynchronous agents, shadow state of shared memory (16-byte cells) and Tensor Memory
+ * ((lane quarter, column) cells), and the reports.
+ *
+ * Happens-before, not timing: an access conflicts with an earlier one unless the earlier
+ * one is ordered before it — for a thread's access, through the synchronisation the
+ * accessing thread observed (mbarrier phases, bar.sync, barrier.cluster, warp
+ * collectives); for an asynchronous operation, through the observation of its completion
+ * (a tcgen05.commit's mbarrier arrive for tcgen05.mma / .cp, the complete_tx of every byte
+ * of a TMA load, cp.async.bulk.wait_group for TMA stores, tcgen05.wait::ld for tcgen05.ld)
+ * — or by the PTX ISA's implicit pipelining (tcgen05.mma -> tcgen05.mma on the same
+ * accumulator and shape, tcgen05.cp -> tcgen05.mma, both issued by one thread). So a
+ * hazard is found whatever the schedule happened to complete first. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define G nvfp4sim_g
+
+/* ---- vector clocks ---------------------------------------------------------------------- */
+
+sim_clock *sim_vc_new(void) { return calloc(G->capcomp, sizeof(sim_clock)); }
+
+void sim_vc_join(sim_clock *dst, const sim_clock *src) {
+  const uint32_t n = G->ncomp;
+  for (uint32_t i = 0; i < n; ++i)
+    if (src[i] > dst[i]) dst[i] = src[i];
+}
+
+void sim_vc_release(sim_fiber *f, sim_clock *into) {
+  sim_vc_join(into, f->vc);
+  f->vc[f->index]++;
+}
+
+void sim_vc_acquire(sim_fiber *f, const sim_clock *from) { sim_vc_join(f->vc, from); }
+
+uint16_t sim_comp_new(uint32_t kind, sim_fiber *f, uint32_t bar) {
+  if (G->ncomp >= G->capcomp) sim_fault(f, 0, "more than %u asynchronous agents", G->capcomp);
+  sim_comp *c = &G->comps[G->ncomp];
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  c->fiber = (uint16_t)f->index;
+  c->bar = bar;
+  c->cta = (uint8_t)f->cta->rank;
+  return (uint16_t)G->ncomp++;
+}
+
+uint16_t sim_comp_tma(sim_fiber *f, uint32_t bar) {
+  for (uint32_t i = G->threads * G->cluster; i < G->ncomp; ++i) {
+    const sim_comp *c = &G->comps[i];
+    if (c->kind == SIM_ACC_TMA_LOAD && c->fiber == f->index && c->bar == bar) return (uint16_t)i;
+  }
+  return sim_comp_new(SIM_ACC_TMA_LOAD, f, bar);
+}
+
+void sim_comp_complete(uint16_t comp, uint32_t seq) {
+  sim_comp *c = &G->comps[comp];
+  if (seq <= c->prefix) return;
+  uint32_t bit = seq - c->prefix - 1;
+  if (bit >= 256) sim_fault(NULL, 0, "more than 256 asynchronous operations of one agent in flight");
+  c->window[bit / 64] |= 1ull << (bit % 64);
+  while (c->window[0] & 1u) {
+    for (int i = 0; i < 4; ++i)
+      c->window[i] = (c->window[i] >> 1) | (i < 3 ? c->window[i + 1] << 63 : 0);
+    c->prefix++;
+  }
+}
+
+bool sim_hb(const sim_epoch *e, const sim_clock *vc) {
+  return e->kind == SIM_ACC_NONE || vc[e->comp] >= e->clk;
+}
+
+sim_epoch sim_epoch_thread(sim_fiber *f, uint32_t kind, uint32_t site) {
+  sim_epoch e = {(uint16_t)f->index, (uint16_t)f->index, f->vc[f->index], site, 0,
+                 (uint8_t)kind, (uint8_t)f->cta->rank, 0};
+  return e;
+}
+
+/* ---- descriptions ------------------------------------------------------------------------- */
+
+const char *sim_site_text(uint32_t site) {
+  const sim_plan *p = G->plan;
+  return site < p->nsites && p->sites[site] ? p->sites[site] : "?";
+}
+
+const char *sim_role(uint32_t warp) {
+  const sim_plan *p = G->plan;
+  static const char *const names[3] = {"epilogue", "TMA producer", "MMA issuer"};
+  for (int r = 0; r < 3; ++r)
+    if (warp >= p->role_first[r] && warp <= p->role_last[r]) return names[r];
+  return "?";
+}
+
+static void describe_fiber(const sim_fiber *f, char *out, size_t size) {
+  if (!f) {
+    snprintf(out, size, "asynchronous completion");
+    return;
+  }
+  snprintf(out, size, "CTA %u (cluster %u rank %u) warp %u lane %u (%s)", f->cta->ctaid,
+           f->cta->clusterid, f->cta->rank, f->warp, f->lane, sim_role(f->warp));
+}
+
+static const sim_named_range *find_range(const sim_named_range *r, uint32_t n, uint32_t x,
+                                         uint32_t *copy) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (x >= r[i].offset && x < r[i].offset + r[i].bytes) {
+      *copy = r[i].stride ? (x - r[i].offset) / r[i].stride : 0;
+      return &r[i];
+    }
+  return NULL;
+}
+
+/* the 1024-aligned base of the kernel's shared-memory plan */
+static uint32_t plan_base(void) { return (SIM_DYN_SMEM_BASE + 1023u) & ~1023u; }
+
+void sim_describe_smem(const sim_cta *c, uint32_t addr, char *out, size_t size) {
+  const sim_plan *p = G->plan;
+  uint32_t copy = 0, x = addr - plan_base();
+  const sim_named_range *r = addr >= plan_base() ? find_range(p->smem, p->nsmem, x, &copy) : NULL;
+  if (!r) {
+    snprintf(out, size, "CTA %u shared 0x%x", c->ctaid, addr);
+    return;
+  }
+  int n = snprintf(out, size, "CTA %u shared 0x%x = %s", c->ctaid, addr, r->name);
+  if (r->copies > 1 && n > 0 && (size_t)n < size) n += snprintf(out + n, size - n, "[%u]", copy);
+  if (!strcmp(r->name, "stage") && n > 0 && (size_t)n < size) {
+    uint32_t in = (x - r->offset) % r->stride, pc = 0;
+    const sim_named_range *part = find_range(p->parts, p->nparts, in, &pc);
+    if (part) n += snprintf(out + n, size - n, " %s", part->name);
+  }
+}
+
+void sim_describe_tmem(uint32_t col, char *out, size_t size) {
+  const sim_plan *p = G->plan;
+  uint32_t copy = 0;
+  const sim_named_range *r = find_range(p->tmem, p->ntmem, col, &copy);
+  if (!r) {
+    snprintf(out, size, "TMEM column %u", col);
+    return;
+  }
+  if (r->copies > 1) snprintf(out, size, "TMEM column %u = %s[%u]", col, r->name, copy);
+  else snprintf(out, size, "TMEM column %u = %s", col, r->name);
+}
+
+void sim_describe_bar(const sim_cta *c, uint32_t addr, char *out, size_t size) {
+  const sim_plan *p = G->plan;
+  uint32_t x = addr - plan_base();
+  for (uint32_t i = 0; i < p->nbars; ++i) {
+    const sim_named_range *b = &p->bars[i];
+    if (addr >= plan_base() && x >= b->offset && x < b->offset + 8u * b->bytes) {
+      snprintf(out, size, "mbarrier %s[%u] (CTA %u shared 0x%x)", b->name, (x - b->offset) / 8,
+               c->ctaid, addr);
+      return;
+    }
+  }
+  snprintf(out, size, "mbarrier at CTA %u shared 0x%x", c->ctaid, addr);
+}
+
+void sim_describe_access(const sim_epoch *e, char *out, size_t size) {
+  if (e->kind == SIM_ACC_NONE) {
+    snprintf(out, size, "nothing");
+    return;
+  }
+  char who[128];
+  describe_fiber(e->fiber < G->nfibers ? &G->fibers[e->fiber] : NULL, who, sizeof who);
+  snprintf(out, size, "%s (site %u) issued by %s", sim_site_text(e->site), e->site, who);
+}
+
+/* ---- reports ------------------------------------------------------------------------------- */
+
+static FILE *log_file(void) { return G->opts && G->opts->log ? G->opts->log : stderr; }
+
+static void vreport(const char *what, const char *kind, sim_fiber *f, uint32_t site, bool print,
+                    const char *fmt, va_list ap) {
+  char msg[1400], who[160];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  describe_fiber(f, who, sizeof who);
+  if (!G->result->message[0])
+    snprintf(G->result->message, sizeof G->result->message, "%s %s: %.120s: %.300s", what, kind, who, msg);
+  if (!print) return;
+  fprintf(log_file(), "nvfp4-sim: %s %s: %s: %s (site %u): %s\n", what, kind, who,
+          sim_site_text(site), site, msg);
+}
+
+void sim_report_key(uint64_t key, const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...) {
+  G->stats.hazards++;
+  bool seen = false;
+  for (uint32_t i = 0; i < G->nkeys; ++i) seen = seen || G->report_keys[i] == key;
+  if (!seen && G->nkeys < sizeof G->report_keys / sizeof G->report_keys[0])
+    G->report_keys[G->nkeys++] = key;
+  uint32_t limit = G->opts && G->opts->max_reports ? G->opts->max_reports : 10;
+  bool print = !seen && G->reported < limit;
+  if (print) G->reported++;
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("HAZARD", kind, f, site, print, fmt, ap);
+  va_end(ap);
+}
+
+void sim_report(const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...) {
+  char msg[1400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  uint64_t key = 1469598103934665603ull;
+  for (const char *k = kind; *k; ++k) key = (key ^ (unsigned char)*k) * 1099511628211ull;
+  key = (key ^ site) * 1099511628211ull;
+  sim_report_key(key, kind, f, site, "%s", msg);
+}
+
+void sim_fault(sim_fiber *f, uint32_t site, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("FAULT", "illegal-operation", f, site, true, fmt, ap);
+  va_end(ap);
+  G->aborted = true;
+  G->result->outcome = NVFP4SIM_FAULT;
+  sim_abort_launch();
+}
+
+/* ---- shared memory -------------------------------------------------------------------------- */
+
+static const char *access_kind(uint32_t kind) {
+  switch (kind) {
+  case SIM_ACC_GENERIC: return "generic access";
+  case SIM_ACC_TMA_LOAD: return "TMA load";
+  case SIM_ACC_TMA_STORE: return "TMA store";
+  case SIM_ACC_MMA: return "tcgen05.mma";
+  case SIM_ACC_CP: return "tcgen05.cp";
+  case SIM_ACC_LD: return "tcgen05.ld";
+  default: return "access";
+  }
+}
+
+static uint64_t pair_key(uint32_t kind, uint32_t a, uint32_t b) {
+  return ((uint64_t)kind << 56) ^ ((uint64_t)a << 28) ^ b;
+}
+
+static void check_bounds(sim_cta *c, uint32_t addr, uint32_t bytes, sim_fiber *f, uint32_t site) {
+  const uint32_t lo = SIM_DYN_SMEM_BASE, hi = SIM_DYN_SMEM_BASE + G->meta->dyn_smem_bytes;
+  if (addr < lo || bytes > hi || addr > hi - bytes)
+    sim_fault(f, site, "shared memory [0x%x, 0x%x) of CTA %u lies outside its %u bytes of dynamic "
+                       "shared memory at [0x%x, 0x%x)",
+              addr, addr + bytes, c->ctaid, G->meta->dyn_smem_bytes, lo, hi);
+}
+
+void sim_smem_write(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *e,
+                    const sim_clock *by, sim_fiber *f) {
+  check_bounds(c, addr, bytes, f, e->site);
+  bool reported = false;
+  for (uint32_t ch = addr / SIM_CHUNK; ch <= (addr + bytes - 1) / SIM_CHUNK; ++ch) {
+    sim_shadow *s = &c->smem_shadow[ch];
+    for (int i = 0; i < SIM_MAX_READERS && !reported; ++i) {
+      const sim_epoch *r = &s->r[i];
+      if (r->kind == SIM_ACC_NONE || sim_hb(r, by) || (r->op && r->op == e->op)) continue;
+      char where[160], other[320];
+      sim_describe_smem(c, ch * SIM_CHUNK, where, sizeof where);
+      sim_describe_access(r, other, sizeof other);
+      sim_report_key(pair_key(1, e->site, r->site), "smem-write-during-async-read", f, e->site,
+                     "%s writes %s while %s %s still reads it (its completion is not ordered "
+                     "before this write: no commit / wait covering it was observed)",
+                     access_kind(e->kind), where, access_kind(r->kind), other);
+      reported = true;
+    }
+    if (!reported && s->w.kind == SIM_ACC_TMA_LOAD && !sim_hb(&s->w, by) &&
+        !(s->w.op && s->w.op == e->op)) {
+      char where[160], other[320];
+      sim_describe_smem(c, ch * SIM_CHUNK, where, sizeof where);
+      sim_describe_access(&s->w, other, sizeof other);
+      sim_report_key(pair_key(2, e->site, s->w.site), "smem-write-during-async-write", f, e->site,
+                     "%s writes %s while TMA load %s may still write it", access_kind(e->kind),
+                     where, other);
+      reported = true;
+    }
+    s->w = *e;
+    memset(s->r, 0, sizeof s->r);
+  }
+}
+
+static void add_reader(sim_shadow *s, const sim_epoch *e) {
+  int slot = SIM_MAX_READERS - 1;
+  for (int i = 0; i < SIM_MAX_READERS; ++i)
+    if (s->r[i].kind == SIM_ACC_NONE || (s->r[i].comp == e->comp && s->r[i].kind == e->kind)) {
+      slot = i;
+      break;
+    }
+  s->r[slot] = *e;
+}
+
+void sim_smem_read(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *e,
+                   const sim_clock *by, sim_fiber *f, bool record) {
+  check_bounds(c, addr, bytes, f, e->site);
+  bool reported = false;
+  const bool async = e->kind != SIM_ACC_GENERIC;
+  for (uint32_t ch = addr / SIM_CHUNK; ch <= (addr + bytes - 1) / SIM_CHUNK; ++ch) {
+    sim_shadow *s = &c->smem_shadow[ch];
+    const sim_epoch *w = &s->w;
+    if (!reported && w->kind != SIM_ACC_NONE && !sim_hb(w, by) &&
+        (w->kind == SIM_ACC_TMA_LOAD || (async && w->kind == SIM_ACC_GENERIC))) {
+      char where[160], other[320];
+      sim_describe_smem(c, ch * SIM_CHUNK, where, sizeof where);
+      sim_describe_access(w, other, sizeof other);
+      sim_report_key(pair_key(3, e->site, w->site), "smem-read-before-write-visible", f, e->site,
+                     "%s reads %s written by %s %s, whose completion was not observed before "
+                     "(no mbarrier phase / barrier ordering the write before this read)",
+                     access_kind(e->kind), where, access_kind(w->kind), other);
+      reported = true;
+    }
+    if (record) add_reader(s, e);
+  }
+}
+
+/* ---- Tensor Memory ------------------------------------------------------------------------- */
+
+/* The PTX ISA's pipelined pairs: tcgen05.mma -> tcgen05.mma (same accumulator, shape and
+ * cta_group) and tcgen05.cp -> tcgen05.mma (same cta_group), issued by one thread. */
+static bool pipelined(const sim_epoch *first, const sim_epoch *then) {
+  if (first->comp != then->comp || then->kind != SIM_ACC_MMA) return false;
+  if (first->kind == SIM_ACC_CP) return true;
+  return first->kind == SIM_ACC_MMA && first->extra == then->extra;
+}
+
+static void describe_cols(uint32_t col, uint32_t n, char *out, size_t size) {
+  char a[96];
+  sim_describe_tmem(col, a, sizeof a);
+  snprintf(out, size, "%s (%u column%s)", a, n, n == 1 ? "" : "s");
+}
+
+void sim_tmem_write(sim_cta *c, uint32_t col, uint32_t ncols, uint32_t quarters,
+                    const sim_epoch *e, const sim_clock *by, sim_fiber *f) {
+  bool reported = false;
+  for (uint32_t q = 0; q < 4; ++q) {
+    if (!(quarters & (1u << q))) continue;
+    for (uint32_t x = col; x < col + ncols && x < NVFP4_EMU_TMEM_COLUMNS; ++x) {
+      sim_shadow *s = &c->tmem_shadow[q * NVFP4_EMU_TMEM_COLUMNS + x];
+      for (int i = 0; i < SIM_MAX_READERS && !reported; ++i) {
+        const sim_epoch *r = &s->r[i];
+        if (r->kind == SIM_ACC_NONE || sim_hb(r, by) || pipelined(r, e)) continue;
+        char where[160], other[320];
+        describe_cols(col, ncols, where, sizeof where);
+        sim_describe_access(r, other, sizeof other);
+        const bool ld = r->kind == SIM_ACC_LD;
+        sim_report_key(pair_key(4, e->site, r->site),
+                       ld ? "tmem-overwrite-during-ld" : "tmem-overwrite-during-mma-read", f, e->site,
+                       "%s overwrites CTA %u %s (lanes %u..%u) while %s %s still reads them (%s)",
+                       access_kind(e->kind), c->ctaid, where, 32 * q, 32 * q + 31,
+                       access_kind(r->kind), other,
+                       ld ? "the accumulator was released before its tcgen05.ld completed"
+                          : "no tcgen05.commit covering that MMA was observed; the ISA does not "
+                            "order this pair");
+        reported = true;
+      }
+      const sim_epoch *w = &s->w;
+      if (!reported && w->kind != SIM_ACC_NONE && w->kind != SIM_ACC_ALLOC && !sim_hb(w, by) &&
+          !pipelined(w, e)) {
+        char where[160], other[320];
+        describe_cols(col, ncols, where, sizeof where);
+        sim_describe_access(w, other, sizeof other);
+        sim_report_key(pair_key(5, e->site, w->site), "tmem-overwrite-during-async-write", f,
+                       e->site, "%s overwrites CTA %u %s while %s %s may still write them",
+                       access_kind(e->kind), c->ctaid, where, access_kind(w->kind), other);
+        reported = true;
+      }
+      s->w = *e;
+      memset(s->r, 0, sizeof s->r);
+    }
+  }
+}
+
+void sim_tmem_read(sim_cta *c, uint32_t col, uint32_t ncols, uint32_t quarters,
+                   const sim_epoch *e, const sim_clock *by, sim_fiber *f) {
+  bool reported = false;
+  for (uint32_t q = 0; q < 4; ++q) {
+    if (!(quarters & (1u << q))) continue;
+    for (uint32_t x = col; x < col + ncols && x < NVFP4_EMU_TMEM_COLUMNS; ++x) {
+      sim_shadow *s = &c->tmem_shadow[q * NVFP4_EMU_TMEM_COLUMNS + x];
+      const sim_epoch *w = &s->w;
+      if (!reported && w->kind != SIM_ACC_NONE && w->kind != SIM_ACC_ALLOC && !sim_hb(w, by) &&
+          !pipelined(w, e)) {
+        char where[160], other[320];
+        describe_cols(col, ncols, where, sizeof where);
+        sim_describe_access(w, other, sizeof other);
+        const bool ld = e->kind == SIM_ACC_LD;
+        sim_report_key(pair_key(6, e->site, w->site),
+                       ld ? "tmem-read-before-commit" : "tmem-read-before-write-visible", f, e->site,
+                       "%s reads CTA %u %s (lanes %u..%u) written by %s %s before %s",
+                       access_kind(e->kind), c->ctaid, where, 32 * q, 32 * q + 31,
+                       access_kind(w->kind), other,
+                       ld ? "the tcgen05.commit covering it was observed through its mbarrier"
+                          : "that write is ordered before this read");
+        reported = true;
+      }
+      add_reader(s, e);
+    }
+  }
+}
+
+void sim_tmem_check_quiet(sim_cta *c, uint32_t col, uint32_t ncols, const sim_clock *by,
+                          sim_fiber *f, uint32_t site) {
+  for (uint32_t q = 0; q < 4; ++q)
+    for (uint32_t x = col; x < col + ncols && x < NVFP4_EMU_TMEM_COLUMNS; ++x) {
+      sim_shadow *s = &c->tmem_shadow[q * NVFP4_EMU_TMEM_COLUMNS + x];
+      const sim_epoch *outstanding = NULL;
+      if (s->w.kind != SIM_ACC_NONE && s->w.kind != SIM_ACC_ALLOC && !sim_hb(&s->w, by))
+        outstanding = &s->w;
+      for (int i = 0; i < SIM_MAX_READERS && !outstanding; ++i)
+        if (s->r[i].kind != SIM_ACC_NONE && !sim_hb(&s->r[i], by)) outstanding = &s->r[i];
+      if (!outstanding) continue;
+      char where[160], other[320];
+      describe_cols(x, 1, where, sizeof where);
+      sim_describe_access(outstanding, other, sizeof other);
+      sim_report_key(pair_key(7, site, outstanding->site), "dealloc-with-outstanding-access", f,
+                     site, "tcgen05.dealloc frees CTA %u %s while %s %s is not known complete",
+                     c->ctaid, where, access_kind(outstanding->kind), other);
+      return;
+    }
+}

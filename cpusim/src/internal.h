@@ -1,0 +1,325 @@
+/* internal.h — private state of the CTA simulator (libnvfp4sim): fibers, CTAs, the cluster
+ * being simulated, mbarriers, rendezvous objects (bar.sync, warp collectives, cluster
+ * barrier), the asynchronous-operation queue, vector clocks and the shadow state of the
+ * hazard detector. One cluster is simulated at a time, on the calling host thread. */
+#ifndef NVFP4SIM_INTERNAL_H
+#define NVFP4SIM_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nvfp4_emu_core.h"
+#include "nvfp4_sim.h"
+#include "nvfp4sim.h"
+
+#define SIM_SMEM_WINDOW (256u * 1024u)   /* shared::cta window (the core's 18-bit addresses) */
+#define SIM_DYN_SMEM_BASE 16u            /* where the dynamic array starts (not 1024-aligned) */
+#define SIM_MAX_CTAS 2u                  /* CTAs of one cluster */
+#define SIM_MAX_THREADS 1024u            /* per CTA */
+#define SIM_CHUNK 16u                    /* bytes per shared-memory shadow cell */
+#define SIM_CHUNKS (SIM_SMEM_WINDOW / SIM_CHUNK)
+#define SIM_TMEM_CELLS (4u * NVFP4_EMU_TMEM_COLUMNS) /* (lane quarter, column) shadow cells */
+#define SIM_MAX_READERS 4
+#define SIM_MAX_LDS 16                   /* tcgen05.ld outstanding per thread before a wait */
+#define SIM_MAX_DEPS 96
+#define SIM_STACK_BYTES (128u * 1024u)
+
+/* ---- plan text (the planner's tables of a variant, the site table) ------------------ */
+
+typedef struct sim_named_range {
+  uint32_t offset, bytes, copies, stride; /* stride 0: one copy */
+  char name[32];
+} sim_named_range;
+
+typedef struct sim_plan {
+  char kernel[64], variant[32];
+  uint32_t threads, cluster, dyn_smem;
+  uint32_t role_first[3], role_last[3]; /* epilogue, producer, mma warps */
+  sim_named_range smem[16], parts[4], bars[8], tmem[8];
+  uint32_t nsmem, nparts, nbars, ntmem;
+  char **sites; /* site id -> "what detail" */
+  uint32_t nsites;
+} sim_plan;
+
+/* ---- vector clocks ------------------------------------------------------------------ */
+
+/* Components: one per simulated thread of the cluster, then asynchronous "agents" handed
+ * out on first use (a thread's tcgen05 queue, a thread's TMA loads into one mbarrier, a
+ * thread's TMA stores (reads of shared memory)). Values only grow. */
+typedef uint32_t sim_clock;
+
+typedef struct sim_epoch {
+  uint16_t comp;     /* component; 0xFFFF: none */
+  uint16_t fiber;    /* issuing thread (for reports) */
+  uint32_t clk;
+  uint32_t site;
+  uint32_t op;       /* async op id, or 0 */
+  uint8_t kind;      /* SIM_ACC_* */
+  uint8_t cta;       /* CTA rank of the issuing thread */
+  uint16_t extra;    /* pipelining key (tcgen05: d column + cta group) */
+} sim_epoch;
+
+enum {
+  SIM_ACC_NONE = 0, SIM_ACC_GENERIC, SIM_ACC_TMA_LOAD, SIM_ACC_TMA_STORE, SIM_ACC_MMA,
+  SIM_ACC_CP, SIM_ACC_LD, SIM_ACC_ALLOC
+};
+
+/* An asynchronous agent's bookkeeping: numbers handed out, and the prefix of them known to
+ * be complete (a window of completions beyond it). */
+typedef struct sim_comp {
+  uint32_t kind;       /* SIM_ACC_* (SIM_ACC_GENERIC: a thread) */
+  uint16_t fiber;
+  uint32_t bar;        /* TMA loads: the mbarrier address */
+  uint8_t cta;
+  uint32_t seq;        /* last number handed out */
+  uint32_t prefix;     /* 1..prefix complete */
+  uint64_t window[4];  /* bit i: prefix + 1 + i complete */
+} sim_comp;
+
+typedef struct sim_shadow {
+  sim_epoch w;
+  sim_epoch r[SIM_MAX_READERS];
+} sim_shadow;
+
+/* ---- waits, mbarriers, rendezvous ------------------------------------------------------ */
+
+enum { SIM_RUNNABLE = 0, SIM_BLOCKED, SIM_DONE };
+enum { SIM_WAIT_NONE = 0, SIM_WAIT_MBAR, SIM_WAIT_RENDEZVOUS, SIM_WAIT_CLUSTER, SIM_WAIT_BULK };
+
+typedef struct sim_mbar {
+  bool init;
+  uint32_t addr;     /* shared address */
+  uint32_t count;    /* arrivals per phase */
+  uint32_t pending;  /* arrivals left in the current phase */
+  int64_t tx;        /* tx-count of the current phase */
+  uint32_t phase;    /* number of completed phases */
+  sim_clock *cur;    /* join of this phase's releases */
+  sim_clock *done;   /* the last completed phase's */
+  uint32_t last_site;
+} sim_mbar;
+
+typedef struct sim_rendezvous {
+  uint32_t arrived, expected;
+  uint64_t generation;
+  uint32_t kind, site;
+  uint32_t args[4];
+  uint16_t who[64 * 32]; /* fibers arrived (cluster thread index) */
+} sim_rendezvous;
+
+/* ---- asynchronous operations ------------------------------------------------------------ */
+
+enum { SIM_OP_TMA_LOAD = 1, SIM_OP_TMA_STORE_READ, SIM_OP_TMA_STORE_WRITE, SIM_OP_CP, SIM_OP_MMA,
+       SIM_OP_COMMIT };
+
+typedef struct sim_tmap {
+  uint32_t data_type, swizzle, oob_fill, elem_bits;
+  uint64_t base;
+  uint64_t dims[2], stride;
+  uint32_t box[2];
+} sim_tmap;
+
+typedef struct sim_op {
+  uint32_t id, kind, site;
+  uint16_t fiber;
+  uint8_t cta, cta_group;
+  uint64_t due;
+  bool done;
+  uint32_t deps[SIM_MAX_DEPS];
+  uint32_t ndeps;
+  uint32_t seq;       /* number within its component (tcgen05 queue / TMA loads / stores) */
+  uint16_t comp;      /* the component of that number */
+  /* TMA */
+  sim_tmap map;
+  int32_t x, y;
+  uint32_t smem, bar, bytes, rows_done, piece_rows;
+  uint8_t dst_cta;
+  uint8_t *staging;   /* TMA store: the box read from shared memory */
+  uint32_t group;     /* TMA store: bulk group */
+  /* tcgen05 */
+  uint32_t d, idesc, enable, sfa, sfb, mask;
+  uint64_t adesc, bdesc;
+  uint32_t covers;    /* commit: the tcgen05 queue number it covers */
+  sim_clock *release; /* commit: the issuer's clock at the commit (its arrive happens after) */
+} sim_op;
+
+/* ---- threads, CTAs, the cluster ---------------------------------------------------------- */
+
+typedef struct sim_ld {
+  uint32_t *dst;
+  uint32_t taddr, num, site;
+} sim_ld;
+
+typedef struct sim_fiber {
+  void *sp;
+  void *stack;
+  uint32_t index;     /* thread of the cluster (vector-clock component) */
+  uint32_t tid, warp, lane;
+  struct sim_cta *cta;
+  int state;
+  int wait;           /* SIM_WAIT_* */
+  const void *wait_obj;
+  uint64_t wait_gen;
+  uint32_t wait_parity, wait_site;
+  sim_clock *vc;
+  sim_ld ld[SIM_MAX_LDS];
+  uint32_t nld;
+  /* bulk groups of TMA stores: committed groups 1..committed, the open one after */
+  uint32_t bulk_committed, bulk_open_ops;
+  uint32_t bulk_group_last[64];             /* group g: its last store's number (g % 64) */
+  uint16_t comp_tc, comp_bulk;              /* async components (0xFFFF: none yet) */
+  uint64_t cl_gen;                          /* barrier.cluster generation arrived in */
+  uint32_t tc_seq, bulk_seq;
+  uint32_t tc_open[SIM_MAX_DEPS];           /* tcgen05 ops of this thread not yet complete */
+  uint32_t ntc_open;
+} sim_fiber;
+
+typedef struct sim_cta {
+  uint32_t rank, ctaid, clusterid;
+  uint8_t *smem;
+  uint32_t *tmem;
+  nvfp4_emu_alloc_state alloc;
+  bool allocated, deallocated;
+  uint32_t alloc_col, alloc_cols;
+  sim_mbar *mbar[SIM_SMEM_WINDOW / 8];
+  sim_rendezvous bar[16];      /* bar.sync ids */
+  sim_rendezvous warp[32];     /* warp collectives */
+  sim_rendezvous pair;         /* cta_group::2 alloc/dealloc/relinquish (leader's object) */
+  sim_shadow *smem_shadow;     /* SIM_CHUNKS cells */
+  sim_shadow *tmem_shadow;     /* SIM_TMEM_CELLS cells */
+  uint32_t threads, exited;
+  uint8_t *params;             /* this CTA's copy of the parameter block */
+} sim_cta;
+
+typedef struct sim_stats {
+  uint64_t switches, async_ops, mma, tma, hazards;
+} sim_stats;
+
+typedef struct sim_state {
+  const nvfp4sim_module *mod;
+  const nvfp4_kernel_metadata *meta;
+  const sim_plan *plan;
+  void (*kernel)(void *);
+  const nvfp4sim_options *opts;
+  const uint8_t *params;
+  uint32_t param_bytes;
+  uint32_t grid, cluster, threads;  /* CTAs in the grid, CTAs per cluster, threads per CTA */
+  uint32_t clusterid;
+  const nvfp4sim_range *ranges;
+  uint32_t nranges;
+  /* the cluster being simulated */
+  sim_cta cta[SIM_MAX_CTAS];
+  sim_fiber *fibers;
+  uint32_t nfibers;
+  sim_fiber *current;
+  void *sched_sp;
+  uint64_t rng;
+  uint32_t profile;                 /* schedule profile of the seed (delays) */
+  uint64_t now;
+  /* barrier.cluster */
+  uint32_t cl_arrived;
+  uint64_t cl_generation;
+  /* async ops */
+  sim_op *ops;
+  uint32_t nops, capops;
+  uint32_t *pending;
+  uint32_t npending, cappending;
+  /* vector-clock components (threads first, then the async agents) */
+  uint32_t ncomp, capcomp;
+  sim_comp *comps;
+  /* outcome */
+  nvfp4sim_result *result;
+  bool aborted, deadlocked;
+  uint32_t reported;
+  uint64_t report_keys[256];
+  uint32_t nkeys;
+  sim_stats stats;
+  uint8_t *scratch_smem;            /* cta_group::2 MMA: the pair's operand rows */
+  nvfp4_emu_mma_scratch *mma_scratch;
+} sim_state;
+
+extern sim_state *nvfp4sim_g; /* the launch in progress */
+
+/* fiber.c */
+void *sim_fiber_stack_alloc(size_t bytes);
+void sim_fiber_stack_free(void *stack, size_t bytes);
+void *sim_fiber_prepare(void *stack, size_t bytes, void (*entry)(void *), void *arg);
+void sim_fiber_switch(void **save_sp, void *to_sp);
+
+/* sim.c: scheduling */
+sim_fiber *sim_self(void);
+void sim_block(sim_fiber *f, int wait, const void *obj, uint64_t gen, uint32_t site);
+void sim_wake_all(const void *obj);
+void sim_maybe_yield(void);
+uint64_t sim_rand(void);
+uint32_t sim_rand_below(uint32_t n);
+const char *sim_role(uint32_t warp);
+_Noreturn void sim_abort_launch(void);
+
+/* rendezvous (bar.sync, bar.warp.sync, warp collectives): the last of `expected` threads
+ * runs `last` before everybody leaves with the join of their clocks */
+void sim_rendezvous_arrive(sim_rendezvous *rv, uint32_t expected, uint32_t kind, const uint32_t *args,
+                    uint32_t nargs, sim_fiber *f, uint32_t site,
+                    void (*last)(sim_rendezvous *, void *), void *ctx);
+void sim_rendezvous_complete(sim_rendezvous *rv);
+enum { SIM_RV_BAR = 1, SIM_RV_WARP_SYNC, SIM_RV_ALLOC, SIM_RV_DEALLOC, SIM_RV_RELINQUISH, SIM_RV_LD };
+
+/* hazard.c: vector clocks, shadow state, reports */
+sim_clock *sim_vc_new(void);
+void sim_vc_join(sim_clock *dst, const sim_clock *src);
+void sim_vc_release(sim_fiber *f, sim_clock *into);   /* join f's clock, then tick f */
+void sim_vc_acquire(sim_fiber *f, const sim_clock *from);
+uint16_t sim_comp_new(uint32_t kind, sim_fiber *f, uint32_t bar);
+uint16_t sim_comp_tma(sim_fiber *f, uint32_t bar);     /* f's TMA loads into `bar` */
+void sim_comp_complete(uint16_t comp, uint32_t seq);  /* marks one number complete */
+bool sim_hb(const sim_epoch *e, const sim_clock *vc);
+sim_epoch sim_epoch_thread(sim_fiber *f, uint32_t kind, uint32_t site);
+_Noreturn void sim_fault(sim_fiber *f, uint32_t site, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sim_report(const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void sim_report_key(uint64_t key, const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+const char *sim_site_text(uint32_t site);
+void sim_describe_smem(const sim_cta *c, uint32_t addr, char *out, size_t size);
+void sim_describe_tmem(uint32_t col, char *out, size_t size);
+void sim_describe_bar(const sim_cta *c, uint32_t addr, char *out, size_t size);
+void sim_describe_access(const sim_epoch *e, char *out, size_t size);
+/* shared-memory and Tensor Memory checks; `by` is the vector clock of the issue */
+void sim_smem_write(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *e,
+                    const sim_clock *by, sim_fiber *f);
+void sim_smem_read(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *e,
+                   const sim_clock *by, sim_fiber *f, bool record);
+void sim_tmem_write(sim_cta *c, uint32_t col, uint32_t ncols, uint32_t quarters,
+                    const sim_epoch *e, const sim_clock *by, sim_fiber *f);
+void sim_tmem_read(sim_cta *c, uint32_t col, uint32_t ncols, uint32_t quarters,
+                   const sim_epoch *e, const sim_clock *by, sim_fiber *f);
+void sim_tmem_check_quiet(sim_cta *c, uint32_t col, uint32_t ncols, const sim_clock *by,
+                          sim_fiber *f, uint32_t site);
+
+/* mbarrier.c */
+sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);
+void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim_fiber *f,
+                        uint32_t site, int64_t expect_tx);
+void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t comp,
+                          uint32_t seq, bool op_done);
+void sim_mbar_exit_check(sim_cta *c);
+
+/* tma.c / tcgen05.c: asynchronous completion */
+sim_op *sim_op_new(uint32_t kind, sim_fiber *f, uint32_t site);
+void sim_op_schedule(sim_op *op);
+void sim_tma_complete(sim_op *op);
+void sim_tc_complete(sim_op *op);
+bool sim_tmap_decode(const void *slot, sim_tmap *out, char *why, size_t size);
+void sim_tc_exit_check(sim_cta *c);
+
+/* module.c */
+uint32_t sim_tmap_elem_bits(uint32_t data_type);
+uint32_t sim_swizzle_bytes(uint32_t swizzle);
+int sim_plan_parse(const char *text, sim_plan *plan, char *why, size_t size);
+void sim_plan_free(sim_plan *plan);
+
+#endif /* NVFP4SIM_INTERNAL_H */

@@ -1,0 +1,181 @@
+/* mbarrier.c — mbarrier objects of the simulated shared memory: init, arrive (local and
+ * remote through shared::cluster addresses), expect_tx / complete_tx with the tx-count as
+ * one signed counter crossing zero byte by byte (so a phase completes as soon as the
+ * bytes expected have landed, and bytes beyond them count against the next phase), the
+ * parity wait, and the state checks at CTA exit. Each phase carries the join of the
+ * vector clocks released into it; a successful wait acquires the last completed phase's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define G nvfp4sim_g
+
+sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site) {
+  if (addr % 8 || addr >= SIM_SMEM_WINDOW)
+    sim_fault(f, site, "mbarrier address 0x%x of CTA %u is not an 8-byte aligned shared address",
+              addr, c->ctaid);
+  sim_mbar *b = c->mbar[addr / 8];
+  if (!b || !b->init) {
+    char what[160];
+    sim_describe_bar(c, addr, what, sizeof what);
+    sim_fault(f, site, "%s used before mbarrier.init", what);
+  }
+  return b;
+}
+
+static void complete_phase(sim_mbar *b) {
+  memcpy(b->done, b->cur, sizeof(sim_clock) * G->capcomp);
+  memset(b->cur, 0, sizeof(sim_clock) * G->capcomp);
+  b->phase++;
+  b->pending = b->count;
+  b->tx = 0;
+  sim_wake_all(b);
+}
+
+void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
+  sim_fiber *f = sim_self();
+  sim_cta *c = f->cta;
+  if (addr % 8 || addr + 8 > SIM_SMEM_WINDOW)
+    sim_fault(f, site, "mbarrier.init at 0x%x: not an 8-byte aligned shared address", addr);
+  if (count < 1 || count > (1u << 20) - 1)
+    sim_fault(f, site, "mbarrier.init count %u outside 1..2^20-1", count);
+  sim_epoch e = sim_epoch_thread(f, SIM_ACC_GENERIC, site);
+  sim_smem_write(c, addr, 8, &e, f->vc, f);
+  sim_mbar *b = c->mbar[addr / 8];
+  if (!b) {
+    b = calloc(1, sizeof *b);
+    if (b) {
+      b->cur = sim_vc_new();
+      b->done = sim_vc_new();
+    }
+    if (!b || !b->cur || !b->done) sim_fault(f, site, "out of host memory");
+    c->mbar[addr / 8] = b;
+  } else if (b->init && (b->pending != b->count || b->tx != 0)) {
+    char what[160];
+    sim_describe_bar(c, addr, what, sizeof what);
+    sim_report("mbarrier-misuse", f, site, "%s re-initialised with %u of %u arrivals and tx-count "
+               "%lld of its phase in flight", what, b->count - b->pending, b->count,
+               (long long)b->tx);
+  }
+  b->init = true;
+  b->addr = addr;
+  b->count = count;
+  b->pending = count;
+  b->tx = 0;
+  b->phase = 0;
+  b->last_site = site;
+  memset(b->cur, 0, sizeof(sim_clock) * G->capcomp);
+  memset(b->done, 0, sizeof(sim_clock) * G->capcomp);
+}
+
+void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim_fiber *f,
+                        uint32_t site, int64_t expect_tx) {
+  sim_mbar *b = sim_mbar_at(c, addr, f, site);
+  if (b->pending == 0) {
+    char what[160];
+    sim_describe_bar(c, addr, what, sizeof what);
+    sim_report("mbarrier-misuse", f, site, "arrive on %s beyond its %u expected arrivals (its phase "
+               "%u waits for tx-count %lld)", what, b->count, b->phase, (long long)b->tx);
+    return;
+  }
+  b->tx += expect_tx;
+  if (b->tx > (1 << 20) - 1 || b->tx < -((1 << 20) - 1)) {
+    char what[160];
+    sim_describe_bar(c, addr, what, sizeof what);
+    sim_fault(f, site, "%s tx-count %lld outside the ISA's range", what, (long long)b->tx);
+  }
+  if (release) sim_vc_join(b->cur, release);
+  else sim_vc_release(f, b->cur);
+  b->last_site = site;
+  if (--b->pending == 0 && b->tx == 0) complete_phase(b);
+}
+
+void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t comp,
+                          uint32_t seq, bool op_done) {
+  sim_mbar *b = sim_mbar_at(c, addr, NULL, 0);
+  if (op_done) sim_comp_complete(comp, seq);
+  const uint32_t prefix = G->comps[comp].prefix;
+  if (b->pending == 0 && b->tx > 0 && (uint64_t)b->tx <= bytes) {
+    /* the bytes landing cross zero: the phase completes, the rest counts against the next
+     * one, and so does the completion of this operation when bytes of it remain */
+    uint64_t rest = bytes - (uint64_t)b->tx;
+    uint32_t upto = prefix;
+    if (rest && op_done && upto >= seq) upto = seq - 1;
+    if (b->cur[comp] < upto) b->cur[comp] = upto;
+    complete_phase(b);
+    b->tx = -(int64_t)rest;
+    if (rest && b->cur[comp] < prefix) b->cur[comp] = prefix;
+    return;
+  }
+  b->tx -= bytes;
+  if (b->cur[comp] < prefix) b->cur[comp] = prefix;
+  if (b->pending == 0 && b->tx == 0) complete_phase(b);
+}
+
+void nvfp4_sim_mbar_arrive(uint32_t addr, uint32_t site) {
+  sim_fiber *f = sim_self();
+  sim_mbar_arrive_on(f->cta, addr, NULL, f, site, 0);
+  sim_maybe_yield();
+}
+
+void nvfp4_sim_mbar_arrive_expect_tx(uint32_t addr, uint32_t tx, uint32_t site) {
+  sim_fiber *f = sim_self();
+  sim_mbar_arrive_on(f->cta, addr, NULL, f, site, tx);
+  sim_maybe_yield();
+}
+
+static sim_cta *cta_of_cluster_addr(uint64_t caddr, sim_fiber *f, uint32_t site) {
+  uint32_t rank = (uint32_t)(caddr >> 32);
+  if (rank >= G->cluster)
+    sim_fault(f, site, "shared::cluster address 0x%llx names CTA rank %u of a %u-CTA cluster",
+              (unsigned long long)caddr, rank, G->cluster);
+  return &G->cta[rank];
+}
+
+void nvfp4_sim_mbar_arrive_cluster(uint64_t caddr, uint32_t site) {
+  sim_fiber *f = sim_self();
+  sim_mbar_arrive_on(cta_of_cluster_addr(caddr, f, site), (uint32_t)caddr, NULL, f, site, 0);
+  sim_maybe_yield();
+}
+
+uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t site) {
+  sim_fiber *f = sim_self();
+  sim_mbar *b = sim_mbar_at(f->cta, addr, f, site);
+  if ((b->phase & 1u) != (parity & 1u)) {
+    sim_vc_acquire(f, b->done);
+    return 1;
+  }
+  f->wait_parity = parity & 1u;
+  sim_block(f, SIM_WAIT_MBAR, b, b->phase, site);
+  if ((b->phase & 1u) != (parity & 1u)) {
+    sim_vc_acquire(f, b->done);
+    return 1;
+  }
+  return 0;
+}
+
+uint64_t nvfp4_sim_mapa(uint32_t addr, uint32_t rank) {
+  sim_fiber *f = sim_self();
+  if (rank >= G->cluster)
+    sim_fault(f, 0, "mapa to CTA rank %u of a %u-CTA cluster", rank, G->cluster);
+  return ((uint64_t)rank << 32) | addr;
+}
+
+uint64_t nvfp4_sim_cluster_addr(uint32_t addr) {
+  return ((uint64_t)sim_self()->cta->rank << 32) | addr;
+}
+
+void sim_mbar_exit_check(sim_cta *c) {
+  for (uint32_t i = 0; i < SIM_SMEM_WINDOW / 8; ++i) {
+    sim_mbar *b = c->mbar[i];
+    if (!b || !b->init || (b->pending == b->count && b->tx == 0)) continue;
+    char what[160];
+    sim_describe_bar(c, b->addr, what, sizeof what);
+    sim_report("exit-with-async-work", NULL, b->last_site,
+               "CTA %u exits while %s is in phase %u with %u of %u arrivals and tx-count %lld "
+               "in flight (last arrive at site %u)",
+               c->ctaid, what, b->phase, b->count - b->pending, b->count, (long long)b->tx,
+               b->last_site);
+  }
+}

@@ -1,0 +1,852 @@
+/* CpuTarget.c — the --nvfp4-cpu-target pass, in C: turns the generated kernels of each
+ * nvfp4 gpu.module into host code that runs on the CTA simulator (cpusim/, libnvfp4sim).
+ *
+ * It runs after --nvfp4-lower-grouped-matmul on the same kernel IR the sm_100a and the
+ * emulation pipelines take, and rewrites, in place:
+ *   - every nvvm operation (special registers, bar.sync / bar.warp.sync, barrier.cluster,
+ *     mbarriers, fences, TMA loads and stores, bulk groups, tensor-map prefetch, mapa,
+ *     tcgen05.*) into a call to the simulator's interface (cpusim/include/nvfp4_sim.h);
+ *   - shared::cta pointers (!llvm.ptr<3>) into their 32-bit shared addresses, shared::cluster
+ *     pointers (!llvm.ptr<7>) into 64-bit cluster addresses, Tensor Memory pointers
+ *     (!llvm.ptr<6>) into their 32-bit TMEM addresses; generic loads and stores of shared
+ *     memory go to the CTA's host window (nvfp4_sim_smem_base) after a checking call,
+ *     global stores (!llvm.ptr<1>) to host addresses after nvfp4_sim_global_store;
+ *   - every tcgen05.ld into a call that fills a per-load buffer at tcgen05.wait::ld, and
+ *     every use of its registers into a checked load of that buffer;
+ *   - the empty inline-asm register fence after tcgen05.wait::ld into its operands (its
+ *     job — ordering the register uses after the wait — is done by the checked loads);
+ *   - the by-value nvvm.grid_constant parameter into a plain pointer (the simulator passes
+ *     each CTA's copy of the parameter block), and drops the NVVM kernel attributes.
+ * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
+ * TMEM regions, recomputed from its metadata record, plus the table of rewritten
+ * operations the calls' `site` numbers index) as the string global
+ * `<kernel>__nvfp4_cpu_plan`; the simulator names resources and instructions with it.
+ * The module's target becomes the host: the gpu.module is marked `nvfp4.cpu` and holds
+ * only LLVM-dialect operations, which lib/Target/CpuObject.c translates and compiles.
+ * Anything the simulator does not implement is rejected with a diagnostic at the op.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "KernelBuilder.h"
+#include "LoweringCommon.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/Dialect/NVVM.h"
+#include "nvfp4-c/KernelABI.h"
+#include "nvfp4-c/KernelConfig.h"
+#include "nvfp4-c/Passes.h"
+#include "nvfp4_sim.h"
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/* The simulator's entry points, as declared in the rewritten module. */
+static const char *const kDecls[] = {
+    "llvm.func @nvfp4_sim_sreg(i32) -> i32",
+    "llvm.func @nvfp4_sim_smem_base() -> !llvm.ptr",
+    "llvm.func @nvfp4_sim_dyn_smem() -> i32",
+    "llvm.func @nvfp4_sim_smem_access(i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
+    "llvm.func @nvfp4_sim_barrier(i32, i32, i32)",
+    "llvm.func @nvfp4_sim_warp_sync(i32, i32)",
+    "llvm.func @nvfp4_sim_cluster_arrive(i32)",
+    "llvm.func @nvfp4_sim_cluster_wait(i32)",
+    "llvm.func @nvfp4_sim_fence(i32, i32)",
+    "llvm.func @nvfp4_sim_mbar_init(i32, i32, i32)",
+    "llvm.func @nvfp4_sim_mbar_arrive(i32, i32)",
+    "llvm.func @nvfp4_sim_mbar_arrive_expect_tx(i32, i32, i32)",
+    "llvm.func @nvfp4_sim_mbar_arrive_cluster(i64, i32)",
+    "llvm.func @nvfp4_sim_mbar_try_wait(i32, i32, i32) -> i32",
+    "llvm.func @nvfp4_sim_mapa(i32, i32) -> i64",
+    "llvm.func @nvfp4_sim_cluster_addr(i32) -> i64",
+    "llvm.func @nvfp4_sim_tma_load(i64, !llvm.ptr, i32, i32, i32, i64, i32, i32)",
+    "llvm.func @nvfp4_sim_tma_store(!llvm.ptr, i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_bulk_commit_group(i32)",
+    "llvm.func @nvfp4_sim_bulk_wait_group(i32, i32, i32)",
+    "llvm.func @nvfp4_sim_prefetch_tensormap(!llvm.ptr, i32)",
+    "llvm.func @nvfp4_sim_tc_alloc(i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_tc_dealloc(i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_tc_relinquish(i32, i32)",
+    "llvm.func @nvfp4_sim_tc_cp(i32, i64, i32, i32)",
+    "llvm.func @nvfp4_sim_tc_mma(i32, i64, i64, i32, i32, i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_tc_commit(i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_tc_ld(i32, i32, !llvm.ptr, i32)",
+    "llvm.func @nvfp4_sim_tc_ld_use(!llvm.ptr, i32)",
+    "llvm.func @nvfp4_sim_tc_wait(i32, i32)",
+};
+
+/* ---- growing text --------------------------------------------------------------------- */
+
+typedef struct Text { char *data; size_t len, cap; bool oom; } Text;
+
+static void textf(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void textf(Text *t, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = t->data ? t->cap - t->len : 0;
+    int n = vsnprintf(t->data ? t->data + t->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) { t->oom = true; return; }
+    if (t->data && (size_t)n < room) { t->len += (size_t)n; return; }
+    size_t cap = (t->cap ? t->cap * 2 : 8192) + (size_t)n + 1;
+    char *d = realloc(t->data, cap);
+    if (!d) { t->oom = true; return; }
+    t->data = d;
+    t->cap = cap;
+  }
+}
+
+/* ---- the rewrite of one kernel ---------------------------------------------------------- */
+
+typedef struct Rewriter {
+  KbBuilder b;
+  MlirValue smemBase;  /* !llvm.ptr: the CTA's shared-memory window */
+  Text sites;          /* "site <id> <what>" lines of the plan */
+  uint32_t nextSite;
+  const char *error;   /* first failure */
+  MlirOperation errorOp;
+} Rewriter;
+
+static bool isPtr(MlirType t, unsigned space) {
+  return mlirTypeIsALLVMPointerType(t) && mlirLLVMPointerTypeGetAddressSpace(t) == space;
+}
+
+static const char *opName(MlirOperation op, char *buf, size_t size) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(buf, size, "%.*s", (int)n.length, n.data);
+  return buf;
+}
+
+static void fail(Rewriter *r, MlirOperation op, const char *why) {
+  if (!r->error) {
+    r->error = why;
+    r->errorOp = op;
+  }
+}
+
+static bool attrIs(Rewriter *r, MlirOperation op, const char *name, const char *text) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str(name));
+  return !mlirAttributeIsNull(a) && mlirAttributeEqual(a, kbAttr(&r->b, text));
+}
+
+static uint32_t ctaGroupOf(Rewriter *r, MlirOperation op) {
+  return attrIs(r, op, "group", "#nvvm.cta_group<cta_2>") ||
+                 attrIs(r, op, "ctaGroup", "#nvvm.cta_group<cta_2>")
+             ? 2u
+             : 1u;
+}
+
+/* A new site: its number, with a line of the site table. */
+static KbValue site(Rewriter *r, const char *what, const char *detail) {
+  uint32_t id = r->nextSite++;
+  textf(&r->sites, "site %u %s%s%s\n", id, what, detail && *detail ? " " : "", detail ? detail : "");
+  return kbI32(&r->b, id);
+}
+
+static MlirOperation definingOp(MlirValue v) {
+  return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
+}
+
+/* The i32 shared::cta address of a !llvm.ptr<3> value. */
+static KbValue sharedAddr(Rewriter *r, MlirOperation user, MlirValue p) {
+  MlirOperation def = definingOp(p);
+  if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "llvm.inttoptr")) {
+    MlirValue x = mlirOperationGetOperand(def, 0);
+    if (mlirTypeEqual(mlirValueGetType(x), r->b.i32)) return x;
+  }
+  if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "llvm.mlir.addressof"))
+    return kbCall(&r->b, "nvfp4_sim_dyn_smem", r->b.i32, 0, NULL);
+  fail(r, user, "shared-memory pointer not built from an i32 address (inttoptr)");
+  return kbI32(&r->b, 0);
+}
+
+/* The i32 address of a !llvm.ptr<6> (Tensor Memory) value. */
+static KbValue tmemAddr(Rewriter *r, MlirOperation user, MlirValue p) {
+  MlirOperation def = definingOp(p);
+  if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "llvm.inttoptr")) {
+    MlirValue x = mlirOperationGetOperand(def, 0);
+    if (mlirTypeEqual(mlirValueGetType(x), r->b.i32)) return x;
+  }
+  fail(r, user, "Tensor Memory pointer not built from an i32 address (inttoptr)");
+  return kbI32(&r->b, 0);
+}
+
+/* The i64 shared::cluster address of a !llvm.ptr<7> value. */
+static KbValue clusterAddr(Rewriter *r, MlirOperation user, MlirValue p) {
+  MlirOperation def = definingOp(p);
+  if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "llvm.addrspacecast") &&
+      isPtr(mlirValueGetType(mlirOperationGetOperand(def, 0)), 3)) {
+    KbValue a = sharedAddr(r, user, mlirOperationGetOperand(def, 0));
+    return kbCall(&r->b, "nvfp4_sim_cluster_addr", r->b.i64, 1, &a);
+  }
+  if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "nvvm.mapa")) {
+    KbValue args[2] = {sharedAddr(r, user, mlirOperationGetOperand(def, 0)),
+                       mlirOperationGetOperand(def, 1)};
+    return kbCall(&r->b, "nvfp4_sim_mapa", r->b.i64, 2, args);
+  }
+  fail(r, user, "shared::cluster pointer is neither a mapa nor a cast of a shared::cta one");
+  return kbI64(&r->b, 0);
+}
+
+/* An integer argument of the simulator's i32 parameters. */
+static KbValue asI32(Rewriter *r, MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  if (mlirTypeEqual(t, r->b.i32)) return v;
+  return kbZExt(&r->b, v, r->b.i32);
+}
+
+static void call(Rewriter *r, const char *callee, intptr_t n, const KbValue *args) {
+  kbCall(&r->b, callee, (MlirType){NULL}, n, args);
+}
+
+/* Bytes of a loaded or stored value (scalars and vectors of them). */
+static uint32_t byteSize(MlirType t) {
+  if (mlirTypeIsAVector(t))
+    return (uint32_t)mlirShapedTypeGetDimSize(t, 0) * byteSize(mlirShapedTypeGetElementType(t));
+  if (mlirTypeIsAInteger(t)) return (mlirIntegerTypeGetWidth(t) + 7) / 8;
+  if (mlirTypeIsAF16(t) || mlirTypeIsABF16(t)) return 2;
+  if (mlirTypeIsAF32(t)) return 4;
+  if (mlirTypeIsAF64(t)) return 8;
+  if (mlirTypeIsALLVMPointerType(t)) return 8;
+  return 0;
+}
+
+static int32_t segment(MlirOperation op, intptr_t i) {
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+  if (mlirAttributeIsNull(seg) || i >= mlirDenseArrayGetNumElements(seg)) return -1;
+  return mlirDenseI32ArrayGetElement(seg, i);
+}
+
+static const char *operandTag(MlirOperation op) {
+  MlirAttribute tag = mlirOperationGetAttributeByName(op, str("nvfp4.operand"));
+  if (mlirAttributeIsNull(tag) || !mlirAttributeIsAString(tag)) return "";
+  static char buf[32];
+  MlirStringRef s = mlirStringAttrGetValue(tag);
+  snprintf(buf, sizeof buf, "operand=%.*s", (int)s.length, s.data);
+  return buf;
+}
+
+/* Special register name -> simulator id. */
+static int sregId(const char *name) {
+  static const char *const names[NVFP4_SIM_SREG_COUNT] = {
+      "tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y",
+      "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "warpid", "clusterid.x",
+      "nclusterid.x", "cluster.ctarank", "cluster.nctarank"};
+  for (int i = 0; i < NVFP4_SIM_SREG_COUNT; ++i)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
+}
+
+/* The uses of a tcgen05.ld result read its buffer through a checked load each. */
+static void rewriteLdUses(Rewriter *r, MlirValue res, KbVar buf, KbValue siteId) {
+  MlirOpOperand use = mlirValueGetFirstUse(res);
+  while (!mlirOpOperandIsNull(use)) {
+    MlirOpOperand next = mlirOpOperandGetNextUse(use);
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    unsigned pos = mlirOpOperandGetOperandNumber(use);
+    r->b.cur = mlirOperationGetBlock(user);
+    r->b.insertBefore = user;
+    KbValue args[2] = {buf.slot, siteId};
+    call(r, "nvfp4_sim_tc_ld_use", 2, args);
+    mlirOperationSetOperand(user, pos, kbLoad(&r->b, buf.type, buf.slot, 4));
+    use = next;
+  }
+}
+
+/* The empty register fence: each extracted result is its operand. */
+static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
+  MlirValue res = mlirOperationGetResult(op, 0);
+  MlirOpOperand use = mlirValueGetFirstUse(res);
+  while (!mlirOpOperandIsNull(use)) {
+    MlirOpOperand next = mlirOpOperandGetNextUse(use);
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    MlirAttribute pos = mlirOperationGetAttributeByName(user, str("position"));
+    if (!nvfp4OpIs(user, "llvm.extractvalue") || mlirAttributeIsNull(pos) ||
+        mlirDenseArrayGetNumElements(pos) != 1) {
+      fail(r, op, "register-fence inline asm used other than through llvm.extractvalue");
+      return;
+    }
+    int64_t i = mlirDenseI64ArrayGetElement(pos, 0);
+    if (i < 0 || i >= mlirOperationGetNumOperands(op)) {
+      fail(r, op, "register-fence result index out of range");
+      return;
+    }
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0),
+                                  mlirOperationGetOperand(op, i));
+    mlirOperationDestroy(user);
+    use = next;
+  }
+}
+
+/* Rewrites one operation (the builder inserts before it). Returns true when the op is to
+ * be erased. */
+static bool rewrite(Rewriter *r, MlirOperation op) {
+  KbBuilder *b = &r->b;
+  char name[128];
+  opName(op, name, sizeof name);
+  intptr_t n = mlirOperationGetNumOperands(op);
+  MlirValue o[8] = {{NULL}};
+  for (intptr_t i = 0; i < n && i < 8; ++i) o[i] = mlirOperationGetOperand(op, i);
+  const uint32_t cg = ctaGroupOf(r, op);
+
+  /* ---- generic memory ---- */
+  if (!strcmp(name, "llvm.load") || !strcmp(name, "llvm.store")) {
+    const bool store = name[5] == 's';
+    MlirValue p = store ? o[1] : o[0];
+    MlirType pt = mlirValueGetType(p);
+    MlirType vt = store ? mlirValueGetType(o[0]) : mlirValueGetType(mlirOperationGetResult(op, 0));
+    char what[64];
+    snprintf(what, sizeof what, "%s %u B", store ? "st" : "ld", byteSize(vt));
+    if (isPtr(pt, 3)) {
+      KbValue a = sharedAddr(r, op, p);
+      char full[80];
+      snprintf(full, sizeof full, "%s.shared", what);
+      KbValue args[4] = {a, kbI32(b, byteSize(vt)), kbI32(b, store), site(r, full, NULL)};
+      call(r, "nvfp4_sim_smem_access", 4, args);
+      KbValue host = kbGepDyn(b, r->smemBase, kbZExt(b, a, b->i64));
+      mlirOperationSetOperand(op, store ? 1 : 0, host);
+    } else if (isPtr(pt, 1)) {
+      MlirOperation def = definingOp(p);
+      if (mlirOperationIsNull(def) || !nvfp4OpIs(def, "llvm.inttoptr")) {
+        fail(r, op, "global pointer not built from an integer address (inttoptr)");
+        return false;
+      }
+      KbValue host = kbIntToPtr(b, mlirOperationGetOperand(def, 0), b->ptr);
+      if (store) {
+        char full[80];
+        snprintf(full, sizeof full, "%s.global", what);
+        KbValue args[3] = {host, kbI32(b, byteSize(vt)), site(r, full, NULL)};
+        call(r, "nvfp4_sim_global_store", 3, args);
+      }
+      mlirOperationSetOperand(op, store ? 1 : 0, host);
+    } else if (!isPtr(pt, 0)) {
+      fail(r, op, "load/store in an address space the CPU target does not map");
+    }
+    return false;
+  }
+  if (!strcmp(name, "llvm.ptrtoint")) {
+    if (!isPtr(mlirValueGetType(o[0]), 3)) return false;
+    KbValue a = sharedAddr(r, op, o[0]);
+    MlirValue res = mlirOperationGetResult(op, 0);
+    if (!mlirTypeEqual(mlirValueGetType(res), b->i32)) a = kbZExt(b, a, mlirValueGetType(res));
+    mlirValueReplaceAllUsesOfWith(res, a);
+    return true;
+  }
+  if (!strcmp(name, "llvm.inline_asm")) {
+    MlirAttribute s = mlirOperationGetAttributeByName(op, str("asm_string"));
+    if (mlirAttributeIsNull(s) || mlirStringAttrGetValue(s).length != 0) {
+      fail(r, op, "inline assembly has no CPU implementation (only the empty register fence)");
+      return false;
+    }
+    rewriteRegisterFence(r, op);
+    return true;
+  }
+  if (strncmp(name, "nvvm.", 5) != 0) return false;
+
+  /* ---- special registers and barriers ---- */
+  if (!strncmp(name, "nvvm.read.ptx.sreg.", 19)) {
+    int id = sregId(name + 19);
+    if (id < 0) {
+      fail(r, op, "special register without a CPU implementation");
+      return false;
+    }
+    KbValue arg = kbI32(b, id);
+    KbValue v = kbCall(b, "nvfp4_sim_sreg", b->i32, 1, &arg);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.barrier0")) {
+    KbValue args[3] = {kbI32(b, 0), kbI32(b, 0), site(r, "bar.sync 0", NULL)};
+    call(r, "nvfp4_sim_barrier", 3, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.barrier")) {
+    if (segment(op, 0) != 1 || segment(op, 1) != 1 || segment(op, 2) != 0) {
+      fail(r, op, "only bar.sync id, threads (no reduction) is implemented");
+      return false;
+    }
+    KbValue args[3] = {o[0], o[1], site(r, "bar.sync id, threads", NULL)};
+    call(r, "nvfp4_sim_barrier", 3, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.bar.warp.sync")) {
+    KbValue args[2] = {o[0], site(r, "bar.warp.sync", NULL)};
+    call(r, "nvfp4_sim_warp_sync", 2, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.cluster.arrive") || !strcmp(name, "nvvm.cluster.wait")) {
+    const bool arrive = name[13] == 'a';
+    KbValue s = site(r, arrive ? "barrier.cluster.arrive.aligned" : "barrier.cluster.wait.aligned",
+                     NULL);
+    call(r, arrive ? "nvfp4_sim_cluster_arrive" : "nvfp4_sim_cluster_wait", 1, &s);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.fence.mbarrier.init") || !strcmp(name, "nvvm.fence.proxy") ||
+      !strcmp(name, "nvvm.tcgen05.fence")) {
+    uint32_t kind;
+    const char *what;
+    if (name[11] == 'm') {
+      kind = NVFP4_SIM_FENCE_MBARRIER_INIT;
+      what = "fence.mbarrier_init";
+    } else if (name[5] == 'f') {
+      if (!attrIs(r, op, "kind", "#nvvm.proxy_kind<async.shared>")) {
+        fail(r, op, "only fence.proxy.async.shared::cta is implemented");
+        return false;
+      }
+      kind = NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED;
+      what = "fence.proxy.async.shared::cta";
+    } else {
+      const bool before = attrIs(r, op, "kind", "#nvvm.tcgen05_fence<before>");
+      kind = before ? NVFP4_SIM_FENCE_TC_BEFORE : NVFP4_SIM_FENCE_TC_AFTER;
+      what = before ? "tcgen05.fence::before_thread_sync" : "tcgen05.fence::after_thread_sync";
+    }
+    KbValue args[2] = {kbI32(b, kind), site(r, what, NULL)};
+    call(r, "nvfp4_sim_fence", 2, args);
+    return true;
+  }
+
+  /* ---- mbarriers ---- */
+  if (!strcmp(name, "nvvm.mbarrier.init")) {
+    KbValue args[3] = {sharedAddr(r, op, o[0]), o[1], site(r, "mbarrier.init", NULL)};
+    call(r, "nvfp4_sim_mbar_init", 3, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.mbarrier.arrive.expect_tx")) {
+    if (n != 2) {
+      fail(r, op, "mbarrier.arrive.expect_tx with a predicate is not implemented");
+      return false;
+    }
+    KbValue args[3] = {sharedAddr(r, op, o[0]), o[1], site(r, "mbarrier.arrive.expect_tx", NULL)};
+    call(r, "nvfp4_sim_mbar_arrive_expect_tx", 3, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.mbarrier.arrive")) {
+    if (n != 1) {
+      fail(r, op, "mbarrier.arrive with a count is not implemented");
+      return false;
+    }
+    if (mlirOperationGetNumResults(op) == 1)
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbI64(b, 0));
+    if (isPtr(mlirValueGetType(o[0]), 7)) {
+      KbValue args[2] = {clusterAddr(r, op, o[0]), site(r, "mbarrier.arrive.release.cluster", NULL)};
+      call(r, "nvfp4_sim_mbar_arrive_cluster", 2, args);
+    } else {
+      KbValue args[2] = {sharedAddr(r, op, o[0]), site(r, "mbarrier.arrive", NULL)};
+      call(r, "nvfp4_sim_mbar_arrive", 2, args);
+    }
+    return true;
+  }
+  if (!strcmp(name, "nvvm.mbarrier.try_wait") || !strcmp(name, "nvvm.mbarrier.try_wait.parity")) {
+    KbValue args[3] = {sharedAddr(r, op, o[0]), asI32(r, o[1]), site(r, "mbarrier.try_wait.parity", NULL)};
+    KbValue v = kbCall(b, "nvfp4_sim_mbar_try_wait", b->i32, 3, args);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbCmpI(b, KB_NE, v, 0));
+    return true;
+  }
+  if (!strcmp(name, "nvvm.mapa")) return false; /* folded into its users (clusterAddr) */
+
+  /* ---- TMA and bulk groups ---- */
+  if (!strcmp(name, "nvvm.cp.async.bulk.tensor.shared.cluster.global")) {
+    /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
+     * predicate */
+    if (segment(op, 2) != 2 || segment(op, 4) != 0 || segment(op, 5) != 0 || segment(op, 7) > 0) {
+      fail(r, op, "only 2-D tiled TMA loads without im2col, multicast or predicate are implemented");
+      return false;
+    }
+    const bool hint = segment(op, 6) == 1;
+    KbValue args[8] = {clusterAddr(r, op, o[0]), o[1], o[2], o[3], sharedAddr(r, op, o[4]),
+                       hint ? o[5] : kbI64(b, 0), kbI32(b, hint),
+                       site(r, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                            operandTag(op))};
+    call(r, "nvfp4_sim_tma_load", 8, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.cp.async.bulk.tensor.global.shared.cta")) {
+    /* tmaDescriptor, srcMem, coordinates, l2CacheHint, predicate */
+    if (segment(op, 2) != 2 || segment(op, 3) > 0 || segment(op, 4) > 0) {
+      fail(r, op, "only 2-D tiled TMA stores without cache hint or predicate are implemented");
+      return false;
+    }
+    KbValue args[5] = {o[0], sharedAddr(r, op, o[1]), o[2], o[3],
+                       site(r, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", operandTag(op))};
+    call(r, "nvfp4_sim_tma_store", 5, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.cp.async.bulk.commit.group")) {
+    KbValue s = site(r, "cp.async.bulk.commit_group", NULL);
+    call(r, "nvfp4_sim_bulk_commit_group", 1, &s);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.cp.async.bulk.wait_group")) {
+    MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
+    const bool read = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("read")));
+    KbValue args[3] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),
+                       kbI32(b, read),
+                       site(r, read ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group",
+                            NULL)};
+    call(r, "nvfp4_sim_bulk_wait_group", 3, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.prefetch")) {
+    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tensormap")))) {
+      fail(r, op, "only prefetch.tensormap is implemented");
+      return false;
+    }
+    KbValue args[2] = {o[0], site(r, "prefetch.tensormap", NULL)};
+    call(r, "nvfp4_sim_prefetch_tensormap", 2, args);
+    return true;
+  }
+
+  /* ---- tcgen05 ---- */
+  char cgText[24];
+  snprintf(cgText, sizeof cgText, "cta_group::%u", cg);
+  if (!strcmp(name, "nvvm.tcgen05.alloc")) {
+    KbValue dst = isPtr(mlirValueGetType(o[0]), 3) ? sharedAddr(r, op, o[0]) : (KbValue){NULL};
+    if (mlirValueIsNull(dst)) {
+      fail(r, op, "tcgen05.alloc destination must be a shared::cta pointer");
+      return false;
+    }
+    KbValue args[4] = {dst, o[1], kbI32(b, cg), site(r, "tcgen05.alloc", cgText)};
+    call(r, "nvfp4_sim_tc_alloc", 4, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.dealloc")) {
+    KbValue args[4] = {tmemAddr(r, op, o[0]), o[1], kbI32(b, cg), site(r, "tcgen05.dealloc", cgText)};
+    call(r, "nvfp4_sim_tc_dealloc", 4, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.relinquish_alloc_permit")) {
+    KbValue args[2] = {kbI32(b, cg), site(r, "tcgen05.relinquish_alloc_permit", cgText)};
+    call(r, "nvfp4_sim_tc_relinquish", 2, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.cp")) {
+    if (!attrIs(r, op, "shape", "#nvvm.tcgen05_cp_shape<shape_32x128b>") ||
+        !attrIs(r, op, "multicast", "#nvvm.tcgen05_cp_multicast<warpx4>") ||
+        !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("srcFormat")))) {
+      fail(r, op, "only tcgen05.cp .32x128b.warpx4 without decompression is implemented");
+      return false;
+    }
+    KbValue args[4] = {tmemAddr(r, op, o[0]), o[1], kbI32(b, cg),
+                       site(r, "tcgen05.cp.32x128b.warpx4", cgText)};
+    call(r, "nvfp4_sim_tc_cp", 4, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.mma.block_scale")) {
+    if (!attrIs(r, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
+        !attrIs(r, op, "blockScale", "#nvvm.tcgen05_mma_block_scale<block16>") || n != 7 ||
+        !mlirTypeEqual(mlirValueGetType(o[1]), b->i64)) {
+      fail(r, op, "only tcgen05.mma.kind::mxf4nvf4.block_scale.block16 with A in shared memory "
+                  "is implemented");
+      return false;
+    }
+    KbValue args[9] = {tmemAddr(r, op, o[0]), o[1], o[2], o[3], kbZExt(b, o[4], b->i32),
+                       tmemAddr(r, op, o[5]), tmemAddr(r, op, o[6]), kbI32(b, cg),
+                       site(r, "tcgen05.mma.kind::mxf4nvf4.block_scale.block16", cgText)};
+    call(r, "nvfp4_sim_tc_mma", 9, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.commit")) {
+    if (!isPtr(mlirValueGetType(o[0]), 3)) {
+      fail(r, op, "tcgen05.commit barrier must be a shared::cta pointer");
+      return false;
+    }
+    KbValue args[4] = {sharedAddr(r, op, o[0]), n > 1 ? asI32(r, o[1]) : kbI32(b, 0), kbI32(b, cg),
+                       site(r, n > 1 ? "tcgen05.commit.mbarrier::arrive::one.multicast::cluster"
+                                     : "tcgen05.commit.mbarrier::arrive::one",
+                            cgText)};
+    call(r, "nvfp4_sim_tc_commit", 4, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.ld")) {
+    MlirValue res = mlirOperationGetResult(op, 0);
+    MlirType ty = mlirValueGetType(res);
+    if (!attrIs(r, op, "shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>") || n != 1 ||
+        !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("pack"))) ||
+        !(mlirTypeIsAVector(ty) || mlirTypeEqual(ty, b->i32))) {
+      fail(r, op, "only tcgen05.ld .32x32b without pack is implemented");
+      return false;
+    }
+    int64_t num = mlirTypeIsAVector(ty) ? mlirShapedTypeGetDimSize(ty, 0) : 1;
+    char detail[32];
+    snprintf(detail, sizeof detail, ".x%lld", (long long)num);
+    KbValue s = site(r, "tcgen05.ld.sync.aligned.32x32b", detail);
+    KbVar buf = kbVar(b, ty, (MlirValue){NULL});
+    KbValue args[4] = {tmemAddr(r, op, o[0]), kbI32(b, num), buf.slot, s};
+    call(r, "nvfp4_sim_tc_ld", 4, args);
+    rewriteLdUses(r, res, buf, s);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.tcgen05.wait")) {
+    const bool ld = attrIs(r, op, "kind", "#nvvm.tcgen05_wait<load>");
+    KbValue args[2] = {kbI32(b, ld), site(r, ld ? "tcgen05.wait::ld" : "tcgen05.wait::st", NULL)};
+    call(r, "nvfp4_sim_tc_wait", 2, args);
+    return true;
+  }
+  fail(r, op, "this NVVM operation has no CPU implementation");
+  return false;
+}
+
+typedef struct OpList { MlirOperation *ops; int n, cap; bool oom; } OpList;
+
+static void push(OpList *l, MlirOperation op) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 1024;
+    MlirOperation *g = realloc(l->ops, sizeof *g * (size_t)cap);
+    if (!g) { l->oom = true; return; }
+    l->ops = g;
+    l->cap = cap;
+  }
+  l->ops[l->n++] = op;
+}
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  char name[128];
+  opName(op, name, sizeof name);
+  if (!strncmp(name, "nvvm.", 5) || !strcmp(name, "llvm.load") || !strcmp(name, "llvm.store") ||
+      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm"))
+    push(user, op);
+  return MlirWalkResultAdvance;
+}
+
+/* Pointer-producing ops left without uses after the rewrite (repeated: chains). */
+static bool isDeadPointerOp(MlirOperation op) {
+  if (mlirOperationGetNumResults(op) != 1) return false;
+  MlirValue res = mlirOperationGetResult(op, 0);
+  if (!mlirOpOperandIsNull(mlirValueGetFirstUse(res))) return false;
+  MlirType t = mlirValueGetType(res);
+  return (nvfp4OpIs(op, "llvm.inttoptr") || nvfp4OpIs(op, "llvm.addrspacecast") ||
+          nvfp4OpIs(op, "llvm.mlir.addressof") || nvfp4OpIs(op, "nvvm.mapa")) &&
+         mlirTypeIsALLVMPointerType(t) && mlirLLVMPointerTypeGetAddressSpace(t) != 0;
+}
+
+static MlirWalkResult collectDead(MlirOperation op, void *user) {
+  if (isDeadPointerOp(op)) push(user, op);
+  return MlirWalkResultAdvance;
+}
+
+static bool rewriteKernel(MlirOperation func, Text *plan) {
+  MlirContext ctx = mlirOperationGetContext(func);
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(region);
+  Rewriter r;
+  memset(&r, 0, sizeof r);
+  kbInit(&r.b, ctx, mlirOperationGetLocation(func), region, entry);
+  /* The shared-memory window base, once per thread, after the allocas' anchor. */
+  r.b.cur = entry;
+  r.b.insertBefore = mlirOperationGetNextInBlock(r.b.allocaAnchor);
+  r.smemBase = kbCall(&r.b, "nvfp4_sim_smem_base", r.b.ptr, 0, NULL);
+
+  OpList list = {0};
+  mlirOperationWalk(func, collect, &list, MlirWalkPreOrder);
+  bool ok = !list.oom;
+  for (int i = 0; ok && i < list.n; ++i) {
+    MlirOperation op = list.ops[i];
+    r.b.loc = mlirOperationGetLocation(op);
+    r.b.cur = mlirOperationGetBlock(op);
+    r.b.insertBefore = op;
+    bool erase = rewrite(&r, op);
+    if (r.error || r.b.failed) {
+      char msg[320];
+      snprintf(msg, sizeof msg, "nvfp4-cpu-target: %s", r.error ? r.error : "internal error");
+      nvfp4EmitError(mlirOperationGetLocation(r.errorOp.ptr ? r.errorOp : op), msg);
+      ok = false;
+      break;
+    }
+    if (erase) mlirOperationDestroy(op);
+  }
+  for (bool again = ok; again;) {
+    OpList dead = {0};
+    mlirOperationWalk(func, collectDead, &dead, MlirWalkPostOrder);
+    for (int i = 0; i < dead.n; ++i) mlirOperationDestroy(dead.ops[i]);
+    again = dead.n > 0;
+    free(dead.ops);
+  }
+  free(list.ops);
+  if (ok) textf(plan, "%s", r.sites.data ? r.sites.data : "");
+  free(r.sites.data);
+  return ok && !r.sites.oom;
+}
+
+/* ---- the plan text: the planner's tables of the variant, from its metadata record ---- */
+
+static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *why, size_t size) {
+  nvfp4_kernel_metadata m;
+  memset(&m, 0, sizeof m);
+#define F(field, off) m.field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
+  NVFP4_META_U32_FIELDS(F)
+#undef F
+  MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
+                               .ctaGroup = m.cta_group, .tileN = m.tile_n,
+                               .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
+                               .stages = m.stages};
+  MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
+  if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
+    free(cfg);
+    return false;
+  }
+  char vname[32];
+  mlirNvfp4VariantName(spec, vname, sizeof vname);
+  textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
+        m.block[0], m.cluster[0], m.dyn_smem_bytes);
+  textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
+        MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
+        MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
+  for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
+    const MlirNvfp4SmemRegion *s = &cfg->smem[i];
+    textf(t, "smem %u %u %u %u %s\n", s->offset, s->bytes, s->copies, s->stride, s->name);
+  }
+  /* the parts of a stage, so that reports can name the tile a byte belongs to */
+  textf(t, "stagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\n",
+        cfg->mOffset, cfg->mBytes, "M-role tile", cfg->nOffset, cfg->nBytes, "N-role tile",
+        cfg->sfmOffset, cfg->sfmBytes, "M-role scale factors", cfg->sfnOffset, cfg->sfnBytes,
+        "N-role scale factors");
+  for (uint32_t i = 0; i < cfg->numBarrierArrays; ++i) {
+    const MlirNvfp4BarrierArray *a = &cfg->barriers[i];
+    textf(t, "barrier %u %u %u %s\n", cfg->barrierOffset + 8u * a->first, a->count, a->arrivals,
+          a->name);
+  }
+  for (uint32_t i = 0; i < cfg->numTmemRegions; ++i) {
+    const MlirNvfp4TmemRegion *s = &cfg->tmem[i];
+    textf(t, "tmem %u %u %u %u %s\n", s->column, s->columns, s->copies, s->stride, s->name);
+  }
+  free(cfg);
+  return true;
+}
+
+/* The plan text as a NUL-terminated string global (non-printable bytes escaped). */
+static bool addPlanGlobal(MlirContext ctx, MlirBlock body, const char *kernel, const Text *plan) {
+  Text g = {0};
+  textf(&g, "llvm.mlir.global external constant @%s%s(\"", kernel, NVFP4_SIM_PLAN_SUFFIX);
+  for (size_t i = 0; i < plan->len; ++i) {
+    unsigned char c = (unsigned char)plan->data[i];
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') textf(&g, "%c", c);
+    else textf(&g, "\\%02X", c);
+  }
+  textf(&g, "\\00\") {addr_space = 0 : i32} : !llvm.array<%zu x i8>", plan->len + 1);
+  if (g.oom) {
+    free(g.data);
+    return false;
+  }
+  MlirOperation op = mlirOperationCreateParse(ctx, str(g.data), str("nvfp4-cpu-plan"));
+  free(g.data);
+  if (mlirOperationIsNull(op)) return false;
+  mlirBlockAppendOwnedOperation(body, op);
+  return true;
+}
+
+static bool isKernel(MlirOperation op) {
+  return nvfp4OpIs(op, "llvm.func") &&
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvvm.kernel")));
+}
+
+static bool kernelName(MlirOperation func, char *out, size_t size) {
+  MlirAttribute s = mlirOperationGetAttributeByName(func, str("sym_name"));
+  if (mlirAttributeIsNull(s)) return false;
+  MlirStringRef n = mlirStringAttrGetValue(s);
+  snprintf(out, size, "%.*s", (int)n.length, n.data);
+  return true;
+}
+
+/* The kernel's metadata record (the one whose name field is the kernel's). */
+static const unsigned char *recordOf(const unsigned char *table, size_t count, const char *kernel) {
+  for (size_t i = 0; i < count; ++i) {
+    const unsigned char *rec = table + i * NVFP4_METADATA_BYTES;
+    if (!strncmp((const char *)rec + NVFP4_META_KERNEL_NAME, kernel, NVFP4_META_KERNEL_NAME_BYTES))
+      return rec;
+  }
+  return NULL;
+}
+
+static bool convertModule(MlirOperation gpuModule) {
+  MlirContext ctx = mlirOperationGetContext(gpuModule);
+  MlirLocation loc = mlirOperationGetLocation(gpuModule);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
+  MlirOperation meta = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
+  MlirAttribute v = mlirOperationGetAttributeByName(meta, str("value"));
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) {
+    nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
+    return false;
+  }
+  int64_t nbytes = mlirElementsAttrGetNumElements(v);
+  unsigned char *table = malloc((size_t)nbytes + 1);
+  if (!table || nbytes % NVFP4_METADATA_BYTES) {
+    free(table);
+    nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
+    return false;
+  }
+  for (int64_t i = 0; i < nbytes; ++i) table[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
+  /* Host globals live in the default address space. */
+  mlirOperationSetAttributeByName(meta, str("addr_space"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
+
+  for (size_t i = 0; i < sizeof kDecls / sizeof kDecls[0]; ++i)
+    mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreateParse(ctx, str(kDecls[i]), str("nvfp4-cpu")));
+
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!isKernel(op)) continue;
+    char kernel[NVFP4_META_KERNEL_NAME_BYTES + 1], why[256];
+    if (!kernelName(op, kernel, sizeof kernel)) continue;
+    const unsigned char *rec = recordOf(table, (size_t)nbytes / NVFP4_METADATA_BYTES, kernel);
+    Text plan = {0};
+    if (!rec || !planOf(rec, kernel, &plan, why, sizeof why)) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "nvfp4-cpu-target: kernel %s: %s", kernel,
+               rec ? why : "has no metadata record");
+      nvfp4EmitError(mlirOperationGetLocation(op), msg);
+      ok = false;
+    }
+    ok = ok && rewriteKernel(op, &plan);
+    if (ok) {
+      /* a plain pointer parameter: the simulator passes the CTA's parameter block */
+      mlirOperationSetAttributeByName(op, str("arg_attrs"),
+                                      mlirAttributeParseGet(ctx, str("[{llvm.align = 64 : i64, llvm.noalias}]")));
+      const char *drop[] = {"nvvm.kernel", "nvvm.reqntid", "nvvm.maxntid", "nvvm.minctasm",
+                            "nvvm.cluster_dim"};
+      for (size_t d = 0; d < sizeof drop / sizeof drop[0]; ++d)
+        mlirOperationRemoveAttributeByName(op, str(drop[d]));
+      mlirOperationSetAttributeByName(op, str("nvfp4.cpu_kernel"), mlirUnitAttrGet(ctx));
+      ok = !plan.oom && addPlanGlobal(ctx, body, kernel, &plan);
+      if (!ok) nvfp4EmitError(loc, "nvfp4-cpu-target: cannot build the plan text");
+    }
+    free(plan.data);
+  }
+  free(table);
+  if (!ok) return false;
+  /* The dynamic shared-memory symbol is the simulator's now (nvfp4_sim_dyn_smem). */
+  MlirOperation dyn = nvfp4FindSymbol(gpuModule, "nvfp4_dyn_smem");
+  if (!mlirOperationIsNull(dyn)) mlirOperationDestroy(dyn);
+  mlirOperationRemoveAttributeByName(gpuModule, str("targets"));
+  mlirOperationSetAttributeByName(gpuModule, str("nvfp4.cpu"), mlirUnitAttrGet(ctx));
+  return true;
+}
+
+static void runCpuTarget(MlirOperation module, MlirExternalPass pass, void *userData) {
+  (void)userData;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!nvfp4OpIs(op, "gpu.module")) continue;
+    if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.cpu")))) continue;
+    if (!convertModule(op)) {
+      mlirExternalPassSignalFailure(pass);
+      return;
+    }
+  }
+}
+
+MlirPass mlirNvfp4CreateCpuTargetPass(void) {
+  static MlirTypeID id;
+  MlirDialectHandle deps[3] = {mlirGetDialectHandle__llvm__(), mlirGetDialectHandle__nvvm__(),
+                               mlirGetDialectHandle__gpu__()};
+  return nvfp4CreateModulePass(
+      &id, "NVFP4CpuTarget", "nvfp4-cpu-target",
+      "Rewrite nvfp4 kernels into host code that runs on the CTA simulator (libnvfp4sim)", 3,
+      deps, runCpuTarget);
+}

@@ -1,0 +1,264 @@
+/* nvfp4-run-cpu.c — `nvfp4-run --cpu`: runs the CPU execution target of a kernel family
+ * (the shared object nvfp4-compile --cpu writes from the same source as the cubin) on the
+ * CTA simulator (libnvfp4sim), with the same input generator, C reference check and check
+ * that nothing outside each group's M x N region of C was written as the GPU path. No
+ * driver and no GPU are involved.
+ *
+ *   nvfp4-run --cpu KERNEL.so (--case ... | --groups ...) [--variant V] [--seed S]
+ *             [--full-range] [--ldc-pad P] [--sms N] [--schedule-seed S] [--max-reports N]
+ *             [--threads T] [--json] [--no-check] [--trace]
+ *
+ * --sms is the simulated SM count (grid = min(SMs, tiles) CTAs, rounded to whole CTA
+ * pairs; few SMs give every CTA many tiles, so ring reuse and its hazards are exercised);
+ * the variant is chosen as the runtime would on a B200 (148 SMs) unless --variant names it.
+ * --schedule-seed seeds the fiber order and the completion points of the asynchronous
+ * operations (its value mod 3 picks eager, mixed or lazy completion).
+ *
+ * Exit codes: 0 pass, 1 check failed, 2 usage or runtime error, 3 deadlock, 4 hazard or
+ * illegal operation reported by the simulator. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvfp4rt.h"
+#include "nvfp4rt_host.h"
+#include "nvfp4sim.h"
+
+int nvfp4_run_cpu(int argc, char **argv);
+
+enum { CPU_PASS = 0, CPU_CHECK_FAILED = 1, CPU_ERROR = 2, CPU_DEADLOCK = 3, CPU_HAZARD = 4 };
+
+static void cpu_usage(FILE *f) {
+  fprintf(f, "usage: nvfp4-run --cpu KERNEL.so (--case test:N|B1..B4|random:G|edge:G | --groups "
+             "\"m,n,k;...\")\n"
+             "                 [--variant NAME|INDEX] [--seed S] [--full-range] [--ldc-pad P]\n"
+             "                 [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
+             "                 [--json] [--no-check] [--trace]\n"
+             "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
+}
+
+static double ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The shapes of a case name: test:N, B1..B4, random:G, edge:G. 0 when unknown. */
+static uint32_t case_shapes(const char *name, uint64_t seed, nvfp4h_shape *shapes) {
+  const int random = !strncmp(name, "random:", 7), edge = !strncmp(name, "edge:", 5);
+  if (random || edge) {
+    const char *num = name + (random ? 7 : 5);
+    char *end;
+    long g = strtol(num, &end, 10);
+    if (*num < '0' || *num > '9' || *end || g < 1 || g > NVFP4H_MAX_GROUPS) return 0;
+    if (random) nvfp4h_random_shapes(seed, (uint32_t)g, 300, 600, 1024, shapes);
+    else nvfp4h_edge_shapes(seed, (uint32_t)g, shapes);
+    return (uint32_t)g;
+  }
+  return nvfp4h_case_shapes(name, shapes, NVFP4H_MAX_GROUPS);
+}
+
+int nvfp4_run_cpu(int argc, char **argv) {
+  const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
+  uint64_t seed = 1111, sched = 1;
+  uint32_t ldc_pad = 0, sms = 4, max_reports = 10;
+  int full = 0, json = 0, check = 1, threads = 0, trace = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (cpu_usage(stderr), exit(CPU_ERROR), (char *)0))
+    if (!strcmp(a, "--cpu")) path = NEXT();
+    else if (!strcmp(a, "--case")) case_name = NEXT();
+    else if (!strcmp(a, "--groups")) groups_spec = NEXT();
+    else if (!strcmp(a, "--variant")) variant = NEXT();
+    else if (!strcmp(a, "--seed")) seed = strtoull(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--schedule-seed")) sched = strtoull(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--sms")) sms = (uint32_t)strtoul(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)strtoul(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)strtoul(NEXT(), NULL, 10);
+    else if (!strcmp(a, "--threads")) threads = atoi(NEXT());
+    else if (!strcmp(a, "--full-range")) full = 1;
+    else if (!strcmp(a, "--json")) json = 1;
+    else if (!strcmp(a, "--no-check")) check = 0;
+    else if (!strcmp(a, "--trace")) trace = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { cpu_usage(stdout); return 0; }
+    else { fprintf(stderr, "nvfp4-run --cpu: unknown or misplaced argument %s\n", a); cpu_usage(stderr); return CPU_ERROR; }
+#undef NEXT
+  }
+  if (!path || (!case_name == !groups_spec) || sms < 1 || ldc_pad > (1u << 20)) {
+    cpu_usage(stderr);
+    return CPU_ERROR;
+  }
+  nvfp4h_shape shapes[NVFP4H_MAX_GROUPS];
+  uint32_t ng = case_name ? case_shapes(case_name, seed, shapes)
+                          : nvfp4h_parse_groups(groups_spec, shapes, NVFP4H_MAX_GROUPS);
+  if (!ng) {
+    fprintf(stderr, "nvfp4-run --cpu: bad case or groups '%s'\n", case_name ? case_name : groups_spec);
+    return CPU_ERROR;
+  }
+
+  char why[512];
+  nvfp4sim_module *mod = NULL;
+  if (nvfp4sim_module_load(path, &mod, why, sizeof why) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", why);
+    return CPU_ERROR;
+  }
+  int rc = CPU_ERROR;
+  nvfp4h_problem prob;
+  memset(&prob, 0, sizeof prob);
+  uint16_t *cbuf[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
+  void *block = NULL;
+  const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
+  if (nvfp4h_problem_generate_ex(shapes, ng, seed,
+                                 full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, ldc_pad,
+                                 &prob) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs (K must be a positive multiple of 32)\n");
+    goto done;
+  }
+  /* C buffers the kernel writes: a copy of the pre-filled garbage, guard row included */
+  nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
+  nvfp4sim_range writable[NVFP4H_MAX_GROUPS];
+  for (uint32_t g = 0; g < ng; g++) {
+    nvfp4h_group_data *d = &prob.groups[g];
+    size_t bytes = (d->c_alloc_bytes + 63) / 64 * 64;
+    cbuf[g] = aligned_alloc(64, bytes);
+    if (!cbuf[g]) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
+    memcpy(cbuf[g], d->c, d->c_alloc_bytes);
+    writable[g] = (nvfp4sim_range){cbuf[g], d->c_alloc_bytes};
+    groups[g] = (nvfp4rt_group){(uint64_t)(uintptr_t)d->a, (uint64_t)(uintptr_t)d->b,
+                                (uint64_t)(uintptr_t)d->sfa, (uint64_t)(uintptr_t)d->sfb,
+                                (uint64_t)(uintptr_t)cbuf[g], d->m, d->n, d->k, d->ldc};
+  }
+  int v = -1;
+  if (variant) {
+    char *end;
+    long vi = strtol(variant, &end, 10);
+    v = *variant && !*end ? (int)vi : nvfp4sim_module_find_variant(mod, variant);
+    if (v < 0 || v >= (int)table->count) {
+      fprintf(stderr, "nvfp4-run --cpu: the object has no variant '%s' (nvfp4-run --info lists "
+                      "a cubin's)\n", variant);
+      goto done;
+    }
+  } else {
+    v = nvfp4rt_select_variant(table, groups, ng, 148, NULL);
+    if (v < 0) v = 0;
+  }
+  const nvfp4_kernel_metadata *meta = &table->variants[v];
+  size_t image = NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
+  block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, (image + 63) / 64 * 64);
+  nvfp4rt_plan_layout *layout = malloc(sizeof *layout);
+  if (!block || !layout) { free(layout); fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
+  if (nvfp4sim_params_build(meta, groups, ng, block, (image + 63) / 64 * 64, layout, why, sizeof why) != 0) {
+    free(layout);
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", why);
+    goto done;
+  }
+  const uint32_t tiles = layout->total_tiles;
+  free(layout);
+  const uint32_t grid = nvfp4rt_grid_size(meta, tiles, sms);
+
+  nvfp4sim_options opts = {sched, max_reports, stderr, trace};
+  nvfp4sim_result res;
+  memset(&res, 0, sizeof res);
+  if (grid) nvfp4sim_launch(mod, (uint32_t)v, block, grid, writable, ng, &opts, &res);
+  if (res.outcome == NVFP4SIM_ERROR) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
+    goto done;
+  }
+
+  nvfp4h_check_result chk;
+  nvfp4h_check_init(&chk);
+  double ref_ms = 0;
+  if (check && res.outcome != NVFP4SIM_DEADLOCK && res.outcome != NVFP4SIM_FAULT) {
+    double t0 = ms_now();
+    for (uint32_t g = 0; g < ng; g++) {
+      nvfp4h_group_data *d = &prob.groups[g];
+      ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
+      if (!ref[g] || nvfp4h_reference_gemm(d, ref[g], d->ldc, threads) != 0) {
+        fprintf(stderr, "nvfp4-run --cpu: reference GEMM out of memory\n");
+        goto done;
+      }
+      nvfp4h_check_group(d, cbuf[g], ref[g], g, &chk);
+    }
+    ref_ms = ms_now() - t0;
+  }
+  const int checked = check && res.outcome != NVFP4SIM_DEADLOCK && res.outcome != NVFP4SIM_FAULT;
+  const int pass = !checked || nvfp4h_check_passed(&chk);
+  const char *label = case_name ? case_name : "custom";
+  if (json) {
+    printf("{\"cpu_object\": \"%s\", \"kernel\": \"%s\", \"device\": \"cpu\", \"case\": \"%s\", "
+           "\"seed\": %llu, \"schedule_seed\": %llu, \"distribution\": \"%s\", \"groups\": [",
+           path, meta->kernel_name, label, (unsigned long long)seed, (unsigned long long)sched,
+           full ? "full-range" : "competition");
+    for (uint32_t g = 0; g < ng; g++)
+      printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
+    printf("], \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
+           "\"hazards\": %llu, \"checked\": %s, \"pass\": %s, \"mismatches\": %llu, "
+           "\"max_abs_err\": %.6g, \"max_rel_err\": %.6g, \"cpu_ms\": %.1f, \"reference_ms\": %.1f, "
+           "\"fiber_switches\": %llu, \"async_ops\": %llu, \"mma_ops\": %llu, \"tma_ops\": %llu, "
+           "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
+           sms, grid, tiles, nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards,
+           checked ? "true" : "false", pass ? "true" : "false", (unsigned long long)chk.mismatches,
+           chk.max_abs, chk.max_rel, res.wall_ms, ref_ms, (unsigned long long)res.switches,
+           (unsigned long long)res.async_ops, (unsigned long long)res.mma_ops,
+           (unsigned long long)res.tma_ops, ldc_pad, (unsigned long long)chk.outside_checked,
+           (unsigned long long)chk.outside_writes);
+  } else {
+    printf("device   cpu (libnvfp4sim; %u simulated SMs, schedule seed %llu)\n", sms,
+           (unsigned long long)sched);
+    printf("kernel   %s [%s]  grid %u  block %ux%ux%u  cluster %u  smem %u  tiles %u\n",
+           meta->kernel_name, meta->target, grid, meta->block[0], meta->block[1], meta->block[2],
+           meta->cluster[0], meta->dyn_smem_bytes, tiles);
+    printf("case     %s  seed %llu  %s", label, (unsigned long long)seed,
+           full ? "full-range" : "competition");
+    if (ldc_pad) printf("  ldc pad %u", ldc_pad);
+    printf("\n  group        M        N        K\n");
+    for (uint32_t g = 0; g < ng; g++)
+      printf("  %5u %8u %8u %8u\n", g, shapes[g].m, shapes[g].n, shapes[g].k);
+    printf("sim      %s  (%llu hazard reports, %u clusters, %.1f ms, %llu fiber switches, %llu "
+           "async ops: %llu mma, %llu tma)\n",
+           nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards, res.clusters,
+           res.wall_ms, (unsigned long long)res.switches, (unsigned long long)res.async_ops,
+           (unsigned long long)res.mma_ops, (unsigned long long)res.tma_ops);
+    if (res.message[0]) printf("  %s\n", res.message);
+    if (checked) {
+      printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
+             pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
+             (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
+             NVFP4H_CHECK_RTOL);
+      for (uint32_t i = 0; i < chk.reported; i++)
+        printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
+               chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);
+      if (chk.outside_writes) {
+        printf("  FAIL: kernel wrote outside C's M x N region: %llu of %llu padding-column / "
+               "guard-row / empty-group elements changed\n",
+               (unsigned long long)chk.outside_writes, (unsigned long long)chk.outside_checked);
+        for (uint32_t i = 0; i < chk.outside_reported; i++) {
+          const nvfp4h_outside_write *w = &chk.first_outside[i];
+          const nvfp4h_group_data *d = &prob.groups[w->group];
+          const char *where = d->m == 0 || d->n == 0 ? "empty group"
+                              : w->row >= d->m      ? "guard row past M"
+                                                    : "padding column";
+          printf("  outside write group %u [%u, %u] (%s, M %u N %u ldc %u): 0x%04x, was 0x%04x\n",
+                 w->group, w->row, w->col, where, d->m, d->n, d->ldc, w->got, w->want);
+        }
+      }
+    } else {
+      printf("check    skipped (%s)\n", check ? "the simulation did not finish" : "--no-check");
+    }
+  }
+  rc = res.outcome == NVFP4SIM_DEADLOCK ? CPU_DEADLOCK
+       : res.outcome == NVFP4SIM_HAZARD || res.outcome == NVFP4SIM_FAULT ? CPU_HAZARD
+       : pass ? CPU_PASS : CPU_CHECK_FAILED;
+
+done:
+  for (uint32_t g = 0; g < NVFP4H_MAX_GROUPS; g++) {
+    free(cbuf[g]);
+    free(ref[g]);
+  }
+  free(block);
+  nvfp4h_problem_free(&prob);
+  nvfp4sim_module_destroy(mod);
+  return rc;
+}
