@@ -33,4 +33,7 @@ for p in emu: native:--native; do
   cp "$OUT/host-launch-${p%%:*}/host-launch" "$OUT/bin/host-launch-${p%%:*}"
   rm -rf "$OUT/host-launch-${p%%:*}"
 done
+# The suite itself travels with the package (the GPU machine gets another checkout's scripts):
+# run it as `bash $OUT/device-suite.sh` from the repository root.
+cp scripts/device-suite.sh "$OUT/"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"
