@@ -515,15 +515,22 @@ static inline uint32_t nvfp4_emu_check_cols(const nvfp4_emu_alloc_state *st, con
 
 static inline int emu_is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
 
-/* The rules of one tcgen05.alloc of nCols in a CTA (op names the instruction form). */
-static inline uint32_t emu_alloc_rules(const nvfp4_emu_alloc_state *st, uint32_t ncols,
-                                       const char *op, nvfp4_emu_err *e) {
+/* nCols of an alloc / dealloc: a power of 2 in [32, 512]. */
+static inline uint32_t emu_ncols_rule(uint32_t ncols, const char *op, nvfp4_emu_err *e) {
   if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
     emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
     emu_err_u32(e, ncols);
     emu_err_str(e, " must be a power of 2 in [32, 512]");
     return e->code;
   }
+  return 0;
+}
+
+/* The rules of one tcgen05.alloc of nCols in a CTA (op names the instruction form). */
+static inline uint32_t emu_alloc_rules(const nvfp4_emu_alloc_state *st, uint32_t ncols,
+                                       const char *op, nvfp4_emu_err *e) {
+  if (emu_ncols_rule(ncols, op, e))
+    return e->code;
   if (st->relinquished) {
     emu_fail(e, NVFP4_EMU_ERR_ALLOC_RELINQUISHED, op,
              "allocation after tcgen05.relinquish_alloc_permit in this CTA");
@@ -597,12 +604,8 @@ static inline uint32_t nvfp4_emu_state_alloc(nvfp4_emu_alloc_state *st, uint32_t
 static inline uint32_t emu_dealloc_rules(const nvfp4_emu_alloc_state *st, uint32_t taddr,
                                          uint32_t ncols, const char *op, nvfp4_emu_err *e) {
   uint32_t col = nvfp4_emu_taddr_col(taddr);
-  if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
-    emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
-    emu_err_u32(e, ncols);
-    emu_err_str(e, " must be a power of 2 in [32, 512]");
+  if (emu_ncols_rule(ncols, op, e))
     return e->code;
-  }
   if (nvfp4_emu_taddr_lane(taddr) != 0u || col % 32u != 0u || col >= NVFP4_EMU_TMEM_COLUMNS ||
       st->size_at[col / 32u] == 0u) {
     emu_fail(e, NVFP4_EMU_ERR_DEALLOC, op, "taddr ");

@@ -117,11 +117,16 @@ static void emu_require_uniform(uint32_t v, const char *op, const char *what,
   }
 }
 
-void nvfp4_emu_tcgen05_alloc(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols,
-                             uint64_t workspace) {
-  static const char op[] = "tcgen05.alloc";
-  emu_require_full_warp(op, __func__);
-  emu_require_uniform(ncols, op, "nCols", __func__);
+/* The allocation management instructions, .cta_group::1 and ::2 (the _cg2 entry points
+ * below); the pair forms meet the peer CTA's warp in emu_pair_collective. */
+static uint32_t emu_pair_collective(uint32_t op, uint32_t ncols, uint32_t taddr,
+                                    const char *name, const char *function);
+enum { EMU_PAIR_ALLOC = 1, EMU_PAIR_RELINQUISH = 2, EMU_PAIR_DEALLOC = 3 };
+
+static void emu_alloc_warp(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols, uint64_t workspace,
+                           uint32_t group, const char *op, const char *function) {
+  emu_require_full_warp(op, function);
+  emu_require_uniform(ncols, op, "nCols", function);
   if (emu_laneid() == 0) {
     nvfp4_emu_err e;
     uint32_t col = 0;
@@ -133,40 +138,63 @@ void nvfp4_emu_tcgen05_alloc(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols,
       emu_err_hex(&e, workspace);
       emu_err_str(&e, " is null, not 16-byte aligned, or differs from this CTA's earlier "
                       "allocation");
-      emu_trap(&e, __func__);
+      emu_trap(&e, function);
     }
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 1, op, &e), &e, __func__);
-    emu_check(nvfp4_emu_state_alloc(emu_state_ptr(), ncols, &col, &e), &e, __func__);
-    emu_state.tmem_base = base;
+    emu_check(nvfp4_emu_state_group(emu_state_ptr(), group, op, &e), &e, function);
+    if (group == 1) {
+      emu_check(nvfp4_emu_state_alloc(emu_state_ptr(), ncols, &col, &e), &e, function);
+      emu_state.tmem_base = base;
+    } else {
+      emu_state.tmem_base = base; /* before the rendezvous: the peer reaches it from then on */
+      col = emu_pair_collective(EMU_PAIR_ALLOC, ncols, 0, op, function);
+    }
     *dst = col; /* lane 0, column col */
   }
   emu_syncwarp();
 }
 
-void nvfp4_emu_tcgen05_dealloc(uint32_t taddr, uint32_t ncols) {
-  static const char op[] = "tcgen05.dealloc";
-  emu_require_full_warp(op, __func__);
-  emu_require_uniform(taddr, op, "taddr", __func__);
-  emu_require_uniform(ncols, op, "nCols", __func__);
+static void emu_dealloc_warp(uint32_t taddr, uint32_t ncols, uint32_t group, const char *op,
+                             const char *function) {
+  emu_require_full_warp(op, function);
+  emu_require_uniform(taddr, op, "taddr", function);
+  emu_require_uniform(ncols, op, "nCols", function);
   if (emu_laneid() == 0) {
     nvfp4_emu_err e;
-    (void)emu_tmem_for(op, __func__);
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 1, op, &e), &e, __func__);
-    emu_check(nvfp4_emu_state_dealloc(emu_state_ptr(), taddr, ncols, &e), &e, __func__);
+    (void)emu_tmem_for(op, function);
+    emu_check(nvfp4_emu_state_group(emu_state_ptr(), group, op, &e), &e, function);
+    if (group == 1)
+      emu_check(nvfp4_emu_state_dealloc(emu_state_ptr(), taddr, ncols, &e), &e, function);
+    else
+      (void)emu_pair_collective(EMU_PAIR_DEALLOC, ncols, taddr, op, function);
   }
   emu_syncwarp();
 }
 
-void nvfp4_emu_tcgen05_relinquish_alloc_permit(void) {
-  static const char op[] = "tcgen05.relinquish_alloc_permit";
-  emu_require_full_warp(op, __func__);
+static void emu_relinquish_warp(uint32_t group, const char *op, const char *function) {
+  emu_require_full_warp(op, function);
   if (emu_laneid() == 0) {
     nvfp4_emu_err e;
     emu_state_claim();
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 1, op, &e), &e, __func__);
-    emu_state.relinquished = 1;
+    emu_check(nvfp4_emu_state_group(emu_state_ptr(), group, op, &e), &e, function);
+    if (group == 1)
+      emu_state.relinquished = 1;
+    else
+      (void)emu_pair_collective(EMU_PAIR_RELINQUISH, 0, 0, op, function);
   }
   emu_syncwarp();
+}
+
+void nvfp4_emu_tcgen05_alloc(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols,
+                             uint64_t workspace) {
+  emu_alloc_warp(dst, ncols, workspace, 1, "tcgen05.alloc", __func__);
+}
+
+void nvfp4_emu_tcgen05_dealloc(uint32_t taddr, uint32_t ncols) {
+  emu_dealloc_warp(taddr, ncols, 1, "tcgen05.dealloc", __func__);
+}
+
+void nvfp4_emu_tcgen05_relinquish_alloc_permit(void) {
+  emu_relinquish_warp(1, "tcgen05.relinquish_alloc_permit", __func__);
 }
 
 void nvfp4_emu_tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t sdesc) {
@@ -232,8 +260,6 @@ void nvfp4_emu_tcgen05_fence_after_thread_sync(void) { emu_fence_cta(); }
  * would block for ever). Both CTAs of a cluster are co-scheduled, so a healthy kernel meets
  * within microseconds; the bound leaves room for compute-sanitizer's slowdown. */
 #define EMU_PAIR_TIMEOUT_NS (60ull * 1000000000ull)
-
-enum { EMU_PAIR_ALLOC = 1, EMU_PAIR_RELINQUISH = 2, EMU_PAIR_DEALLOC = 3 };
 
 /* The rendezvous mailbox of a CTA (uninitialised shared memory, never reset: every word the
  * partner waits for carries a token of this launch, cluster and collective). */
@@ -353,52 +379,15 @@ static uint32_t emu_pair_collective(uint32_t op, uint32_t ncols, uint32_t taddr,
 
 void nvfp4_emu_tcgen05_alloc_cg2(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols,
                                  uint64_t workspace) {
-  static const char op[] = "tcgen05.alloc.cta_group::2";
-  emu_require_full_warp(op, __func__);
-  emu_require_uniform(ncols, op, "nCols", __func__);
-  if (emu_laneid() == 0) {
-    nvfp4_emu_err e;
-    uint64_t base = workspace + (uint64_t)emu_cta_linear() * NVFP4_EMU_TMEM_BYTES_PER_CTA;
-    emu_state_claim();
-    if (workspace == 0 || (workspace & 15u) != 0 ||
-        (emu_state.tmem_base != 0 && emu_state.tmem_base != base)) {
-      emu_fail(&e, NVFP4_EMU_ERR_WORKSPACE, op, "workspace ");
-      emu_err_hex(&e, workspace);
-      emu_err_str(&e, " is null, not 16-byte aligned, or differs from this CTA's earlier "
-                      "allocation");
-      emu_trap(&e, __func__);
-    }
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 2, op, &e), &e, __func__);
-    emu_state.tmem_base = base; /* before the rendezvous: the peer reaches it from then on */
-    *dst = emu_pair_collective(EMU_PAIR_ALLOC, ncols, 0, op, __func__); /* lane 0, column */
-  }
-  emu_syncwarp();
+  emu_alloc_warp(dst, ncols, workspace, 2, "tcgen05.alloc.cta_group::2", __func__);
 }
 
 void nvfp4_emu_tcgen05_dealloc_cg2(uint32_t taddr, uint32_t ncols) {
-  static const char op[] = "tcgen05.dealloc.cta_group::2";
-  emu_require_full_warp(op, __func__);
-  emu_require_uniform(taddr, op, "taddr", __func__);
-  emu_require_uniform(ncols, op, "nCols", __func__);
-  if (emu_laneid() == 0) {
-    nvfp4_emu_err e;
-    (void)emu_tmem_for(op, __func__);
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 2, op, &e), &e, __func__);
-    (void)emu_pair_collective(EMU_PAIR_DEALLOC, ncols, taddr, op, __func__);
-  }
-  emu_syncwarp();
+  emu_dealloc_warp(taddr, ncols, 2, "tcgen05.dealloc.cta_group::2", __func__);
 }
 
 void nvfp4_emu_tcgen05_relinquish_alloc_permit_cg2(void) {
-  static const char op[] = "tcgen05.relinquish_alloc_permit.cta_group::2";
-  emu_require_full_warp(op, __func__);
-  if (emu_laneid() == 0) {
-    nvfp4_emu_err e;
-    emu_state_claim();
-    emu_check(nvfp4_emu_state_group(emu_state_ptr(), 2, op, &e), &e, __func__);
-    (void)emu_pair_collective(EMU_PAIR_RELINQUISH, 0, 0, op, __func__);
-  }
-  emu_syncwarp();
+  emu_relinquish_warp(2, "tcgen05.relinquish_alloc_permit.cta_group::2", __func__);
 }
 
 /* The views of the even (index 0) and odd (index 1) CTA of the pair, for a one-thread
