@@ -9,8 +9,10 @@
 # Prerequisite: scripts/package-device.sh run on the build machine (fills .device/).
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
-# PARTS (environment) selects parts: runtime tests random edge bench sanitizer hostlaunch
-# (default: all).
+# PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
+# hostlaunch (default: all but smoke). smoke: three quick cases per variant, for a first
+# look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment) name
+# the variants.
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -21,7 +23,7 @@ mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
 PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch}
-VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256}
+VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 pass=0 fail=0
@@ -57,6 +59,13 @@ done
 fi
 
 ONE="--iters 1 --warmup 0 --launch-iters 0"
+# A first look at each variant: a 2-group and a 4-group test case (ragged M, several N
+# tiles) and a 3-group random full-range case.
+has smoke && for v in $VARIANTS; do
+  one "${v}_smoke_test0" "$FAM" --variant $v --case test:0 $ONE
+  one "${v}_smoke_test8" "$FAM" --variant $v --case test:8 $ONE
+  one "${v}_smoke_random3" "$FAM" --variant $v --case random:3 --seed 33 --full-range $ONE
+done
 for v in $VARIANTS; do
   has tests && for i in 0 1 2 3 4 5 6 7 8 9; do
     one "${v}_test$i" "$FAM" --variant $v --case "test:$i" $ONE
@@ -80,7 +89,7 @@ has auto && for c in test:8 B1 B3 random:16; do
 done
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 has sanitizer && for tool in memcheck racecheck synccheck; do
-  for v in ${SAN_VARIANTS:-ab_n128 swap_n256}; do
+  for v in ${SAN_VARIANTS:-ab_n128 swap_n256 ab2_n128}; do
     for c in test:0 test:8 random:3; do
       name="sanitizer_${tool}_${v}_${c/:/_}"
       if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v --case $c --seed 7 $ONE > "$LOG/$name.log" 2>&1; then

@@ -15,10 +15,12 @@ CUDA=${CUDA_ROOT:-/usr/local/cuda}
 for p in probe_sm90a:sm_90a probe_sm100a:sm_100a nometa:sm_90a; do
   "$CUDA"/bin/ptxas -arch="${p#*:}" test/Runtime/Inputs/"${p%%:*}".ptx -o "$OUT/cubin/${p%%:*}.cubin"
 done
-# The kernel family of the suite: every 1-CTA variant, compiled into one cubin from
-# examples/any16.mlir (16 groups, every dimension dynamic); the suite forces each variant.
-VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n128_st", "swap_n64", "swap_n128", "swap_n256"]'
+# The kernel family of the suite: the 1-CTA variants and the 2-CTA (cta_group::2, 1x2
+# cluster) variants, 16 kernels compiled into one cubin from examples/any16.mlir (16
+# groups, every dimension dynamic); the suite forces each variant.
+VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n128_st", "swap_n64", "swap_n128", "swap_n256", "ab2_n64", "ab2_n128", "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128", "swap2_n192", "swap2_n256"]'
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $VARIANTS/" examples/any16.mlir > "$OUT/any16_family.mlir"
+grep -q "variants = " "$OUT/any16_family.mlir" || { echo "package-device: examples/any16.mlir has no target = \"sm_100a\" to extend" >&2; exit 1; }
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" --emulate -o "$OUT/cubin/emu_family.cubin"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" -o "$OUT/cubin/sm100_family.cubin"
 # The default family (what an op without `variants` gets), for the runtime's own choice.
@@ -31,4 +33,7 @@ for p in emu: native:--native; do
   cp "$OUT/host-launch-${p%%:*}/host-launch" "$OUT/bin/host-launch-${p%%:*}"
   rm -rf "$OUT/host-launch-${p%%:*}"
 done
+# The suite itself travels with the package (the GPU machine gets another checkout's scripts):
+# run it as `bash $OUT/device-suite.sh` from the repository root.
+cp scripts/device-suite.sh "$OUT/"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"

@@ -4,12 +4,14 @@
  * kind::mxf4nvf4, TMEM addresses), element formats (FP4 E2M1, FP8 E4M3), the K-major
  * shared-memory address mapping with every swizzle mode, the per-CTA TMEM allocation table,
  * and the data paths of tcgen05.cp .32x128b.warpx4, tcgen05.mma kind::mxf4nvf4 block16 and
- * tcgen05.ld .32x32b. Everything is `static` C11 so that the same text is compiled for the
+ * tcgen05.ld .32x32b, in their .cta_group::1 forms and the .cta_group::2 forms that act on
+ * both CTAs of a CTA pair (a "view" per CTA: its TMEM, shared memory and allocation table). Everything is `static` C11 so that the same text is compiled for the
  * device (by emulation/device/nvfp4_emu.c, for nvptx64) and for the host (unit tests).
  *
  * Platform hooks: shared memory is read through nvfp4_emu_smem_ld16(); on the host it
  * indexes a caller-provided buffer that stands for the shared::cta window, on the device
- * it is an ld.shared at the descriptor address. TMEM cells are 32-bit words of the global
+ * it is an ld.shared at the descriptor address, or, for the sentinel NVFP4_EMU_SMEM_PEER, an
+ * ld.shared::cluster of the same address in the peer CTA. TMEM cells are 32-bit words of the global
  * workspace, column-major: cell (lane, column) is word column * 128 + lane.
  *
  * Every check returns an nvfp4_emu_error code and a message; the device layer turns a
@@ -338,10 +340,13 @@ static inline nvfp4_emu_idesc nvfp4_emu_idesc_decode(uint32_t i) {
   return d;
 }
 
-/* Checks an idesc for tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16. */
-static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4_block16(const nvfp4_emu_idesc *d,
-                                                              nvfp4_emu_err *e) {
-  static const char op[] = "tcgen05.mma.kind::mxf4nvf4.block16";
+/* Checks an idesc for tcgen05.mma.cta_group::<cta_group>.kind::mxf4nvf4.block_scale.block16
+ * (Table 39: cta_group::1 M = 128, N = 8..256 step 8; cta_group::2 M = 128 or 256,
+ * N = 16..256 step 16 — of which M = 256, the 4x1 datapath of Layout A, is emulated). */
+static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4(const nvfp4_emu_idesc *d,
+                                                      uint32_t cta_group, nvfp4_emu_err *e) {
+  const char *op = cta_group == 2u ? "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block16"
+                                   : "tcgen05.mma.kind::mxf4nvf4.block16";
   if (d->reserved) {
     emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc reserved bits set: ");
     emu_err_hex(e, d->reserved);
@@ -369,10 +374,22 @@ static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4_block16(const nvfp4_emu_id
              "idesc transpose bits set: kind::mxf4nvf4 supports K-major A and B only");
     return e->code;
   }
-  if (d->m != 128u) {
+  if (cta_group == 2u && d->m == 128u) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_UNSUPPORTED, op,
+             "idesc M=128 with cta_group::2 (Layout B, 2x2 datapath) is not emulated; M=256 is");
+    return e->code;
+  }
+  if (d->m != 128u * cta_group) {
     emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc M=");
     emu_err_u32(e, d->m);
-    emu_err_str(e, ": cta_group::1 kind::mxf4nvf4 supports M=128 only");
+    emu_err_str(e, cta_group == 2u ? ": cta_group::2 kind::mxf4nvf4 supports M=128 or 256"
+                                   : ": cta_group::1 kind::mxf4nvf4 supports M=128 only");
+    return e->code;
+  }
+  if (cta_group == 2u && (d->n < 16u || d->n % 16u != 0u)) {
+    emu_fail(e, NVFP4_EMU_ERR_IDESC_INVALID, op, "idesc N=");
+    emu_err_u32(e, d->n);
+    emu_err_str(e, ": cta_group::2 needs N = 16..256 in steps of 16");
     return e->code;
   }
   if (d->n < 8u || d->n > 256u) {
@@ -402,6 +419,12 @@ static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4_block16(const nvfp4_emu_id
   return 0;
 }
 
+/* Checks an idesc for tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16. */
+static inline uint32_t nvfp4_emu_idesc_check_mxf4nvf4_block16(const nvfp4_emu_idesc *d,
+                                                              nvfp4_emu_err *e) {
+  return nvfp4_emu_idesc_check_mxf4nvf4(d, 1u, e);
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Per-CTA TMEM allocation table                                                         */
 /* ------------------------------------------------------------------------------------ */
@@ -415,6 +438,8 @@ typedef struct {
   uint32_t size_at[NVFP4_EMU_TMEM_COLUMNS / 32]; /* nCols of the allocation at col 32*i */
   uint32_t relinquished;
   uint32_t last_ncols;  /* nCols of the previous allocation (0 = none yet) */
+  uint32_t cta_group;   /* .cta_group of this CTA's tcgen05 ops so far (0 = none yet) */
+  uint32_t pair_seq;    /* device: collective .cta_group::2 operations entered so far */
 } nvfp4_emu_alloc_state;
 
 #define NVFP4_EMU_STATE_MAGIC 0x54E4D3A5u
@@ -428,6 +453,26 @@ static inline void nvfp4_emu_state_reset(nvfp4_emu_alloc_state *st) {
   st->tmem_base = 0;
   st->relinquished = 0;
   st->last_ncols = 0;
+  st->cta_group = 0;
+  st->pair_seq = 0;
+}
+
+/* "All tcgen05 instructions within a kernel must specify the same value for the .cta_group
+ * qualifier": the first TMEM operation of a CTA fixes it, a later one with the other value
+ * fails. */
+static inline uint32_t nvfp4_emu_state_group(nvfp4_emu_alloc_state *st, uint32_t cta_group,
+                                             const char *op, nvfp4_emu_err *e) {
+  if (st->cta_group == 0u)
+    st->cta_group = cta_group;
+  if (st->cta_group != cta_group) {
+    emu_fail(e, NVFP4_EMU_ERR_CTA_GROUP, op, ".cta_group::");
+    emu_err_u32(e, cta_group);
+    emu_err_str(e, " in a CTA whose earlier tcgen05 operations used .cta_group::");
+    emu_err_u32(e, st->cta_group);
+    emu_err_str(e, " (all tcgen05 instructions of a kernel must use the same one)");
+    return e->code;
+  }
+  return 0;
 }
 
 /* Mask of the bits of word w covered by columns [first, first + count). */
@@ -470,17 +515,22 @@ static inline uint32_t nvfp4_emu_check_cols(const nvfp4_emu_alloc_state *st, con
 
 static inline int emu_is_pow2(uint32_t v) { return v && !(v & (v - 1u)); }
 
-/* tcgen05.alloc bookkeeping: on success *col gets the first column (size-aligned). */
-static inline uint32_t nvfp4_emu_state_alloc(nvfp4_emu_alloc_state *st, uint32_t ncols,
-                                             uint32_t *col, nvfp4_emu_err *e) {
-  static const char op[] = "tcgen05.alloc";
-  uint32_t start;
+/* nCols of an alloc / dealloc: a power of 2 in [32, 512]. */
+static inline uint32_t emu_ncols_rule(uint32_t ncols, const char *op, nvfp4_emu_err *e) {
   if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
     emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
     emu_err_u32(e, ncols);
     emu_err_str(e, " must be a power of 2 in [32, 512]");
     return e->code;
   }
+  return 0;
+}
+
+/* The rules of one tcgen05.alloc of nCols in a CTA (op names the instruction form). */
+static inline uint32_t emu_alloc_rules(const nvfp4_emu_alloc_state *st, uint32_t ncols,
+                                       const char *op, nvfp4_emu_err *e) {
+  if (emu_ncols_rule(ncols, op, e))
+    return e->code;
   if (st->relinquished) {
     emu_fail(e, NVFP4_EMU_ERR_ALLOC_RELINQUISHED, op,
              "allocation after tcgen05.relinquish_alloc_permit in this CTA");
@@ -494,39 +544,68 @@ static inline uint32_t nvfp4_emu_state_alloc(nvfp4_emu_alloc_state *st, uint32_t
     emu_err_str(e, " (allocated columns must not increase between allocations)");
     return e->code;
   }
+  return 0;
+}
+
+static inline int emu_range_free(const nvfp4_emu_alloc_state *st, uint32_t start,
+                                 uint32_t ncols) {
+  uint32_t w;
+  for (w = start / 32u; w < (start + ncols) / 32u; ++w)
+    if (st->used[w])
+      return 0;
+  return 1;
+}
+
+static inline void emu_book(nvfp4_emu_alloc_state *st, uint32_t start, uint32_t ncols) {
+  uint32_t w;
+  for (w = start / 32u; w < (start + ncols) / 32u; ++w)
+    st->used[w] = 0xFFFFFFFFu;
+  st->size_at[start / 32u] = ncols;
+  st->last_ncols = ncols;
+}
+
+/* tcgen05.alloc bookkeeping for the CTAs whose tables are st0 and st1 (the same table for
+ * .cta_group::1; the two CTAs of a pair for .cta_group::2, whose one allocation is "held
+ * jointly by both peer CTAs" and addressed by one TMEM address in both): on success *col
+ * gets the first column (size-aligned) of a range free in both, booked in both. */
+static inline uint32_t nvfp4_emu_state_alloc_pair(nvfp4_emu_alloc_state *st0,
+                                                  nvfp4_emu_alloc_state *st1, uint32_t ncols,
+                                                  uint32_t *col, nvfp4_emu_err *e) {
+  const int pair = st0 != st1;
+  const char *op = pair ? "tcgen05.alloc.cta_group::2" : "tcgen05.alloc";
+  uint32_t start;
+  if (emu_alloc_rules(st0, ncols, op, e) || (pair && emu_alloc_rules(st1, ncols, op, e)))
+    return e->code;
   for (start = 0; start < NVFP4_EMU_TMEM_COLUMNS; start += ncols) {
-    uint32_t w, free_range = 1;
-    for (w = start / 32u; w < (start + ncols) / 32u; ++w)
-      if (st->used[w]) {
-        free_range = 0;
-        break;
-      }
-    if (!free_range)
+    if (!emu_range_free(st0, start, ncols) || !emu_range_free(st1, start, ncols))
       continue;
-    for (w = start / 32u; w < (start + ncols) / 32u; ++w)
-      st->used[w] = 0xFFFFFFFFu;
-    st->size_at[start / 32u] = ncols;
-    st->last_ncols = ncols;
+    emu_book(st0, start, ncols);
+    if (pair)
+      emu_book(st1, start, ncols);
     *col = start;
     return 0;
   }
   emu_fail(e, NVFP4_EMU_ERR_ALLOC_NO_ROOM, op, "no free range of nCols=");
   emu_err_u32(e, ncols);
-  emu_err_str(e, " columns left in this CTA's 512 (the emulator traps where hardware would "
-                 "block)");
+  emu_err_str(e, pair ? " columns left in both CTAs of the pair (the emulator traps where "
+                        "hardware would block)"
+                      : " columns left in this CTA's 512 (the emulator traps where hardware "
+                        "would block)");
   return e->code;
 }
 
-static inline uint32_t nvfp4_emu_state_dealloc(nvfp4_emu_alloc_state *st, uint32_t taddr,
-                                               uint32_t ncols, nvfp4_emu_err *e) {
-  static const char op[] = "tcgen05.dealloc";
-  uint32_t col = nvfp4_emu_taddr_col(taddr), w;
-  if (!emu_is_pow2(ncols) || ncols < 32u || ncols > NVFP4_EMU_TMEM_COLUMNS) {
-    emu_fail(e, NVFP4_EMU_ERR_ALLOC_NCOLS, op, "nCols=");
-    emu_err_u32(e, ncols);
-    emu_err_str(e, " must be a power of 2 in [32, 512]");
+/* tcgen05.alloc bookkeeping: on success *col gets the first column (size-aligned). */
+static inline uint32_t nvfp4_emu_state_alloc(nvfp4_emu_alloc_state *st, uint32_t ncols,
+                                             uint32_t *col, nvfp4_emu_err *e) {
+  return nvfp4_emu_state_alloc_pair(st, st, ncols, col, e);
+}
+
+/* The rules of one tcgen05.dealloc of (taddr, nCols) in a CTA. */
+static inline uint32_t emu_dealloc_rules(const nvfp4_emu_alloc_state *st, uint32_t taddr,
+                                         uint32_t ncols, const char *op, nvfp4_emu_err *e) {
+  uint32_t col = nvfp4_emu_taddr_col(taddr);
+  if (emu_ncols_rule(ncols, op, e))
     return e->code;
-  }
   if (nvfp4_emu_taddr_lane(taddr) != 0u || col % 32u != 0u || col >= NVFP4_EMU_TMEM_COLUMNS ||
       st->size_at[col / 32u] == 0u) {
     emu_fail(e, NVFP4_EMU_ERR_DEALLOC, op, "taddr ");
@@ -544,21 +623,60 @@ static inline uint32_t nvfp4_emu_state_dealloc(nvfp4_emu_alloc_state *st, uint32
     emu_err_str(e, " columns");
     return e->code;
   }
+  return 0;
+}
+
+static inline void emu_unbook(nvfp4_emu_alloc_state *st, uint32_t col, uint32_t ncols) {
+  uint32_t w;
   for (w = col / 32u; w < (col + ncols) / 32u; ++w)
     st->used[w] = 0;
   st->size_at[col / 32u] = 0;
+}
+
+/* tcgen05.dealloc bookkeeping for the tables st0 and st1 (one table, or the two CTAs of a
+ * pair: the allocation must be live with the same nCols in both, and is freed in both). */
+static inline uint32_t nvfp4_emu_state_dealloc_pair(nvfp4_emu_alloc_state *st0,
+                                                    nvfp4_emu_alloc_state *st1, uint32_t taddr,
+                                                    uint32_t ncols, nvfp4_emu_err *e) {
+  const int pair = st0 != st1;
+  const char *op = pair ? "tcgen05.dealloc.cta_group::2" : "tcgen05.dealloc";
+  if (emu_dealloc_rules(st0, taddr, ncols, op, e) ||
+      (pair && emu_dealloc_rules(st1, taddr, ncols, op, e)))
+    return e->code;
+  emu_unbook(st0, nvfp4_emu_taddr_col(taddr), ncols);
+  if (pair)
+    emu_unbook(st1, nvfp4_emu_taddr_col(taddr), ncols);
   return 0;
+}
+
+static inline uint32_t nvfp4_emu_state_dealloc(nvfp4_emu_alloc_state *st, uint32_t taddr,
+                                               uint32_t ncols, nvfp4_emu_err *e) {
+  return nvfp4_emu_state_dealloc_pair(st, st, taddr, ncols, e);
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* Shared memory and TMEM access hooks                                                   */
 /* ------------------------------------------------------------------------------------ */
 
+/* The shared memory a data path reads: on the host a buffer standing for the shared::cta
+ * window; on the device NULL (this CTA's) or NVFP4_EMU_SMEM_PEER (the peer CTA's, the CTA
+ * of the pair whose %cluster_ctarank differs in the last bit). */
+#define NVFP4_EMU_SMEM_PEER ((const uint8_t *)(uintptr_t)1)
+
 #if defined(__NVPTX__)
 typedef uint32_t emu_v4u32 __attribute__((ext_vector_type(4)));
-/* 16 bytes at shared::cta address addr (16-byte aligned by construction). */
+/* 16 bytes at shared::cta address addr (16-byte aligned by construction), of this CTA or,
+ * through distributed shared memory, of the peer CTA. */
 static inline void nvfp4_emu_smem_ld16(const uint8_t *smem, uint32_t addr, uint32_t out[4]) {
-  (void)smem;
+  if (smem == NVFP4_EMU_SMEM_PEER) {
+    uint32_t rank = (uint32_t)__nvvm_read_ptx_sreg_cluster_ctarank() ^ 1u, remote;
+    __asm__("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+    __asm__ volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
+                     : "r"(remote)
+                     : "memory");
+    return;
+  }
   emu_v4u32 v = *(const NVFP4_EMU_SHARED emu_v4u32 *)(uintptr_t)addr;
   out[0] = v.x;
   out[1] = v.y;
@@ -592,6 +710,19 @@ static inline int32_t nvfp4_emu_dp4a(uint32_t a, uint32_t b, int32_t c) {
  * start + (r%8)*16 + (r/8)*SBO; one 16-byte column, so LBO is not used). Destination:
  * lanes 32q + r (q = 0..3, multicast to all four warps' lane quarters), columns
  * taddr.col .. +3; byte b of row r goes to column b/4, bits 8*(b%4).. of the cell. */
+/* The copy of a checked tcgen05.cp .32x128b.warpx4 into one CTA's Tensor Memory. */
+static inline void emu_cp_copy(nvfp4_emu_tmem_word *tmem, const uint8_t *smem,
+                               const nvfp4_emu_sdesc *s, uint32_t col) {
+  uint32_t r, q, c;
+  for (r = 0; r < 32u; ++r) {
+    uint32_t w[4];
+    nvfp4_emu_smem_ld16(smem, s->start + (r & 7u) * 16u + (r >> 3) * s->sbo, w);
+    for (q = 0; q < 4u; ++q)
+      for (c = 0; c < 4u; ++c)
+        tmem[nvfp4_emu_tmem_index(q * 32u + r, col + c)] = w[c];
+  }
+}
+
 static inline uint32_t nvfp4_emu_core_cp_32x128b_warpx4(nvfp4_emu_tmem_word *tmem,
                                                         const uint8_t *smem,
                                                         const nvfp4_emu_alloc_state *st,
@@ -599,7 +730,7 @@ static inline uint32_t nvfp4_emu_core_cp_32x128b_warpx4(nvfp4_emu_tmem_word *tme
                                                         nvfp4_emu_err *e) {
   static const char op[] = "tcgen05.cp.32x128b.warpx4";
   nvfp4_emu_sdesc s = nvfp4_emu_sdesc_decode(sdesc);
-  uint32_t col = nvfp4_emu_taddr_col(taddr), r, q, c;
+  uint32_t col = nvfp4_emu_taddr_col(taddr);
   if (nvfp4_emu_sdesc_check(&s, op, "source", 1, e))
     return e->code;
   if (nvfp4_emu_taddr_lane(taddr) != 0u) {
@@ -610,13 +741,43 @@ static inline uint32_t nvfp4_emu_core_cp_32x128b_warpx4(nvfp4_emu_tmem_word *tme
   }
   if (nvfp4_emu_check_cols(st, op, "destination", col, 4, e))
     return e->code;
-  for (r = 0; r < 32u; ++r) {
-    uint32_t w[4];
-    nvfp4_emu_smem_ld16(smem, s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, w);
-    for (q = 0; q < 4u; ++q)
-      for (c = 0; c < 4u; ++c)
-        tmem[nvfp4_emu_tmem_index(q * 32u + r, col + c)] = w[c];
+  emu_cp_copy(tmem, smem, &s, col);
+  return 0;
+}
+
+/* One CTA of a data path: its Tensor Memory, shared memory (see NVFP4_EMU_SMEM_PEER) and
+ * allocation table. A .cta_group::2 operation takes the views of the even CTA (index 0)
+ * and of the odd CTA (index 1) of the pair. */
+typedef struct {
+  nvfp4_emu_tmem_word *tmem;
+  const uint8_t *smem;
+  const nvfp4_emu_alloc_state *st;
+} nvfp4_emu_cta_view;
+
+/* tcgen05.cp.cta_group::2.32x128b.warpx4: "the data is copied into the Tensor Memory of both
+ * the current and the peer CTAs" — each CTA's shared memory at the descriptor's address
+ * into that CTA's columns (the descriptor names a shared::cta address, the same in both;
+ * see README "Ambiguities"). Both destinations are checked before anything is written. */
+static inline uint32_t nvfp4_emu_core_cp_32x128b_warpx4_cg2(const nvfp4_emu_cta_view pair[2],
+                                                            uint32_t taddr, uint64_t sdesc,
+                                                            nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.cp.cta_group::2.32x128b.warpx4";
+  nvfp4_emu_sdesc s = nvfp4_emu_sdesc_decode(sdesc);
+  uint32_t col = nvfp4_emu_taddr_col(taddr), i;
+  if (nvfp4_emu_sdesc_check(&s, op, "source", 1, e))
+    return e->code;
+  if (nvfp4_emu_taddr_lane(taddr) != 0u) {
+    emu_fail(e, NVFP4_EMU_ERR_TMEM_LANE, op, "taddr lane ");
+    emu_err_u32(e, nvfp4_emu_taddr_lane(taddr));
+    emu_err_str(e, " must be 0 for .32x128b.warpx4 (all four lane quarters are written)");
+    return e->code;
   }
+  for (i = 0; i < 2u; ++i)
+    if (nvfp4_emu_check_cols(pair[i].st, op, i ? "destination (odd CTA)" : "destination (even CTA)",
+                             col, 4, e))
+      return e->code;
+  for (i = 0; i < 2u; ++i)
+    emu_cp_copy(pair[i].tmem, pair[i].smem, &s, col);
   return 0;
 }
 
@@ -655,34 +816,23 @@ typedef struct {
   _Alignas(16) float sfa[128][4];
 } nvfp4_emu_mma_scratch;
 
-/* D[m][n] (fp32, TMEM lane m, column d.col + n) = (enable_input_d ? D : 0)
- *   + sum_k (A[m][k] * SFA[m][k/16]) * (B[n][k] * SFB[n][k/16]),  k = 0..63.
- * Scale factors (scale_vec::4X, SF ids 0): row m of A uses the 32-bit cell at lane m,
- * column sfa.col + m/32 (byte j = scale of K block j); column n of B as seen by the rows
- * of lane quarter q uses lane 32q + n%32, column sfb.col + n/32 (the copies that the
- * warpx4 multicast places in every quarter).
- * Arithmetic: each 16-element block product sum is exact (integer dp4a on doubled E2M1
- * values), scaled exactly by the fp32 product of the two scales; the four block terms and
- * D are summed in double (exact for the block terms) and rounded once to fp32. */
-static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
-    nvfp4_emu_tmem_word *tmem, const uint8_t *smem, const nvfp4_emu_alloc_state *st,
-    nvfp4_emu_mma_scratch *scr, uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
-    uint32_t enable_input_d, uint32_t sfa, uint32_t sfb, nvfp4_emu_err *e) {
-  static const char op[] = "tcgen05.mma.kind::mxf4nvf4.block16";
-  nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
-  nvfp4_emu_sdesc as = nvfp4_emu_sdesc_decode(adesc), bs = nvfp4_emu_sdesc_decode(bdesc);
-  uint32_t n_cols, dcol = nvfp4_emu_taddr_col(d), acol = nvfp4_emu_taddr_col(sfa),
-                   bcol = nvfp4_emu_taddr_col(sfb), sfb_cols, m, n0, q;
-  if (nvfp4_emu_idesc_check_mxf4nvf4_block16(&id, e))
-    return e->code;
-  if (nvfp4_emu_sdesc_check(&as, op, "A", 0, e) || nvfp4_emu_sdesc_check(&bs, op, "B", 0, e))
-    return e->code;
-  n_cols = id.n;
-  sfb_cols = (n_cols + 31u) / 32u;
+/* The checks of one CTA's part of a tcgen05.mma: TMEM lane fields 0, D / SFA / SFB columns
+ * inside live allocations of its table, D disjoint from the scale factors. `side` names
+ * the CTA in messages: -1 for cta_group::1, 0 / 1 for the even / odd CTA of a pair. */
+static inline uint32_t emu_mma_check_cols(const nvfp4_emu_alloc_state *st, const char *op,
+                                          int side, uint32_t d, uint32_t sfa, uint32_t sfb,
+                                          uint32_t n_cols, nvfp4_emu_err *e) {
+  static const char *const names[3][3] = {
+      {"D", "scale-A", "scale-B"},
+      {"D (even CTA)", "scale-A (even CTA)", "scale-B (even CTA)"},
+      {"D (odd CTA)", "scale-A (odd CTA)", "scale-B (odd CTA)"}};
+  const char *const *what = names[side + 1];
+  uint32_t dcol = nvfp4_emu_taddr_col(d), acol = nvfp4_emu_taddr_col(sfa),
+           bcol = nvfp4_emu_taddr_col(sfb), sfb_cols = (n_cols + 31u) / 32u;
   if (nvfp4_emu_taddr_lane(d) != 0u || nvfp4_emu_taddr_lane(sfa) != 0u ||
       nvfp4_emu_taddr_lane(sfb) != 0u) {
     emu_fail(e, NVFP4_EMU_ERR_TMEM_LANE, op, "lane field of [d]/[sfa]/[sfb] must be 0 for "
-                                             "M=128 cta_group::1, got ");
+                                             "M=128 per CTA, got ");
     emu_err_u32(e, nvfp4_emu_taddr_lane(d));
     emu_err_str(e, "/");
     emu_err_u32(e, nvfp4_emu_taddr_lane(sfa));
@@ -690,9 +840,9 @@ static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
     emu_err_u32(e, nvfp4_emu_taddr_lane(sfb));
     return e->code;
   }
-  if (nvfp4_emu_check_cols(st, op, "D", dcol, n_cols, e) ||
-      nvfp4_emu_check_cols(st, op, "scale-A", acol, 4, e) ||
-      nvfp4_emu_check_cols(st, op, "scale-B", bcol, sfb_cols, e))
+  if (nvfp4_emu_check_cols(st, op, what[0], dcol, n_cols, e) ||
+      nvfp4_emu_check_cols(st, op, what[1], acol, 4, e) ||
+      nvfp4_emu_check_cols(st, op, what[2], bcol, sfb_cols, e))
     return e->code;
   if ((acol < dcol + n_cols && dcol < acol + 4u) ||
       (bcol < dcol + n_cols && dcol < bcol + sfb_cols)) {
@@ -707,9 +857,30 @@ static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
     emu_err_str(e, ")");
     return e->code;
   }
+  return 0;
+}
 
+/* The 128 D rows one CTA holds (TMEM lane m, column dcol + n, fp32):
+ *   D[m][n] = (enable_input_d ? D : 0) + sum_k (A[m][k] * SFA[m][k/16]) * (B[n][k] * SFB[n][k/16]),
+ * k = 0..63, with A read through `as` in smem_a, B row n through `bs` in smem_b0 for
+ * n < b_split and as row n - b_split in smem_b1 otherwise (cta_group::2: each CTA of the
+ * pair holds N/2 rows of B), and the scale factors from this CTA's TMEM:
+ * scale_vec::4X with SF ids 0, row m of A uses the 32-bit cell at lane m, column
+ * acol + m/32 (byte j = scale of K block j); column n of B as seen by the rows of lane
+ * quarter q uses lane 32q + n%32, column bcol + n/32 (the copies that the warpx4 multicast
+ * places in every quarter).
+ * Arithmetic: each 16-element block product sum is exact (integer dp4a on doubled E2M1
+ * values), scaled exactly by the fp32 product of the two scales; the four block terms and
+ * D are summed in double (exact for the block terms) and rounded once to fp32. */
+static inline void emu_mma_rows(nvfp4_emu_tmem_word *tmem, const uint8_t *smem_a,
+                                const nvfp4_emu_sdesc *as, const uint8_t *smem_b0,
+                                const uint8_t *smem_b1, uint32_t b_split,
+                                const nvfp4_emu_sdesc *bs, nvfp4_emu_mma_scratch *scr,
+                                uint32_t n_cols, uint32_t dcol, uint32_t acol, uint32_t bcol,
+                                uint32_t enable_input_d) {
+  uint32_t m, n0, q;
   for (m = 0; m < 128u; ++m) {
-    emu_load_fp4_row(smem, &as, m, scr->a[m]);
+    emu_load_fp4_row(smem_a, as, m, scr->a[m]);
     emu_decode_sf_word(tmem[nvfp4_emu_tmem_index(m, acol + m / 32u)], scr->sfa[m]);
   }
 
@@ -717,8 +888,13 @@ static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
     uint32_t b[4][16];
     uint32_t j;
     NVFP4_EMU_UNROLL
-    for (j = 0; j < 4u; ++j)
-      emu_load_fp4_row(smem, &bs, n0 + j, b[j]);
+    for (j = 0; j < 4u; ++j) {
+      uint32_t n = n0 + j;
+      if (n < b_split)
+        emu_load_fp4_row(smem_b0, bs, n, b[j]);
+      else
+        emu_load_fp4_row(smem_b1, bs, n - b_split, b[j]);
+    }
     for (q = 0; q < 4u; ++q) {
       float sb[4][4];
       uint32_t mm;
@@ -777,6 +953,56 @@ static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
       }
     }
   }
+}
+
+/* tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16: M = 128, D rows in this CTA
+ * (Layout D: row m in lane m), see emu_mma_rows. */
+static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16(
+    nvfp4_emu_tmem_word *tmem, const uint8_t *smem, const nvfp4_emu_alloc_state *st,
+    nvfp4_emu_mma_scratch *scr, uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
+    uint32_t enable_input_d, uint32_t sfa, uint32_t sfb, nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.mma.kind::mxf4nvf4.block16";
+  nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
+  nvfp4_emu_sdesc as = nvfp4_emu_sdesc_decode(adesc), bs = nvfp4_emu_sdesc_decode(bdesc);
+  if (nvfp4_emu_idesc_check_mxf4nvf4(&id, 1u, e))
+    return e->code;
+  if (nvfp4_emu_sdesc_check(&as, op, "A", 0, e) || nvfp4_emu_sdesc_check(&bs, op, "B", 0, e))
+    return e->code;
+  if (emu_mma_check_cols(st, op, -1, d, sfa, sfb, id.n, e))
+    return e->code;
+  emu_mma_rows(tmem, smem, &as, smem, smem, id.n, &bs, scr, id.n, nvfp4_emu_taddr_col(d),
+               nvfp4_emu_taddr_col(sfa), nvfp4_emu_taddr_col(sfb), enable_input_d);
+  return 0;
+}
+
+/* tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.block16 with M = 256 (Layout A, 4x1
+ * datapath): the operation "is performed on the Tensor Memory of the executing thread's CTA
+ * and its peer CTA". Reading of the ISA (README "Ambiguities"): D rows 0..127 are lanes
+ * 0..127 of the even CTA (pair[0]), rows 128..255 lanes 0..127 of the odd CTA (pair[1]),
+ * both at the one address d; each CTA's shared memory holds its 128 rows of A at adesc and
+ * N/2 rows of B at bdesc (B's columns 0..N/2-1 in the even CTA: "B ... in Shared Memory of
+ * the current CTA and optionally in peer CTA"); each CTA's rows use the scale factors in
+ * its own TMEM at sfa / sfb, SFB covering all N columns. Every check of both CTAs passes
+ * before anything is written. */
+static inline uint32_t nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(
+    const nvfp4_emu_cta_view pair[2], nvfp4_emu_mma_scratch *scr, uint32_t d, uint64_t adesc,
+    uint64_t bdesc, uint32_t idesc, uint32_t enable_input_d, uint32_t sfa, uint32_t sfb,
+    nvfp4_emu_err *e) {
+  static const char op[] = "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block16";
+  nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
+  nvfp4_emu_sdesc as = nvfp4_emu_sdesc_decode(adesc), bs = nvfp4_emu_sdesc_decode(bdesc);
+  uint32_t i;
+  if (nvfp4_emu_idesc_check_mxf4nvf4(&id, 2u, e))
+    return e->code;
+  if (nvfp4_emu_sdesc_check(&as, op, "A", 0, e) || nvfp4_emu_sdesc_check(&bs, op, "B", 0, e))
+    return e->code;
+  if (emu_mma_check_cols(pair[0].st, op, 0, d, sfa, sfb, id.n, e) ||
+      emu_mma_check_cols(pair[1].st, op, 1, d, sfa, sfb, id.n, e))
+    return e->code;
+  for (i = 0; i < 2u; ++i)
+    emu_mma_rows(pair[i].tmem, pair[i].smem, &as, pair[0].smem, pair[1].smem, id.n / 2u, &bs,
+                 scr, id.n, nvfp4_emu_taddr_col(d), nvfp4_emu_taddr_col(sfa),
+                 nvfp4_emu_taddr_col(sfb), enable_input_d);
   return 0;
 }
 

@@ -8,6 +8,11 @@
  * are decoded exactly as the ISA defines them. Anything it does not implement traps with a
  * recorded reason.
  *
+ * The _cg2 functions are the .cta_group::2 forms: they act on the Tensor Memory (and, for
+ * cp / mma, the shared memory) of both CTAs of the CTA pair, the two CTAs of a cluster whose
+ * %cluster_ctarank differ in the last bit; the peer's Tensor Memory is its own region of the
+ * same workspace, its shared memory is reached through distributed shared memory.
+ *
  * Conventions: a TMEM address is the 32-bit value (lane << 16) | column; shared-memory
  * pointers are addrspace(3); the workspace is the device address the runtime stores in the
  * parameter header (NVFP4_ABI_HDR_WORKSPACE), CTA c owning bytes
@@ -50,5 +55,29 @@ void nvfp4_emu_tcgen05_wait_ld(void);
 void nvfp4_emu_tcgen05_wait_st(void);
 void nvfp4_emu_tcgen05_fence_before_thread_sync(void);
 void nvfp4_emu_tcgen05_fence_after_thread_sync(void);
+
+/* ---- .cta_group::2 (a CTA pair) ---------------------------------------------------- */
+/* tcgen05.alloc.cta_group::2 — one warp in each CTA of the pair, collectively: both get the
+ * same columns, booked in both CTAs. */
+void nvfp4_emu_tcgen05_alloc_cg2(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols,
+                                 uint64_t workspace);
+/* tcgen05.dealloc.cta_group::2 — collectively by one warp in each CTA of the pair. */
+void nvfp4_emu_tcgen05_dealloc_cg2(uint32_t taddr, uint32_t ncols);
+/* tcgen05.relinquish_alloc_permit.cta_group::2 — collectively, both CTAs relinquish. */
+void nvfp4_emu_tcgen05_relinquish_alloc_permit_cg2(void);
+/* tcgen05.cp.cta_group::2.32x128b.warpx4 [taddr], sdesc — one thread of the pair; each CTA's
+ * shared memory at the descriptor is copied into that CTA's Tensor Memory at taddr. */
+void nvfp4_emu_tcgen05_cp_32x128b_warpx4_cg2(uint32_t taddr, uint64_t sdesc);
+/* tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.block16, M = 256 — one thread of the
+ * pair: rows 0..127 of A and D in the even CTA, 128..255 in the odd CTA; B's first N/2
+ * columns from the even CTA's shared memory, the rest from the odd CTA's; each CTA's scale
+ * factors from its own Tensor Memory. Completes before returning. */
+void nvfp4_emu_tcgen05_mma_mxf4nvf4_block16_cg2(uint32_t d, uint64_t adesc, uint64_t bdesc,
+                                                uint32_t idesc, uint32_t enable_input_d,
+                                                uint32_t sfa, uint32_t sfb);
+/* tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster{.multicast::cluster}
+ * [mbar]{, ctaMask}: cta_mask 0 arrives on mbar of the issuing CTA; otherwise on the
+ * mbarrier at mbar's offset in every CTA whose %cluster_ctarank bit is set. */
+void nvfp4_emu_tcgen05_commit_cg2(NVFP4_EMU_SHARED uint64_t *mbar, uint32_t cta_mask);
 
 #endif /* NVFP4_EMU_H */

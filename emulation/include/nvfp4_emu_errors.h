@@ -31,6 +31,11 @@ enum nvfp4_emu_error {
   NVFP4_EMU_ERR_IDESC_UNSUPPORTED = 16, /* legal idesc feature not emulated */
   NVFP4_EMU_ERR_MMA_OVERLAP = 17,       /* D columns overlap scale-factor columns */
   NVFP4_EMU_ERR_WORKSPACE = 18,         /* workspace null, misaligned or changed */
+  NVFP4_EMU_ERR_NO_PEER = 19,           /* .cta_group::2 without a peer CTA in the cluster */
+  NVFP4_EMU_ERR_CTA_GROUP = 20,         /* .cta_group::1 and ::2 mixed in one kernel */
+  NVFP4_EMU_ERR_PAIR_TIMEOUT = 21,      /* the peer CTA's warp never joined a collective */
+  NVFP4_EMU_ERR_PAIR_MISMATCH = 22,     /* the two CTAs of a pair disagree (op, nCols) */
+  NVFP4_EMU_ERR_COMMIT_MASK = 23,       /* commit ctaMask names a CTA outside the cluster */
   NVFP4_EMU_ERR_COUNT
 };
 
@@ -41,7 +46,8 @@ static inline const char *nvfp4_emu_error_name(unsigned code) {
       "ALLOC_NO_ROOM", "ALLOC_RELINQUISHED", "ALLOC_INCREASE", "DEALLOC",
       "NO_ALLOC",     "TMEM_RANGE",       "TMEM_LANE",         "LD_NUM",
       "LD_QUARTER",   "SDESC_INVALID",    "SDESC_UNSUPPORTED", "IDESC_INVALID",
-      "IDESC_UNSUPPORTED", "MMA_OVERLAP", "WORKSPACE"};
+      "IDESC_UNSUPPORTED", "MMA_OVERLAP", "WORKSPACE", "NO_PEER", "CTA_GROUP",
+      "PAIR_TIMEOUT", "PAIR_MISMATCH", "COMMIT_MASK"};
   return code < NVFP4_EMU_ERR_COUNT ? names[code] : "UNKNOWN";
 }
 

@@ -44,9 +44,15 @@ void nvMbarArrive(KbBuilder *b, KbValue bar) {
 }
 
 void nvMbarWait(KbBuilder *b, KbValue bar, KbValue parity) {
+  nvMbarWaitScoped(b, bar, parity, false);
+}
+
+void nvMbarWaitScoped(KbBuilder *b, KbValue bar, KbValue parity, bool cluster) {
   kbWhile(b);
   KbValue ops[2] = {bar, parity};
-  KbValue done = res0(kbOp(b, "nvvm.mbarrier.try_wait", 1, &b->i1, 2, ops, 0, NULL));
+  MlirNamedAttribute scope = kbNamed(b, "scope", kbAttr(b, "#nvvm.mem_scope<cluster>"));
+  KbValue done =
+      res0(kbOp(b, "nvvm.mbarrier.try_wait", 1, &b->i1, 2, ops, cluster ? 1 : 0, &scope));
   kbWhileDo(b, kbXor(b, done, kbBool(b, true)));
   kbEndWhile(b);
 }

@@ -16,6 +16,9 @@ void nvMbarArriveExpectTx(KbBuilder *b, KbValue bar, KbValue bytes);
 void nvMbarArrive(KbBuilder *b, KbValue bar);
 /* Spins on mbarrier.try_wait.parity until the phase with `parity` has completed. */
 void nvMbarWait(KbBuilder *b, KbValue bar, KbValue parity);
+/* The same with .acquire.cluster semantics (cluster = true): the wait synchronizes with
+ * arrives (remote, or tcgen05.commit multicasts) released by threads of other CTAs. */
+void nvMbarWaitScoped(KbBuilder *b, KbValue bar, KbValue parity, bool cluster);
 void nvFenceProxyAsyncShared(KbBuilder *b);
 
 /* TMA: 2-D tiled load of one box into shared memory, completing on `bar`. `tag` names the

@@ -34,7 +34,18 @@ static double nowMs(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* Appends printf-style text to the result's log. */
+/* Appends `size` bytes of text to the result's log (whole: ptxas -v of a kernel family
+ * runs to many kilobytes). */
+static void logAppend(MlirNvfp4CompileResult *r, const char *text, size_t size) {
+  size_t old = r->log ? strlen(r->log) : 0;
+  char *grown = realloc(r->log, old + size + 1);
+  if (!grown) return;
+  memcpy(grown + old, text, size);
+  grown[old + size] = 0;
+  r->log = grown;
+}
+
+/* Appends printf-style text (a message line, at most 1023 bytes) to the result's log. */
 static void logf_(MlirNvfp4CompileResult *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -42,17 +53,11 @@ static void logf_(MlirNvfp4CompileResult *r, const char *fmt, ...) {
   int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   if (n <= 0) return;
-  size_t old = r->log ? strlen(r->log) : 0;
-  size_t add = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
-  char *grown = realloc(r->log, old + add + 1);
-  if (!grown) return;
-  memcpy(grown + old, buf, add);
-  grown[old + add] = 0;
-  r->log = grown;
+  logAppend(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 static void collectText(MlirStringRef s, void *user) {
-  logf_((MlirNvfp4CompileResult *)user, "%.*s", (int)s.length, s.data);
+  logAppend((MlirNvfp4CompileResult *)user, s.data, s.length);
 }
 
 static void *readAll(const char *path, size_t *size) {
@@ -137,7 +142,7 @@ static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r
     size_t logSize = 0;
     char *text = readAll(logPath, &logSize);
     if (text) {
-      logf_(r, "%s", text);
+      logAppend(r, text, logSize);
       free(text);
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -19,6 +19,12 @@
  * with the runtime's converter and compared with nvfp4h_reference_gemm through
  * nvfp4h_check_group (PROBLEM.md tolerances, nothing written outside M x N). A negative
  * control runs one case with the SFB column shift left out and expects mismatches.
+ * The CTA-pair cases (pair = 1) drive the .cta_group::2 data path the way the 2-CTA (ab2)
+ * kernel does: 256-row tiles, each of the two emulated CTAs holding its 128 rows of A (and
+ * their SFA atom), half of the tile's B rows and all of its SFB atoms in its own shared
+ * memory; tcgen05.cp.cta_group::2 and the M = 256 tcgen05.mma.cta_group::2; each CTA's
+ * TMEM holding its 128 rows of D. A second negative control gives both CTAs the same B
+ * half and expects mismatches.
  * Prints one line per case and "ALL PASSED" / exits non-zero on failure.
  */
 #include <stdint.h>
@@ -37,16 +43,18 @@ static int g_failures;
 /* ---------------------------------------------------------------------------------- */
 
 #define SMEM_BYTES (64u * 1024u)
-static uint8_t g_smem[SMEM_BYTES];
-static uint32_t g_tmem[NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS];
-static nvfp4_emu_alloc_state g_st;
+/* CTA 0 (and the even CTA of a pair), and the odd CTA of a pair. */
+static uint8_t g_smem[2][SMEM_BYTES];
+static uint32_t g_tmem[2][NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS];
+static nvfp4_emu_alloc_state g_st[2];
 static nvfp4_emu_mma_scratch g_scratch;
 
-/* One stage of shared memory, laid out like the kernel's (A, B, SFA, SFB). */
+/* One stage of shared memory, laid out like the kernel's (A, B, SFA, SFB); b_rows is the
+ * number of B rows a CTA holds (tile_n, or tile_n / 2 in a CTA pair). */
 #define A_OFF 0u
 #define B_OFF 16384u
-static uint32_t sfa_off(uint32_t tile_n) { return B_OFF + tile_n * 128u; }
-static uint32_t sfb_off(uint32_t tile_n) { return sfa_off(tile_n) + 2048u; }
+static uint32_t sfa_off(uint32_t b_rows) { return B_OFF + b_rows * 128u; }
+static uint32_t sfb_off(uint32_t b_rows) { return sfa_off(b_rows) + 2048u; }
 
 /* ---------------------------------------------------------------------------------- */
 /* Descriptors, encoded from the PTX ISA tables                                       */
@@ -64,8 +72,8 @@ static uint64_t sdesc(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t swizz
 /* Instruction descriptor for .kind::mxf4nvf4 (9.7.16.4.2): atype E2M1 = 1 in bits 7-9,
  * btype E2M1 = 1 in bits 10-11, K-major (transpose bits 15/16 = 0), N >> 3 in bits 17-22,
  * scale type UE4M3 = 0 (bit 23), M >> 7 in bits 27-28, SFA/SFB ids 0, dense K = 64. */
-static uint32_t idesc(uint32_t n) {
-  return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((128u >> 7) << 27);
+static uint32_t idesc(uint32_t m, uint32_t n) {
+  return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((m >> 7) << 27);
 }
 
 static uint32_t taddr(uint32_t lane, uint32_t col) { return (lane << 16) | col; }
@@ -79,6 +87,8 @@ typedef struct {
   uint64_t seed;
   int drop_sfb_shift; /* negative control: omit the (n0 mod 128)/32 SFB column shift */
   int expect_fail;
+  int pair;           /* 1: a CTA pair (cta_group::2, 256-row tiles); 2: the same with
+                         both CTAs given the first B half (negative control) */
 } xcase;
 
 static float bits_to_float(uint32_t b) {
@@ -87,41 +97,46 @@ static float bits_to_float(uint32_t b) {
   return f;
 }
 
-/* The TMA boxes of stage st for the tile at (m_blk, n0). */
-static void load_stage(const nvfp4h_group_data *g, uint32_t m_blk, uint32_t n0,
-                       uint32_t tile_n, uint32_t sfb_atoms, uint32_t st) {
+/* The TMA boxes of stage st into CTA `cta`'s shared memory: 128 A rows from row a_row0,
+ * b_rows B rows from row b_row0, the SFA atoms of A's rows, the SFB atoms of the tile's
+ * sfb_atoms atom rows from row n0. */
+static void load_stage(const nvfp4h_group_data *g, uint32_t cta, uint32_t a_row0,
+                       uint32_t b_row0, uint32_t b_rows, uint32_t n0, uint32_t sfb_atoms,
+                       uint32_t st) {
   static uint8_t rows[256 * 128];
   const uint32_t row_bytes = g->k / 2, rk = (g->k + 63) / 64;
   const uint32_t m_atoms = (g->m + 127) / 128, n_atoms = (g->n + 127) / 128;
+  const uint32_t m_atom = a_row0 / 128;
+  uint8_t *smem = g_smem[cta];
   uint32_t r, b, j, a;
 
-  memset(g_smem, 0xA5, SMEM_BYTES); /* whatever an earlier stage left */
-  /* A: box {256 K, 128 rows} at (K = 256 st, row 128 m_blk); zero fill outside. */
+  memset(smem, 0xA5, SMEM_BYTES); /* whatever an earlier stage left */
+  /* A: box {256 K, 128 rows} at (K = 256 st, row a_row0); zero fill outside. */
   for (r = 0; r < 128; ++r)
     for (b = 0; b < 128; ++b) {
-      uint32_t gm = m_blk * 128 + r, kb = st * 128 + b;
+      uint32_t gm = a_row0 + r, kb = st * 128 + b;
       rows[r * 128 + b] = (gm < g->m && kb < row_bytes) ? g->a[(size_t)gm * row_bytes + kb] : 0;
     }
-  tma_sw128_image(g_smem, A_OFF, rows, 128);
-  /* B: box {256 K, tile_n rows} at (K = 256 st, row n0). */
-  for (r = 0; r < tile_n; ++r)
+  tma_sw128_image(smem, A_OFF, rows, 128);
+  /* B: box {256 K, b_rows rows} at (K = 256 st, row b_row0). */
+  for (r = 0; r < b_rows; ++r)
     for (b = 0; b < 128; ++b) {
-      uint32_t gn = n0 + r, kb = st * 128 + b;
+      uint32_t gn = b_row0 + r, kb = st * 128 + b;
       rows[r * 128 + b] = (gn < g->n && kb < row_bytes) ? g->b[(size_t)gn * row_bytes + kb] : 0;
     }
-  tma_sw128_image(g_smem, B_OFF, rows, tile_n);
-  /* SFA: 2048 B = atoms 4 st .. 4 st + 3 of atom row m_blk (atom row = 128 rows, rk atoms
-   * of 64 K each); SFB: the same for atom rows n0/128 .. + sfb_atoms - 1, 2048 B each. */
+  tma_sw128_image(smem, B_OFF, rows, b_rows);
+  /* SFA: 2048 B = atoms 4 st .. 4 st + 3 of A's atom row (atom row = 128 rows, rk atoms of
+   * 64 K each); SFB: the same for atom rows n0/128 .. + sfb_atoms - 1, 2048 B each. */
   for (j = 0; j < 4; ++j) {
     uint32_t col = 4 * st + j;
-    uint8_t *dst = &g_smem[sfa_off(tile_n) + 512 * j];
-    if (col < rk && m_blk < m_atoms)
-      memcpy(dst, g->sfa + ((size_t)m_blk * rk + col) * 512, 512);
+    uint8_t *dst = &smem[sfa_off(b_rows) + 512 * j];
+    if (col < rk && m_atom < m_atoms)
+      memcpy(dst, g->sfa + ((size_t)m_atom * rk + col) * 512, 512);
     else
       memset(dst, 0, 512);
     for (a = 0; a < sfb_atoms; ++a) {
       uint32_t nr = n0 / 128 + a;
-      dst = &g_smem[sfb_off(tile_n) + 2048 * a + 512 * j];
+      dst = &smem[sfb_off(b_rows) + 2048 * a + 512 * j];
       if (col < rk && nr < n_atoms)
         memcpy(dst, g->sfb + ((size_t)nr * rk + col) * 512, 512);
       else
@@ -143,9 +158,9 @@ static int run_tile(const xcase *xc, const nvfp4h_group_data *g, uint32_t m_blk,
   nvfp4_emu_err e;
 
   for (i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i)
-    g_tmem[i] = 0x7FC05A5Au ^ i; /* NaN garbage: TMEM is undefined after alloc */
-  nvfp4_emu_state_reset(&g_st);
-  if (nvfp4_emu_state_alloc(&g_st, 512, &col, &e) != 0 || col != 0) {
+    g_tmem[0][i] = 0x7FC05A5Au ^ i; /* NaN garbage: TMEM is undefined after alloc */
+  nvfp4_emu_state_reset(&g_st[0]);
+  if (nvfp4_emu_state_alloc(&g_st[0], 512, &col, &e) != 0 || col != 0) {
     fprintf(stderr, "FAIL: tcgen05.alloc: %s\n", e.text);
     return 1;
   }
@@ -153,18 +168,18 @@ static int run_tile(const xcase *xc, const nvfp4h_group_data *g, uint32_t m_blk,
     uint32_t ksteps = (g->k - 256 * st) / 64;
     if (ksteps > 4)
       ksteps = 4;
-    load_stage(g, m_blk, n0, tile_n, sfb_atoms, st);
+    load_stage(g, 0, m_blk * 128, n0, tile_n, n0, sfb_atoms, st);
     /* Scale factors into TMEM: source descriptors without swizzle, SBO 128 B. */
     for (j = 0; j < 4; ++j) {
       uint32_t a;
-      if (nvfp4_emu_core_cp_32x128b_warpx4(g_tmem, g_smem, &g_st, taddr(0, sfa0 + 4 * j),
+      if (nvfp4_emu_core_cp_32x128b_warpx4(g_tmem[0], g_smem[0], &g_st[0], taddr(0, sfa0 + 4 * j),
                                            sdesc(sfa_off(tile_n) + 512 * j, 0, 128, 0), &e)) {
         fprintf(stderr, "FAIL: cp SFA stage %u atom %u: %s\n", st, j, e.text);
         ++errors;
       }
       for (a = 0; a < sfb_atoms; ++a)
         if (nvfp4_emu_core_cp_32x128b_warpx4(
-                g_tmem, g_smem, &g_st, taddr(0, sfb0 + 4 * sfb_atoms * j + 4 * a),
+                g_tmem[0], g_smem[0], &g_st[0], taddr(0, sfb0 + 4 * sfb_atoms * j + 4 * a),
                 sdesc(sfb_off(tile_n) + 2048 * a + 512 * j, 0, 128, 0), &e)) {
           fprintf(stderr, "FAIL: cp SFB stage %u atom %u/%u: %s\n", st, j, a, e.text);
           ++errors;
@@ -173,9 +188,9 @@ static int run_tile(const xcase *xc, const nvfp4h_group_data *g, uint32_t m_blk,
     /* MMAs: K-major SWIZZLE_128B operands, SBO 1024 B, start + 32 B per K = 64 step. */
     for (j = 0; j < ksteps; ++j) {
       uint32_t code = nvfp4_emu_core_mma_mxf4nvf4_block16(
-          g_tmem, g_smem, &g_st, &g_scratch, taddr(0, dcol),
+          g_tmem[0], g_smem[0], &g_st[0], &g_scratch, taddr(0, dcol),
           sdesc(A_OFF + 32 * j, 0, 1024, 2), sdesc(B_OFF + 32 * j, 0, 1024, 2),
-          idesc(tile_n), first ? 0u : 1u, taddr(0, sfa0 + 4 * j),
+          idesc(128, tile_n), first ? 0u : 1u, taddr(0, sfa0 + 4 * j),
           taddr(0, sfb0 + 4 * sfb_atoms * j + shift), &e);
       if (code) {
         fprintf(stderr, "FAIL: mma stage %u step %u: %s\n", st, j, e.text);
@@ -188,7 +203,77 @@ static int run_tile(const xcase *xc, const nvfp4h_group_data *g, uint32_t m_blk,
   for (r = 0; r < 128 && m_blk * 128 + r < g->m; ++r)
     for (c = 0; c < tile_n && n0 + c < g->n; ++c)
       got[(size_t)(m_blk * 128 + r) * g->ldc + n0 + c] =
-          nvfp4h_float_to_half(bits_to_float(g_tmem[(dcol + c) * NVFP4_EMU_TMEM_LANES + r]));
+          nvfp4h_float_to_half(bits_to_float(g_tmem[0][(dcol + c) * NVFP4_EMU_TMEM_LANES + r]));
+  return errors;
+}
+
+/* The 256 x tile_n tile of a CTA pair at (256-row block m_blk2, n0), as the ab2 kernel
+ * computes it: CTA c (0 even, 1 odd) loads A rows 256 m_blk2 + 128 c and their SFA atoms,
+ * B rows n0 + c tile_n / 2 (tile_n / 2 of them) and every SFB atom of the tile; the leader
+ * issues tcgen05.cp.cta_group::2 and the M = 256 tcgen05.mma.cta_group::2 once per atom / K
+ * step at the same TMEM addresses for both CTAs. */
+static int run_tile_pair(const xcase *xc, const nvfp4h_group_data *g, uint32_t m_blk2,
+                         uint32_t n0, uint16_t *got) {
+  const uint32_t tile_n = xc->tile_n, half = tile_n / 2, sfb_atoms = tile_n <= 128 ? 1 : 2;
+  const uint32_t dcol = 0, sfa0 = tile_n, sfb0 = tile_n + 16;
+  const uint32_t stages = (g->k + 255) / 256, shift = (n0 % 128) / 32;
+  uint32_t col, st, j, i, r, c, cta, first = 1;
+  int errors = 0;
+  nvfp4_emu_err e;
+  nvfp4_emu_cta_view pair[2];
+
+  for (cta = 0; cta < 2; ++cta) {
+    for (i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i)
+      g_tmem[cta][i] = 0x7FC05A5Au ^ i ^ cta;
+    nvfp4_emu_state_reset(&g_st[cta]);
+    pair[cta].tmem = g_tmem[cta];
+    pair[cta].smem = g_smem[cta];
+    pair[cta].st = &g_st[cta];
+  }
+  if (nvfp4_emu_state_alloc_pair(&g_st[0], &g_st[1], 512, &col, &e) != 0 || col != 0) {
+    fprintf(stderr, "FAIL: tcgen05.alloc.cta_group::2: %s\n", e.text);
+    return 1;
+  }
+  for (st = 0; st < stages; ++st) {
+    uint32_t ksteps = (g->k - 256 * st) / 64;
+    if (ksteps > 4)
+      ksteps = 4;
+    for (cta = 0; cta < 2; ++cta) /* negative control: the odd CTA loads the even's half */
+      load_stage(g, cta, m_blk2 * 256 + 128 * cta, n0 + (xc->pair == 2 ? 0 : half * cta), half,
+                 n0, sfb_atoms, st);
+    for (j = 0; j < 4; ++j) {
+      uint32_t a;
+      if (nvfp4_emu_core_cp_32x128b_warpx4_cg2(pair, taddr(0, sfa0 + 4 * j),
+                                               sdesc(sfa_off(half) + 512 * j, 0, 128, 0), &e)) {
+        fprintf(stderr, "FAIL: cp cg2 SFA stage %u atom %u: %s\n", st, j, e.text);
+        ++errors;
+      }
+      for (a = 0; a < sfb_atoms; ++a)
+        if (nvfp4_emu_core_cp_32x128b_warpx4_cg2(
+                pair, taddr(0, sfb0 + 4 * sfb_atoms * j + 4 * a),
+                sdesc(sfb_off(half) + 2048 * a + 512 * j, 0, 128, 0), &e)) {
+          fprintf(stderr, "FAIL: cp cg2 SFB stage %u atom %u/%u: %s\n", st, j, a, e.text);
+          ++errors;
+        }
+    }
+    for (j = 0; j < ksteps; ++j) {
+      uint32_t code = nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(
+          pair, &g_scratch, taddr(0, dcol), sdesc(A_OFF + 32 * j, 0, 1024, 2),
+          sdesc(B_OFF + 32 * j, 0, 1024, 2), idesc(256, tile_n), first ? 0u : 1u,
+          taddr(0, sfa0 + 4 * j), taddr(0, sfb0 + 4 * sfb_atoms * j + shift), &e);
+      if (code) {
+        fprintf(stderr, "FAIL: mma cg2 stage %u step %u: %s\n", st, j, e.text);
+        ++errors;
+      }
+      first = 0;
+    }
+  }
+  /* Epilogue of each CTA: its row r of D in lane r, C row 256 m_blk2 + 128 cta + r. */
+  for (cta = 0; cta < 2; ++cta)
+    for (r = 0; r < 128 && m_blk2 * 256 + 128 * cta + r < g->m; ++r)
+      for (c = 0; c < tile_n && n0 + c < g->n; ++c)
+        got[(size_t)(m_blk2 * 256 + 128 * cta + r) * g->ldc + n0 + c] = nvfp4h_float_to_half(
+            bits_to_float(g_tmem[cta][(dcol + c) * NVFP4_EMU_TMEM_LANES + r]));
   return errors;
 }
 
@@ -216,9 +301,9 @@ static void run_case(const xcase *xc) {
     exit(2);
   }
   memcpy(got, g->c, g->c_alloc_bytes); /* C as uploaded: pre-filled garbage + guard row */
-  for (m_blk = 0; m_blk * 128 < g->m; ++m_blk)
+  for (m_blk = 0; m_blk * (xc->pair ? 256 : 128) < g->m; ++m_blk)
     for (n0 = 0; n0 < g->n; n0 += xc->tile_n, ++tiles)
-      errors += run_tile(xc, g, m_blk, n0, got);
+      errors += xc->pair ? run_tile_pair(xc, g, m_blk, n0, got) : run_tile(xc, g, m_blk, n0, got);
   if (nvfp4h_reference_gemm(g, ref, g->ldc, 1) != 0) {
     fprintf(stderr, "reference GEMM out of memory\n");
     exit(2);
@@ -242,9 +327,11 @@ static void run_case(const xcase *xc) {
   {
     int fail = xc->expect_fail ? (passed || res.mismatches == 0) : !passed;
     g_failures += fail;
-    printf("refgemm M=%u N=%u K=%u tile_n=%u%s: %u tiles, %llu checked, %llu mismatches, "
+    printf("refgemm M=%u N=%u K=%u tile_n=%u%s%s: %u tiles, %llu checked, %llu mismatches, "
            "%llu outside writes, %llu bit-exact, max abs %.3g, max rel %.3g, %s%d failures\n",
-           xc->m, xc->n, xc->k, xc->tile_n, xc->drop_sfb_shift ? " (no SFB shift)" : "", tiles,
+           xc->m, xc->n, xc->k, xc->tile_n, xc->pair ? " cta_group::2" : "",
+           xc->drop_sfb_shift ? " (no SFB shift)" : xc->pair == 2 ? " (one B half twice)" : "",
+           tiles,
            (unsigned long long)res.checked, (unsigned long long)res.mismatches,
            (unsigned long long)res.outside_writes, (unsigned long long)exact, res.max_abs,
            res.max_rel, xc->expect_fail ? "mismatches expected, " : "", fail);
@@ -256,14 +343,18 @@ static void run_case(const xcase *xc) {
 
 int main(void) {
   static const xcase cases[] = {
-      {128, 128, 256, 128, 1111, 0, 0}, /* one full stage, one SFB atom */
-      {128, 256, 128, 256, 1112, 0, 0}, /* two SFB atoms, 8 columns per step, half stage */
-      {100, 192, 64, 192, 1113, 0, 0},  /* ragged M, 6 SFB columns, a single K step */
-      {100, 64, 256, 64, 1114, 0, 0},   /* ragged M, 2 SFB columns */
-      {128, 128, 256, 64, 1115, 0, 0},  /* 2nd tile starts at row 64 of the atom: +2 */
-      {200, 200, 320, 64, 1116, 0, 0},  /* two M tiles, ragged N, 1 full + 1 partial stage */
-      {100, 384, 128, 192, 1117, 0, 0}, /* 192-wide tile at row 64 of atom 1: +2 */
-      {128, 128, 256, 64, 1115, 1, 1},  /* negative control: the +2 shift left out */
+      {128, 128, 256, 128, 1111, 0, 0, 0}, /* one full stage, one SFB atom */
+      {128, 256, 128, 256, 1112, 0, 0, 0}, /* two SFB atoms, 8 columns per step, half stage */
+      {100, 192, 64, 192, 1113, 0, 0, 0},  /* ragged M, 6 SFB columns, a single K step */
+      {100, 64, 256, 64, 1114, 0, 0, 0},   /* ragged M, 2 SFB columns */
+      {128, 128, 256, 64, 1115, 0, 0, 0},  /* 2nd tile starts at row 64 of the atom: +2 */
+      {200, 200, 320, 64, 1116, 0, 0, 0},  /* two M tiles, ragged N, 1 full + 1 partial stage */
+      {100, 384, 128, 192, 1117, 0, 0, 0}, /* 192-wide tile at row 64 of atom 1: +2 */
+      {128, 128, 256, 64, 1115, 1, 1, 0},  /* negative control: the +2 shift left out */
+      {256, 256, 256, 256, 1121, 0, 0, 1}, /* CTA pair: one 256 x 256 tile, 2 SFB atoms */
+      {300, 200, 320, 128, 1122, 0, 0, 1}, /* ragged M over two pair tiles, ragged N */
+      {130, 384, 64, 256, 1123, 0, 0, 1},  /* odd CTA's rows mostly past M, one K step */
+      {256, 128, 256, 128, 1124, 0, 1, 2}, /* negative control: both CTAs hold one B half */
   };
   unsigned i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i)

@@ -6,8 +6,11 @@
  * against an independently written TMA SWIZZLE_128B image generator, the TMEM allocation
  * table, tcgen05.cp .32x128b.warpx4, tcgen05.ld .32x32b, and the MMA arithmetic against a
  * straightforward reference written from the PROBLEM.md definitions (scale factors in the
- * blocked atom layout copied into an emulated TMEM). Prints one line per group and
- * "ALL PASSED" / exits non-zero on failure.
+ * blocked atom layout copied into an emulated TMEM); and the .cta_group::2 forms on a CTA
+ * pair (two emulated CTAs, each with its own shared memory, TMEM and allocation table): the
+ * joint allocation, the per-CTA copies of tcgen05.cp, and the M = 256 MMA whose B columns
+ * come half from each CTA. Prints one line per group and "ALL PASSED" / exits non-zero on
+ * failure.
  */
 #include <math.h>
 #include <stdint.h>
@@ -72,6 +75,11 @@ static uint64_t enc_sdesc(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t s
 /* Instruction descriptor for kind::mxf4nvf4, E2M1 x E2M1, UE4M3, M = 128, K-major. */
 static uint32_t enc_idesc(uint32_t n) {
   return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((128u >> 7) << 27);
+}
+
+/* The same with M = 256 (M >> 7 = 2 in bits 27-28), the cta_group::2 shape. */
+static uint32_t enc_idesc_m256(uint32_t n) {
+  return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((256u >> 7) << 27);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -644,6 +652,263 @@ static void test_mma_nan(void) {
   group_done("mma NaN scale", c0, f0);
 }
 
+
+/* ---------------------------------------------------------------------------------- */
+/* .cta_group::2: a CTA pair                                                           */
+/* ---------------------------------------------------------------------------------- */
+
+/* The odd CTA of the pair: its own shared memory, TMEM and allocation table. */
+static uint8_t g_smem1[SMEM_BYTES];
+static uint32_t g_tmem1[NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS];
+static nvfp4_emu_alloc_state g_st1;
+
+static uint32_t tm1(uint32_t lane, uint32_t col) {
+  return g_tmem1[col * NVFP4_EMU_TMEM_LANES + lane];
+}
+
+static void pair_views(nvfp4_emu_cta_view v[2]) {
+  v[0].tmem = g_tmem;
+  v[0].smem = g_smem;
+  v[0].st = &g_st;
+  v[1].tmem = g_tmem1;
+  v[1].smem = g_smem1;
+  v[1].st = &g_st1;
+}
+
+static void test_pair_alloc(void) {
+  int c0 = g_checks, f0 = g_failures;
+  nvfp4_emu_err e;
+  uint32_t col = 99, c;
+  nvfp4_emu_state_reset(&g_st);
+  nvfp4_emu_state_reset(&g_st1);
+  /* One allocation, one address, booked in both CTAs. */
+  CHECK(nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 256, &col, &e) == 0 && col == 0,
+        "pair 256 at 0: %s", e.text);
+  CHECK(nvfp4_emu_cols_allocated(&g_st, 0, 256) && nvfp4_emu_cols_allocated(&g_st1, 0, 256) &&
+            !nvfp4_emu_cols_allocated(&g_st, 256, 1) && !nvfp4_emu_cols_allocated(&g_st1, 256, 1),
+        "booked in both");
+  /* The lowest range free in both tables: the odd CTA already holds 256..383. */
+  CHECK(nvfp4_emu_state_alloc(&g_st1, 128, &c, &e) == 0 && c == 256, "odd alone 128 at 256");
+  CHECK(nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 128, &col, &e) == 0 && col == 384,
+        "pair 128 skips the range the odd CTA holds (got %u)", col);
+  CHECK(nvfp4_emu_cols_allocated(&g_st, 384, 128) && !nvfp4_emu_cols_allocated(&g_st, 256, 1),
+        "even books 384 only");
+  CHECK(nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 64, &col, &e) == NVFP4_EMU_ERR_ALLOC_NO_ROOM &&
+            strstr(e.text, "both CTAs of the pair") != NULL,
+        "no range free in both: %s", e.text);
+  /* Dealloc: must be live with the same nCols in both; a failure frees nothing. */
+  CHECK(nvfp4_emu_state_dealloc_pair(&g_st, &g_st1, 256, 128, &e) == NVFP4_EMU_ERR_DEALLOC &&
+            strstr(e.text, "cta_group::2") != NULL,
+        "odd-only allocation: %s", e.text);
+  CHECK(nvfp4_emu_state_dealloc_pair(&g_st, &g_st1, 384, 128, &e) == 0, "pair dealloc");
+  CHECK(!nvfp4_emu_cols_allocated(&g_st, 384, 1) && !nvfp4_emu_cols_allocated(&g_st1, 384, 1),
+        "freed in both");
+  CHECK(nvfp4_emu_state_dealloc_pair(&g_st, &g_st1, 384, 128, &e) == NVFP4_EMU_ERR_DEALLOC,
+        "double free");
+  CHECK(nvfp4_emu_state_dealloc(&g_st1, 256, 128, &e) == 0, "odd alone frees its 128");
+  CHECK(nvfp4_emu_state_dealloc_pair(&g_st, &g_st1, 0, 256, &e) == 0 &&
+            !nvfp4_emu_cols_allocated(&g_st1, 0, 1),
+        "pair dealloc 256");
+  /* The rules hold in each CTA: the increase rule and relinquish of either CTA. */
+  CHECK(nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 512, &col, &e) == NVFP4_EMU_ERR_ALLOC_INCREASE,
+        "increase after 256");
+  g_st1.relinquished = 1;
+  CHECK(nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 32, &col, &e) ==
+            NVFP4_EMU_ERR_ALLOC_RELINQUISHED && !nvfp4_emu_cols_allocated(&g_st, 0, 32),
+        "odd relinquished, nothing booked in the even CTA");
+  /* One .cta_group per kernel. */
+  nvfp4_emu_state_reset(&g_st);
+  CHECK(nvfp4_emu_state_group(&g_st, 2, "tcgen05.alloc.cta_group::2", &e) == 0 &&
+            nvfp4_emu_state_group(&g_st, 2, "tcgen05.mma", &e) == 0,
+        "cta_group 2 twice");
+  CHECK(nvfp4_emu_state_group(&g_st, 1, "tcgen05.cp", &e) == NVFP4_EMU_ERR_CTA_GROUP &&
+            strstr(e.text, "used .cta_group::2") != NULL,
+        "::1 after ::2: %s", e.text);
+  group_done("pair alloc", c0, f0);
+}
+
+static void test_pair_cp(void) {
+  int c0 = g_checks, f0 = g_failures;
+  nvfp4_emu_err e;
+  nvfp4_emu_cta_view v[2];
+  uint32_t col, r, q, c, b, i;
+  uint8_t atom0[512], atom1[512];
+  pair_views(v);
+  nvfp4_emu_state_reset(&g_st);
+  nvfp4_emu_state_reset(&g_st1);
+  nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 256, &col, &e);
+  for (i = 0; i < 512; ++i) {
+    atom0[i] = (uint8_t)rnd();
+    atom1[i] = (uint8_t)rnd();
+  }
+  memcpy(&g_smem[0x3000], atom0, 512);
+  memcpy(&g_smem1[0x3000], atom1, 512);
+  for (i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i)
+    g_tmem[i] = g_tmem1[i] = 0xDEADBEEFu;
+  /* Each CTA's shared memory at the descriptor into its own TMEM, same columns. */
+  CHECK(nvfp4_emu_core_cp_32x128b_warpx4_cg2(v, 100, enc_sdesc(0x3000, 0, 128, 0), &e) == 0,
+        "cp cg2: %s", e.text);
+  for (q = 0; q < 4; ++q)
+    for (r = 0; r < 32; ++r)
+      for (c = 0; c < 4; ++c) {
+        uint32_t w0 = 0, w1 = 0;
+        for (b = 0; b < 4; ++b) {
+          w0 |= (uint32_t)atom0[r * 16 + c * 4 + b] << (8 * b);
+          w1 |= (uint32_t)atom1[r * 16 + c * 4 + b] << (8 * b);
+        }
+        CHECK(tm(q * 32 + r, 100 + c) == w0 && tm1(q * 32 + r, 100 + c) == w1,
+              "cp cg2 lane %u col %u", q * 32 + r, 100 + c);
+      }
+  CHECK(tm(0, 104) == 0xDEADBEEFu && tm1(0, 99) == 0xDEADBEEFu, "4 columns only");
+  /* A destination outside the odd CTA's allocation: nothing is written in either CTA. */
+  nvfp4_emu_state_dealloc(&g_st1, 0, 256, &e);
+  nvfp4_emu_state_alloc(&g_st1, 128, &col, &e);
+  CHECK(nvfp4_emu_core_cp_32x128b_warpx4_cg2(v, 200, enc_sdesc(0x3000, 0, 128, 0), &e) ==
+                NVFP4_EMU_ERR_TMEM_RANGE &&
+            strstr(e.text, "odd CTA") != NULL,
+        "odd range: %s", e.text);
+  CHECK(tm(0, 200) == 0xDEADBEEFu, "even CTA untouched after a failed check");
+  CHECK(nvfp4_emu_core_cp_32x128b_warpx4_cg2(v, (32u << 16) | 100,
+                                             enc_sdesc(0x3000, 0, 128, 0),
+                                             &e) == NVFP4_EMU_ERR_TMEM_LANE,
+        "lane 32");
+  group_done("pair cp", c0, f0);
+}
+
+/* One K = 64 step of an M = 256 MMA over a CTA pair, D checked bit-exactly against the
+ * fused-fp32 reference: A rows 0..127 / 128..255 and B columns 0..N/2-1 / N/2..N-1 in the
+ * even / odd CTA's shared memory, SFA of each CTA's rows and SFB of all N columns in each
+ * CTA's TMEM. */
+static void run_pair_mma(uint32_t N, uint32_t dcol, uint32_t sfacol, uint32_t sfbcol) {
+  nvfp4_emu_err e;
+  nvfp4_emu_cta_view v[2];
+  static uint8_t a[256][32], bb[256][32], sa[256][4], sb[256][4];
+  uint32_t col, m, n, k, half = N / 2, i;
+  pair_views(v);
+  for (m = 0; m < 256; ++m)
+    for (k = 0; k < 32; ++k)
+      a[m][k] = (uint8_t)rnd();
+  for (n = 0; n < N; ++n)
+    for (k = 0; k < 32; ++k)
+      bb[n][k] = (uint8_t)rnd();
+  for (m = 0; m < 256; ++m)
+    for (k = 0; k < 4; ++k)
+      sa[m][k] = random_scale(0);
+  for (n = 0; n < N; ++n)
+    for (k = 0; k < 4; ++k)
+      sb[n][k] = random_scale(0);
+  memset(g_smem, 0, SMEM_BYTES);
+  memset(g_smem1, 0, SMEM_BYTES);
+  {
+    static uint8_t rows[256 * 128];
+    uint32_t c;
+    for (c = 0; c < 2; ++c) {
+      uint8_t *smem = c ? g_smem1 : g_smem;
+      memset(rows, 0, sizeof rows);
+      for (m = 0; m < 128; ++m)
+        memcpy(&rows[m * 128], a[128 * c + m], 32);
+      tma_sw128_image(smem, 0x00000, rows, 128);
+      memset(rows, 0, sizeof rows);
+      for (n = 0; n < half; ++n)
+        memcpy(&rows[n * 128], bb[half * c + n], 32);
+      tma_sw128_image(smem, 0x08000, rows, half);
+    }
+  }
+  nvfp4_emu_state_reset(&g_st);
+  nvfp4_emu_state_reset(&g_st1);
+  nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 512, &col, &e);
+  for (i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i) {
+    g_tmem[i] = 0x7FC01234u ^ i; /* NaN garbage: ignored with enable_input_d = 0 */
+    g_tmem1[i] = 0x7FC04321u ^ i;
+  }
+  /* Scale factors as the warpx4 copies leave them: row r's four bytes in lane r (and every
+   * lane quarter for B), column base + r / 32. */
+  for (m = 0; m < 256; ++m) {
+    uint32_t *t = m < 128 ? g_tmem : g_tmem1, r = m % 128, w = 0;
+    for (k = 0; k < 4; ++k)
+      w |= (uint32_t)sa[m][k] << (8 * k);
+    t[(sfacol + r / 32) * 128 + r] = w;
+  }
+  for (n = 0; n < N; ++n) {
+    uint32_t w = 0, q;
+    for (k = 0; k < 4; ++k)
+      w |= (uint32_t)sb[n][k] << (8 * k);
+    for (q = 0; q < 4; ++q) {
+      g_tmem[(sfbcol + n / 32) * 128 + 32 * q + n % 32] = w;
+      g_tmem1[(sfbcol + n / 32) * 128 + 32 * q + n % 32] = w;
+    }
+  }
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(v, &g_scratch, dcol, enc_sdesc(0, 0, 1024, 2),
+                                                enc_sdesc(0x8000, 0, 1024, 2),
+                                                enc_idesc_m256(N), 0, sfacol, sfbcol, &e) == 0,
+        "mma cg2 N=%u: %s", N, e.text);
+  {
+    int mism = 0;
+    for (m = 0; m < 256; ++m)
+      for (n = 0; n < N; ++n) {
+        double sum = 0;
+        float want, got;
+        for (k = 0; k < 64; ++k)
+          sum += (ref_fp4(fp4_at(a[m], k)) * ref_e4m3(sa[m][k / 16])) *
+                 (ref_fp4(fp4_at(bb[n], k)) * ref_e4m3(sb[n][k / 16]));
+        want = (float)sum;
+        got = emu_bits_to_float(m < 128 ? tm(m, dcol + n) : tm1(m - 128, dcol + n));
+        if (emu_float_to_bits(got) != emu_float_to_bits(want) && mism++ < 5)
+          CHECK(0, "cg2 N=%u D[%u][%u] = %.9g, reference %.9g", N, m, n, got, want);
+      }
+    CHECK(mism == 0, "cg2 N=%u: %d elements differ", N, mism);
+  }
+  {
+    const uint32_t after = dcol + N; /* the column after D, when it holds no scale factor */
+    const int sf = (after >= sfacol && after < sfacol + 2) ||
+                   (after >= sfbcol && after < sfbcol + (N + 31) / 32);
+    CHECK(sf || after >= NVFP4_EMU_TMEM_COLUMNS ||
+              (g_tmem[after * 128] == (0x7FC01234u ^ (after * 128)) &&
+               g_tmem1[after * 128] == (0x7FC04321u ^ (after * 128))),
+          "cg2 N=%u writes N columns only", N);
+  }
+}
+
+static void test_pair_mma(void) {
+  int c0 = g_checks, f0 = g_failures;
+  nvfp4_emu_err e;
+  nvfp4_emu_cta_view v[2];
+  uint32_t col;
+  uint64_t ad = enc_sdesc(0, 0, 1024, 2), bd = enc_sdesc(0x8000, 0, 1024, 2);
+  run_pair_mma(256, 0, 256, 260); /* the ab2_n256 shape: 8 SFB columns */
+  run_pair_mma(128, 128, 0, 4);   /* ab2_n128 */
+  run_pair_mma(16, 300, 0, 8);    /* the smallest N: one B row pair ... 8 rows per CTA */
+  run_pair_mma(48, 64, 0, 4);     /* swap2: N per group, 2 SFB columns, 24 rows per CTA */
+  pair_views(v);
+  nvfp4_emu_state_reset(&g_st);
+  nvfp4_emu_state_reset(&g_st1);
+  nvfp4_emu_state_alloc_pair(&g_st, &g_st1, 256, &col, &e);
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(v, &g_scratch, 0, ad, bd, enc_idesc_m256(128),
+                                                0, 128, 132, &e) == 0,
+        "baseline: %s", e.text);
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(v, &g_scratch, 0, ad, bd, enc_idesc(128), 0,
+                                                128, 132, &e) == NVFP4_EMU_ERR_IDESC_UNSUPPORTED,
+        "M=128 cta_group::2 (Layout B) not emulated");
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(v, &g_scratch, 0, ad, bd, enc_idesc_m256(24),
+                                                0, 128, 132, &e) == NVFP4_EMU_ERR_IDESC_INVALID &&
+            strstr(e.text, "steps of 16") != NULL,
+        "N=24: %s", e.text);
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16(g_tmem, g_smem, &g_st, &g_scratch, 0, ad, bd,
+                                            enc_idesc_m256(128), 0, 128, 132,
+                                            &e) == NVFP4_EMU_ERR_IDESC_INVALID,
+        "M=256 with cta_group::1");
+  /* D inside the even CTA's allocation but not the odd's: nothing is computed. */
+  nvfp4_emu_state_dealloc(&g_st1, 0, 256, &e);
+  nvfp4_emu_state_alloc(&g_st1, 128, &col, &e);
+  g_tmem[0] = 0x12345678u;
+  CHECK(nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(v, &g_scratch, 0, ad, bd, enc_idesc_m256(128),
+                                                0, 128, 132, &e) == NVFP4_EMU_ERR_TMEM_RANGE &&
+            strstr(e.text, "odd CTA") != NULL,
+        "odd range: %s", e.text);
+  CHECK(g_tmem[0] == 0x12345678u, "even CTA's D untouched after a failed check");
+  group_done("pair mma", c0, f0);
+}
+
 int main(void) {
   test_formats();
   test_descriptors();
@@ -653,6 +918,9 @@ int main(void) {
   test_mma();
   test_mma_errors();
   test_mma_nan();
+  test_pair_alloc();
+  test_pair_cp();
+  test_pair_mma();
   printf("%d checks, %d failures\n", g_checks, g_failures);
   if (g_failures) {
     printf("FAILED\n");

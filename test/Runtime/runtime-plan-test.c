@@ -4,7 +4,7 @@
  * inline and global group tables), grid size, the variant heuristic, metadata
  * decode/validate (records and tables) and target checks, ELF metadata lookup in a
  * ptxas-built cubin, and the behaviour without a driver. Usage: runtime-plan-test
- * status|validate|tmap|pack|grid|select|meta|elf CUBIN|elf-bad FILE|nodriver */
+ * status|validate|tmap|pack|grid|select|select-pair|meta|elf CUBIN|elf-bad FILE|nodriver */
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,6 +326,90 @@ static int test_select(void) {
   return t_summary("select");
 }
 
+/* The CTA-pair (cta_group::2, 1x2 cluster) form of a variant: a 256-row M tile over two
+ * CTAs, each loading half of the N-role rows, N aligned to 16. */
+static nvfp4_kernel_metadata make_pair(nvfp4_kernel_metadata m) {
+  m.cluster[0] = 2;
+  m.cta_group = 2;
+  m.tile_m = 256;
+  m.n_box_rows = m.tile_n / 2;
+  m.n_align = 16;
+  return m;
+}
+
+/* The heuristic with CTA-pair variants in the family: the grid of a pair variant is a whole
+ * number of clusters; where each SM's shared-memory fill rate bounds the time (B1), a pair
+ * (each CTA loading half of the N-role tile) is cheaper than the same tile on one CTA;
+ * where the MMA bounds it (large square groups) both cost the same; a group of 128 rows
+ * leaves half of a 256-row pair tile empty (B4). The choice for B1..B4 is printed. */
+static int test_select_pair(void) {
+  nvfp4rt_metadata_table t;
+  memset(&t, 0, sizeof t);
+  static const char *const names[] = {"ab_n128", "ab_n256", "swap_n128", "swap_n256",
+                                      "ab2_n128", "ab2_n256", "swap2_n128", "swap2_n256"};
+  const uint32_t nv = 8;
+  t.count = nv;
+  t.variants[0] = make_meta(0, 8);
+  t.variants[1] = make_meta(0, 8);
+  t.variants[1].tile_n = t.variants[1].n_box_rows = 256;
+  t.variants[1].sfn_atoms = 2;
+  t.variants[2] = make_swap(0, 8, 128);
+  t.variants[3] = make_swap(0, 8, 256);
+  for (uint32_t v = 0; v < 4; v++) t.variants[4 + v] = make_pair(t.variants[v]);
+  for (uint32_t v = 0; v < nv; v++) t.variants[v].variant_index = v, t.variants[v].variant_count = nv;
+  T_CHECK(nvfp4rt_grid_size(&t.variants[4], 1000, 148) == 148 &&
+              nvfp4rt_grid_size(&t.variants[4], 1000, 147) == 146 &&
+              nvfp4rt_grid_size(&t.variants[4], 3, 148) == 6,
+          "pair grid: whole clusters, at most the SM count");
+  static const struct { const char *name; uint32_t g, n, k, m[8]; } cases[] = {
+      {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
+      {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
+      {"B3", 2, 3072, 4096, {192, 320}},
+      {"B4", 2, 4096, 1536, {128, 384}},
+      {"square", 2, 4096, 4096, {4096, 4096}},
+  };
+  for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    nvfp4rt_group g[8];
+    double cost[8];
+    for (uint32_t i = 0; i < cases[c].g; i++) {
+      g[i] = good_group(i);
+      g[i].m = cases[c].m[i]; g[i].n = cases[c].n; g[i].k = cases[c].k; g[i].ldc = cases[c].n;
+    }
+    int v = nvfp4rt_select_variant(&t, g, cases[c].g, 148, cost);
+    printf("select-pair %s:", cases[c].name);
+    for (uint32_t i = 0; i < nv; i++) printf(" %s %.1f", names[i], cost[i]);
+    printf(" -> %s\n", v >= 0 ? names[v] : "none");
+    for (uint32_t i = 0; i < nv; i++) T_CHECK(cost[i] > 0, "%s %s modelled", cases[c].name, names[i]);
+    /* B1 is bound by each SM's fill rate: a pair halves the N-role bytes per CTA. */
+    if (!strcmp(cases[c].name, "B1"))
+      T_CHECK(cost[4] < cost[0] && cost[5] < cost[1],
+              "B1: the pair form of an AB tile is cheaper than the 1-CTA form");
+    /* B4's 128-row group fills only half of a 256-row pair tile. */
+    if (!strcmp(cases[c].name, "B4"))
+      T_CHECK(cost[4] > cost[0], "B4: ab2_n128 costs more than ab_n128 (half-empty pair tile)");
+    /* Compute-bound: the same MMA work per CTA either way. */
+    if (!strcmp(cases[c].name, "square"))
+      T_CHECK(cost[4] > 0.99 * cost[0] && cost[4] < 1.01 * cost[0] &&
+                  cost[5] > 0.99 * cost[1] && cost[5] < 1.01 * cost[1],
+              "square: a pair costs what the 1-CTA tile costs");
+  }
+  /* a pair variant whose N alignment the groups' N-role rows cannot meet is still valid
+   * (tiles are padded), but one compiled for fewer groups is skipped */
+  t.variants[7].max_groups = 4;
+  t.variants[7].param_bytes = nvfp4_abi_param_bytes(4);
+  {
+    nvfp4rt_group g[8];
+    double cost[8];
+    for (uint32_t i = 0; i < 8; i++) {
+      g[i] = good_group(i);
+      g[i].m = cases[0].m[i]; g[i].n = 4096; g[i].k = 7168; g[i].ldc = 4096;
+    }
+    int v = nvfp4rt_select_variant(&t, g, 8, 148, cost);
+    T_CHECK(v != 7 && cost[7] < 0, "pair variant for 4 groups skipped");
+  }
+  return t_summary("select-pair");
+}
+
 static int test_meta(void) {
   nvfp4_kernel_metadata m = make_meta(1, 8), d;
   unsigned char rec[NVFP4_METADATA_BYTES];
@@ -451,7 +535,7 @@ static int test_nodriver(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|meta|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
@@ -459,6 +543,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "pack")) return test_pack();
   if (!strcmp(t, "grid")) return test_grid();
   if (!strcmp(t, "select")) return test_select();
+  if (!strcmp(t, "select-pair")) return test_select_pair();
   if (!strcmp(t, "meta")) return test_meta();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);

@@ -4,9 +4,10 @@
  * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
  * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
  * boxes, the parameter block rule), golden configurations, variant names and parsing,
- * and the default family. Prints "PASS:"/"FAIL:" lines and a summary; with an argument,
- * prints that variant's plan table instead. */
+ * and the default family. Prints "PASS:"/"FAIL:" lines and a summary; with arguments
+ * VARIANT [STAGES], prints that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvfp4-c/KernelABI.h"
@@ -97,11 +98,24 @@ int main(int argc, char **argv) {
                                     "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128",
                                     "swap2_n192", "swap2_n256"};
   const uint32_t n = sizeof all / sizeof all[0];
-  if (argc > 1) {
+  if (argc > 1 && !strcmp(argv[1], "all")) { /* every variant's plan, for 8 groups */
+    for (uint32_t i = 0; i < n; ++i) {
+      MlirNvfp4VariantSpec s;
+      MlirNvfp4KernelConfig c;
+      if (mlirNvfp4VariantSpecParse(all[i], strlen(all[i]), 0, &s) &&
+          mlirNvfp4KernelConfigInitVariant(&c, 8, s, NULL, 0))
+        mlirNvfp4KernelConfigPrint(&c, stdout);
+      else
+        printf("cannot plan %s\n", all[i]);
+    }
+    return 0;
+  }
+  if (argc > 1) { /* VARIANT [STAGES] */
     MlirNvfp4VariantSpec s;
     MlirNvfp4KernelConfig c;
     char why[200];
-    if (!mlirNvfp4VariantSpecParse(argv[1], strlen(argv[1]), 0, &s) ||
+    uint32_t stages = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 0;
+    if (!mlirNvfp4VariantSpecParse(argv[1], strlen(argv[1]), stages, &s) ||
         !mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why)) {
       printf("cannot plan %s\n", argv[1]);
       return 1;

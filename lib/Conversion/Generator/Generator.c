@@ -63,6 +63,10 @@ void genInitBarriers(GenKernel *k) {
   nvFenceProxyAsyncShared(b);
 }
 
+void genMbarWait(GenKernel *k, KbValue bar, KbValue parity) {
+  nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);
+}
+
 /* ---- rings ----------------------------------------------------------------------------- */
 
 GenRing genRingNew(KbBuilder *b, uint32_t size) {
@@ -95,12 +99,12 @@ KbValue genPipeEmptyBar(GenKernel *k, GenPipe *p) {
 
 void genPipeProducerAcquire(GenKernel *k, GenPipe *p) {
   KbBuilder *b = k->b;
-  nvMbarWait(b, genPipeEmptyBar(k, p), kbXor(b, kbGet(b, p->pos.phase), kbI32(b, 1)));
+  genMbarWait(k, genPipeEmptyBar(k, p), kbXor(b, kbGet(b, p->pos.phase), kbI32(b, 1)));
 }
 
 void genPipeConsumerWait(GenKernel *k, GenPipe *p) {
   KbBuilder *b = k->b;
-  nvMbarWait(b, genPipeFullBar(k, p), kbGet(b, p->pos.phase));
+  genMbarWait(k, genPipeFullBar(k, p), kbGet(b, p->pos.phase));
 }
 
 void genPipeDrainEmpty(GenKernel *k, GenPipe *p) {

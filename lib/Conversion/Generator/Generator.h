@@ -52,6 +52,11 @@ KbValue genBarrier(GenKernel *k, const MlirNvfp4BarrierArray *arr, KbValue index
 /* mbarrier.init of every array in the plan with its arrival count (call from one thread),
  * then fence.mbarrier_init and fence.proxy.async. */
 void genInitBarriers(GenKernel *k);
+/* Waits until the phase with `parity` of `bar` has completed. In a CTA pair the wait is an
+ * acquire at cluster scope: the pair's barriers are arrived on from the other CTA (remote
+ * arrives, multicast commits), and a CTA-scope acquire does not synchronize with a release
+ * by a thread of another CTA. */
+void genMbarWait(GenKernel *k, KbValue bar, KbValue parity);
 
 /* ---- pipeline rings --------------------------------------------------------------------- */
 

@@ -156,7 +156,7 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   {
     genPipeConsumerWait(g, &st->stages);
     if (pair) /* the peer's half of the stage */
-      nvMbarWait(b, genBarrier(g, &cfg->peerFull, genPipeIndex(b, &st->stages)),
+      genMbarWait(g, genBarrier(g, &cfg->peerFull, genPipeIndex(b, &st->stages)),
                  kbGet(b, st->stages.pos.phase));
     nvTcFenceAfter(b);
     KbValue s = genPipeIndex(b, &st->stages);
