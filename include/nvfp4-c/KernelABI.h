@@ -130,6 +130,8 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 
 /* Flags */
 #define NVFP4_META_FLAG_EMULATION 0x1u     /* tcgen05 emulated (sm_90a); needs workspace */
+#define NVFP4_META_FLAG_PROXY 0x2u         /* timing proxy (sm_90a): tcgen05 ops free, C comes
+                                              out zero; no workspace */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */
