@@ -91,8 +91,8 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                   base, NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
-    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100, 0, 0, i,
-                                        v, meta);
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100,
+                                        NVFP4_META_FLAG_PATCH_TMAPS, 0, i, v, meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
       ok = textf(&t, "%s%d", i || j ? ", " : "", (int)(signed char)meta[j]);
   }

@@ -161,7 +161,7 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
                         m->n_align, m->tile_n);
-  if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY))
+  if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
   if ((m->flags & NVFP4_META_FLAG_EMULATION) && (m->flags & NVFP4_META_FLAG_PROXY))

@@ -10,7 +10,10 @@
  *                  all groups by prefix sums, M role fastest) and the per-tile values it
  *                  loads from the group record;
  *   operand roles  tensor maps and tile rows of the M and N roles, from the planner's
- *                  role table, so that swap-AB is a permutation and not a copy.
+ *                  role table, so that swap-AB is a permutation and not a copy;
+ *   map patching   the kernel-side half of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): each
+ *                  CTA's copies of the tensor-map templates with the raw addresses of
+ *                  the parameter block (TensorMapPatch.c).
  *
  * The sm_100a kernel (lib/Conversion/Sm100/) composes these with its tcgen05 MMA and
  * epilogue emitters.
@@ -29,6 +32,8 @@ typedef struct GenKernel {
   KbValue smem;     /* i32 shared address of the 1024-aligned dynamic smem base */
   KbValue tid, warp, lane;
   KbValue ctaRank;  /* rank of this CTA in its cluster (constant 0 without clusters) */
+  KbValue patchMaps;/* i1: header flag NVFP4_ABI_FLAG_PATCH_TMAPS */
+  KbValue mapCopies;/* i64: this CTA's patched tensor maps (valid when patchMaps) */
 } GenKernel;
 
 /* Sets up the common values: thread coordinates, the aligned shared-memory base from the
@@ -111,9 +116,22 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
 
-/* Generic pointer to tensor map `tensor` of `group` in the table. */
+/* Generic pointer to tensor map `tensor` of `group`: in the table, or this CTA's patched
+ * copy when the launch patches its maps. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
+
+/* ---- tensor maps patched by the kernel (TensorMapPatch.c) -------------------------------- */
+
+/* Sets k->patchMaps and k->mapCopies from the header (called by genKernelInit). */
+void genTensorMapPatchInit(GenKernel *k);
+/* Every thread of the CTA, before the prologue's CTA barrier: when the launch patches its
+ * maps, writes this CTA's copy of every group's templates with the raw addresses and
+ * releases them to the tensormap proxy. */
+void genPatchTensorMaps(GenKernel *k);
+/* A thread that will issue TMA on the maps of `tensors` (bit t: MlirNvfp4Tensor t), after
+ * the CTA barrier: acquires this CTA's copies of them for every group of the launch. */
+void genAcquireTensorMaps(GenKernel *k, uint32_t tensors);
 
 #endif /* NVFP4_CONVERSION_GENERATOR_H */
