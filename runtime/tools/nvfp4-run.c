@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fresh_sets.h"
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
 
@@ -26,7 +27,8 @@ int nvfp4_run_cpu(int argc, char **argv);
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
-          "                 [--variant NAME|INDEX]\n"
+          "                 [--variant NAME|INDEX] [--tmap-update encode|replace-address|kernel-patch]\n"
+          "                 [--fresh-sets S [--calls N] [--e2e-calls N]]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
@@ -114,7 +116,8 @@ static double median(double *v, int n) {
 }
 
 typedef struct opts {
-  const char *cubin, *case_name, *groups, *variant;
+  const char *cubin, *case_name, *groups, *variant, *tmap_update;
+  int fresh_sets, calls, e2e_calls;
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
@@ -128,7 +131,8 @@ typedef struct opts {
   } while (0)
 
 int main(int argc, char **argv) {
-  opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200};
+  opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200,
+            .calls = 2000, .e2e_calls = 200};
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--cpu")) return nvfp4_run_cpu(argc, argv);
   for (int i = 1; i < argc; i++) {
@@ -138,6 +142,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--case")) o.case_name = NEXT();
     else if (!strcmp(a, "--groups")) o.groups = NEXT();
     else if (!strcmp(a, "--variant")) o.variant = NEXT();
+    else if (!strcmp(a, "--tmap-update")) o.tmap_update = NEXT();
+    else if (!strcmp(a, "--fresh-sets")) o.fresh_sets = atoi(NEXT());
+    else if (!strcmp(a, "--calls")) o.calls = atoi(NEXT());
+    else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = atoi(NEXT());
     else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
@@ -165,6 +173,22 @@ int main(int argc, char **argv) {
 #undef NEXT
   }
   if (!o.cubin) { usage(stderr); return EXIT_ERROR; }
+  nvfp4rt_tmap_update tmap_update = NVFP4RT_TMAP_UPDATE_DEFAULT;
+  if (o.tmap_update) {
+    int found = 0;
+    for (int m = NVFP4RT_TMAP_UPDATE_DEFAULT; m <= NVFP4RT_TMAP_UPDATE_KERNEL_PATCH; m++)
+      if (!strcmp(o.tmap_update, nvfp4rt_tmap_update_name((nvfp4rt_tmap_update)m)))
+        tmap_update = (nvfp4rt_tmap_update)m, found = 1;
+    if (!found && !(o.fresh_sets && !strcmp(o.tmap_update, "cuda-graph"))) {
+      fprintf(stderr, "nvfp4-run: unknown --tmap-update '%s' (default, encode, "
+                      "replace-address, kernel-patch)\n", o.tmap_update);
+      return EXIT_ERROR;
+    }
+  }
+  if (o.fresh_sets && (o.fresh_sets < 2 || o.calls < 1 || o.e2e_calls < 1)) {
+    fprintf(stderr, "nvfp4-run: --fresh-sets needs at least 2 sets, --calls and --e2e-calls >= 1\n");
+    return EXIT_ERROR;
+  }
   if (o.iters < 1) o.iters = 1;
   if (o.warmup < 0) o.warmup = 0;
   if (o.launch_iters < 0) o.launch_iters = 0; /* 0: skip the host launch-cost measurement */
@@ -229,7 +253,7 @@ int main(int argc, char **argv) {
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
   if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
-  nvfp4rt_plan_options popts = {.variant = -1};
+  nvfp4rt_plan_options popts = {.variant = -1, .tmap_update = tmap_update};
   if (o.variant) {
     char *end;
     long vi = strtol(o.variant, &end, 10);
@@ -251,6 +275,24 @@ int main(int argc, char **argv) {
    * element it skips shows */
   const int proxy = (nvfp4rt_module_metadata(mod)->flags & NVFP4_META_FLAG_PROXY) != 0;
   if (proxy) nvfp4h_problem_c_without_zeros(&prob);
+  if (o.fresh_sets) {
+    /* a timing proxy needs no values: one problem for every set; other cubins get a
+     * distinct problem per set (seed + set), so that the check sees stale inputs too */
+    const int nprobs = proxy || !o.check ? 1 : o.fresh_sets;
+    nvfp4h_problem *probs = calloc((size_t)nprobs, sizeof *probs);
+    int ok = probs != NULL;
+    if (ok) probs[0] = prob;
+    for (int s = 1; ok && s < nprobs; s++)
+      ok = nvfp4h_problem_generate_ex(shapes, ng, o.seed + (uint64_t)s,
+                                      o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                      o.ldc_pad, &probs[s]) == 0;
+    const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
+                           o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
+    rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
+    for (int s = 1; probs && s < nprobs; s++) nvfp4h_problem_free(&probs[s]);
+    free(probs);
+    goto done;
+  }
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   for (uint32_t g = 0; g < ng; g++) {
     nvfp4h_group_data *d = &prob.groups[g];
