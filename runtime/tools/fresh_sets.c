@@ -320,27 +320,27 @@ static const char *verdict(const result *R) {
   return !R->checked ? "-" : R->pass ? "PASS" : "FAIL";
 }
 
-static void print_text(const state *S, const fresh_opts *o, const result *R, int n) {
+static void print_header(const state *S, const fresh_opts *o) {
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(S->ctx);
   printf("fresh sets: %d input sets of %s (%u groups), every call with new pointers; %s; "
          "device %s\n", S->sets, o->label, S->ng, S->proxy ? "timing proxy" : "checked kernel",
          dev->name);
+  printf("  (us; host = plan_update_pointers + plan_launch over %d calls, for the graph the "
+         "replay call; e2e and kernel: median of %d calls, L2 flushed)\n", o->calls, o->e2e_calls);
   printf("  %-16s %-34s %9s %9s %9s %9s %9s %9s  %-7s %s\n", "technique", "kernel",
          "host med", "host p90", "update", "e2e med", "e2e p90", "kernel", "check",
          "maps encoded/replaced/templates");
-  for (int i = 0; i < n; i++) {
-    if (R[i].skipped) {
-      printf("  %-16s (%s)\n", R[i].name, R[i].skipped);
-      continue;
-    }
-    printf("  %-16s %-34s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f  %-7s %llu/%llu/%llu\n",
-           R[i].name, R[i].kernel, R[i].host.median, R[i].host.p90, R[i].update.median,
-           R[i].e2e.median, R[i].e2e.p90, R[i].kernel_only.median, verdict(&R[i]),
-           (unsigned long long)R[i].encoded, (unsigned long long)R[i].replaced,
-           (unsigned long long)R[i].uploaded);
+}
+
+static void print_text(const result *R) {
+  if (R->skipped) {
+    printf("  %-16s (%s)\n", R->name, R->skipped);
+    return;
   }
-  printf("  (us; host = plan_update_pointers + plan_launch over %d calls, graph: the replay "
-         "call; e2e and kernel: median of %d calls, L2 flushed)\n", o->calls, o->e2e_calls);
+  printf("  %-16s %-34s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f  %-7s %llu/%llu/%llu\n",
+         R->name, R->kernel, R->host.median, R->host.p90, R->update.median, R->e2e.median,
+         R->e2e.p90, R->kernel_only.median, verdict(R), (unsigned long long)R->encoded,
+         (unsigned long long)R->replaced, (unsigned long long)R->uploaded);
 }
 
 static void print_stats(const char *key, stats s) {
@@ -348,30 +348,34 @@ static void print_stats(const char *key, stats s) {
          key, s.p10, key, s.p90);
 }
 
-static void print_json(const state *S, const fresh_opts *o, const result *R, int n) {
+/* One JSON object per line and technique (JSON Lines), written as soon as it is measured. */
+static void print_json(const state *S, const fresh_opts *o, const result *R) {
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(S->ctx);
   printf("{\"fresh_sets\": %d, \"case\": \"%s\", \"groups\": %u, \"proxy\": %s, \"device\": \"%s\", "
-         "\"calls\": %d, \"e2e_calls\": %d, \"techniques\": [",
-         S->sets, o->label, S->ng, S->proxy ? "true" : "false", dev->name, o->calls, o->e2e_calls);
-  for (int i = 0; i < n; i++) {
-    printf("%s{\"name\": \"%s\", ", i ? ", " : "", R[i].name);
-    if (R[i].skipped) {
-      printf("\"skipped\": \"%s\"}", R[i].skipped);
-      continue;
-    }
-    printf("\"kernel\": \"%s\", ", R[i].kernel);
-    print_stats("host", R[i].host);
-    print_stats("update", R[i].update);
-    print_stats("e2e", R[i].e2e);
-    print_stats("kernel", R[i].kernel_only);
-    printf("\"maps_encoded\": %llu, \"maps_replaced\": %llu, \"templates_uploaded\": %llu, "
-           "\"checked\": %s, \"pass\": %s, \"mismatches\": %llu, \"outside_writes\": %llu}",
-           (unsigned long long)R[i].encoded, (unsigned long long)R[i].replaced,
-           (unsigned long long)R[i].uploaded, R[i].checked ? "true" : "false",
-           R[i].pass ? "true" : "false", (unsigned long long)R[i].mismatches,
-           (unsigned long long)R[i].outside_writes);
+         "\"calls\": %d, \"e2e_calls\": %d, \"name\": \"%s\", ",
+         S->sets, o->label, S->ng, S->proxy ? "true" : "false", dev->name, o->calls, o->e2e_calls,
+         R->name);
+  if (R->skipped) {
+    printf("\"skipped\": \"%s\"}\n", R->skipped);
+    return;
   }
-  printf("]}\n");
+  printf("\"kernel\": \"%s\", ", R->kernel);
+  print_stats("host", R->host);
+  print_stats("update", R->update);
+  print_stats("e2e", R->e2e);
+  print_stats("kernel", R->kernel_only);
+  printf("\"maps_encoded\": %llu, \"maps_replaced\": %llu, \"templates_uploaded\": %llu, "
+         "\"checked\": %s, \"pass\": %s, \"mismatches\": %llu, \"outside_writes\": %llu}\n",
+         (unsigned long long)R->encoded, (unsigned long long)R->replaced,
+         (unsigned long long)R->uploaded, R->checked ? "true" : "false",
+         R->pass ? "true" : "false", (unsigned long long)R->mismatches,
+         (unsigned long long)R->outside_writes);
+}
+
+static void report(const state *S, const fresh_opts *o, const result *R) {
+  if (o->json) print_json(S, o, R);
+  else print_text(R);
+  fflush(stdout); /* measured results survive a later technique that faults */
 }
 
 int fresh_sets_run(nvfp4rt_context *ctx, nvfp4rt_module *mod, const nvfp4h_problem *probs,
@@ -393,24 +397,28 @@ int fresh_sets_run(nvfp4rt_context *ctx, nvfp4rt_module *mod, const nvfp4h_probl
   S->t_host = calloc((size_t)most, sizeof(double));
   S->t_update = calloc((size_t)most, sizeof(double));
   S->t_e2e = calloc((size_t)most, sizeof(double));
-  int rc = EXIT_ERROR;
-  result R[4];
-  int n = 0;
+  int rc = EXIT_ERROR, failed = 0;
   if (!S->t_host || !S->t_update || !S->t_e2e || setup(S)) goto done;
-  static const nvfp4rt_tmap_update modes[3] = {NVFP4RT_TMAP_UPDATE_ENCODE,
-                                               NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS,
-                                               NVFP4RT_TMAP_UPDATE_KERNEL_PATCH};
-  for (int m = 0; m < 3; m++) {
-    if (o->only && strcmp(o->only, nvfp4rt_tmap_update_name(modes[m]))) continue;
-    if (run_technique(S, o, modes[m], &R[n++])) goto done;
+  if (!o->json) print_header(S, o);
+  /* the kernel-patch technique last: a kernel fault would end the process */
+  static const char *const order[4] = {"encode", "replace-address", "cuda-graph", "kernel-patch"};
+  for (int i = 0; i < 4; i++) {
+    if (o->only && strcmp(o->only, order[i])) continue;
+    result R;
+    int r;
+    if (i == 2) {
+      r = run_graph(S, o, &R);
+    } else {
+      const nvfp4rt_tmap_update mode = i == 0 ? NVFP4RT_TMAP_UPDATE_ENCODE
+                                       : i == 1 ? NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS
+                                                : NVFP4RT_TMAP_UPDATE_KERNEL_PATCH;
+      r = run_technique(S, o, mode, &R);
+    }
+    if (r) goto done;
+    report(S, o, &R);
+    failed += !R.skipped && R.checked && !R.pass;
   }
-  if (!o->only || !strcmp(o->only, "cuda-graph"))
-    if (run_graph(S, o, &R[n++])) goto done;
-  if (o->json) print_json(S, o, R, n);
-  else print_text(S, o, R, n);
-  rc = EXIT_PASS;
-  for (int i = 0; i < n; i++)
-    if (!R[i].skipped && R[i].checked && !R[i].pass) rc = EXIT_CHECK_FAILED;
+  rc = failed ? EXIT_CHECK_FAILED : EXIT_PASS;
 done:
   teardown(S);
   free(S);

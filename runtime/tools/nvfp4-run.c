@@ -5,6 +5,8 @@
  * outside each group's M x N region of C (padding columns, a guard row after the last
  * row, all of an empty group's C) was written, times it with CUDA events (optionally flushing L2) and measures the host cost of
  * nvfp4rt_plan_launch. `--info CUBIN` prints the metadata record (no GPU needed).
+ * --all-variants checks every variant of the family on one upload (all_variants.c);
+ * --fresh-sets S measures whole calls with new pointers every call (fresh_sets.c).
  *
  * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
  * error, 77 no CUDA driver or device (the run could not happen; --info never returns 77). */
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "all_variants.h"
 #include "fresh_sets.h"
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
@@ -28,7 +31,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
           "                 [--variant NAME|INDEX] [--tmap-update encode|replace-address|kernel-patch]\n"
-          "                 [--fresh-sets S [--calls N] [--e2e-calls N]]\n"
+          "                 [--fresh-sets S [--calls N] [--e2e-calls N]] [--all-variants]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
@@ -117,7 +120,7 @@ static double median(double *v, int n) {
 
 typedef struct opts {
   const char *cubin, *case_name, *groups, *variant, *tmap_update;
-  int fresh_sets, calls, e2e_calls;
+  int fresh_sets, calls, e2e_calls, all_variants;
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
@@ -146,6 +149,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--fresh-sets")) o.fresh_sets = atoi(NEXT());
     else if (!strcmp(a, "--calls")) o.calls = atoi(NEXT());
     else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = atoi(NEXT());
+    else if (!strcmp(a, "--all-variants")) o.all_variants = 1;
     else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
@@ -307,6 +311,10 @@ int main(int argc, char **argv) {
     }
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
                                 d->m, d->n, d->k, d->ldc};
+  }
+  if (o.all_variants) {
+    rc = all_variants_run(ctx, mod, &prob, groups, tmap_update, o.threads, o.json);
+    goto done;
   }
   if ((st = nvfp4rt_plan_create_ex(mod, groups, ng, &popts, &plan)) != NVFP4RT_STATUS_OK)
     FAIL_RT(st);

@@ -55,6 +55,7 @@ void genPatchTensorMaps(GenKernel *k) {
     nvFenceProxyTensormapRelease(b);
   }
   kbEndIf(b);
+  nvWarpSync(b); /* the CTA barrier that follows is .aligned: reconverge after the loop */
 }
 
 void genAcquireTensorMaps(GenKernel *k, uint32_t tensors) {
