@@ -2,7 +2,7 @@
  * H200, measured in one run with the timing proxy (nvfp4-compile --proxy: the sm_100a kernel
  * with free tcgen05 ops, running natively on sm_90a).
  *
- *   nvfp4-proxy-bench --stream STREAM.cubin [--iters N] [--json FILE]
+ *   nvfp4-proxy-bench --stream STREAM.cubin [--iters N] [--json FILE] [--peak-mib M]
  *                     [--tmap-update replace-address|kernel-patch]
  *                     [--fixed PROXY.cubin] CASE=PROXY.cubin ...        (CASE: B1..B4)
  *
@@ -18,8 +18,9 @@
  *   - the runtime's modelled time (nvfp4rt_select_variant) and its choice.
  * Per case: the streaming ceiling (stream_bytes.ptx reading exactly the A, B, SFA, SFB bytes
  * and writing C's M x N fp16 bytes), the same bytes over the H200 datasheet peak (4.8 TB/s)
- * and over the peak measured here (the same kernel over 2 GiB read, and 1 GiB read + 1 GiB
- * written). --fixed: the proxy time of a 1-group 128 x 128 x 256 problem (the fixed cost).
+ * and over the peak measured here (the same kernel over 2 M MiB read, and M MiB read + M MiB
+ * written; M = 1024 by default). --fixed: the proxy time of a 1-group 128 x 128 x 256 problem
+ * (the fixed cost). The driver is libcuda.so.1, or $NVFP4RT_LIBCUDA_PATH as for the runtime.
  * Prints a table; --json writes everything. Exit 0, 1 when a check failed, 2 on errors, 77
  * without a GPU. */
 #define _POSIX_C_SOURCE 200809L
@@ -291,13 +292,14 @@ static const nvfp4h_shape kFixedShape = {128, 128, 256};
 int main(int argc, char **argv) {
   const char *stream_cubin = NULL, *json_path = NULL, *fixed_cubin = NULL;
   const char *case_name[MAX_RUNS], *case_cubin[MAX_RUNS];
-  int runs = 0, iters = 50;
+  int runs = 0, iters = 50, peak_mib = 1024;
   nvfp4rt_tmap_update mode = NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--stream") && i + 1 < argc) stream_cubin = argv[++i];
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) fixed_cubin = argv[++i];
     else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--peak-mib") && i + 1 < argc) peak_mib = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tmap-update") && i + 1 < argc) {
       const char *m = argv[++i];
       if (!strcmp(m, "kernel-patch")) mode = NVFP4RT_TMAP_UPDATE_KERNEL_PATCH;
@@ -317,7 +319,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (!stream_cubin || (!runs && !fixed_cubin) || iters < 1) {
+  if (!stream_cubin || (!runs && !fixed_cubin) || iters < 1 || peak_mib < 1) {
     fprintf(stderr, "nvfp4-proxy-bench: need --stream and at least one CASE=cubin or --fixed\n");
     return 2;
   }
@@ -333,7 +335,8 @@ int main(int argc, char **argv) {
   if (st != NVFP4RT_STATUS_OK) return fail_rt(st, "context"), 2;
   B.dev = nvfp4rt_context_device_info(B.ctx);
   /* the stream kernel through the driver the runtime already loaded */
-  void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *cu_path = getenv("NVFP4RT_LIBCUDA_PATH");
+  void *cu = dlopen(cu_path && *cu_path ? cu_path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   pfn_load load = cu ? (pfn_load)dlsym(cu, "cuModuleLoadData") : NULL;
   pfn_get get = cu ? (pfn_get)dlsym(cu, "cuModuleGetFunction") : NULL;
   B.launch = cu ? (pfn_launch)dlsym(cu, "cuLaunchKernel") : NULL;
@@ -358,10 +361,10 @@ int main(int argc, char **argv) {
   B.flush_bytes = (size_t)(B.dev->l2_bytes > 0 ? B.dev->l2_bytes : 64 << 20) * 2;
   if (nvfp4rt_mem_alloc(B.ctx, B.flush_bytes, &B.flush)) return fail_rt(NVFP4RT_STATUS_OUT_OF_MEMORY, "flush"), 2;
 
-  /* the DRAM peak, measured: 2 GiB read; 1 GiB read + 1 GiB written */
+  /* the DRAM peak, measured: 2 M MiB read; M MiB read + M MiB written */
   double peak_read = 0, peak_copy = 0;
   {
-    const uint64_t gib = 1ull << 30;
+    const uint64_t gib = (uint64_t)peak_mib << 20;
     uint64_t big = 0, segs = 0;
     if (nvfp4rt_mem_alloc(B.ctx, 2 * gib, &big) || nvfp4rt_mem_alloc(B.ctx, 64, &segs))
       return fail_rt(NVFP4RT_STATUS_OUT_OF_MEMORY, "peak buffers"), 2;

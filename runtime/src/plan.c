@@ -317,11 +317,17 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
   return worst > dram ? worst : dram;
 }
 
+/* select_variant's scratch lives on the stack for devices of up to this many SMs (a re-plan
+ * that changes shapes chooses again: it must not allocate). */
+#define SELECT_STACK_SMS 1024u
+
 int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table, const nvfp4rt_group *groups,
                            uint32_t num_groups, uint32_t sm_count, double *cost_us) {
   if (!table || !groups) return -1;
-  nvfp4rt_plan_layout *L = malloc(sizeof *L);
-  double *cta = malloc(sizeof(double) * (sm_count ? sm_count : 1));
+  nvfp4rt_plan_layout layout;
+  double cta_stack[SELECT_STACK_SMS];
+  nvfp4rt_plan_layout *L = &layout;
+  double *cta = sm_count <= SELECT_STACK_SMS ? cta_stack : malloc(sizeof(double) * sm_count);
   int best = -1;
   double best_cost = 0;
   for (uint32_t v = 0; v < table->count; v++) {
@@ -337,8 +343,7 @@ int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table, const nvfp4rt_gr
     }
     if (cost_us) cost_us[v] = c;
   }
-  free(L);
-  free(cta);
+  if (cta != cta_stack) free(cta);
   return best;
 }
 
