@@ -22,7 +22,12 @@
  * written; M = 1024 by default). --fixed: the proxy time of a 1-group 128 x 128 x 256 problem
  * (the fixed cost). The driver is libcuda.so.1, or $NVFP4RT_LIBCUDA_PATH as for the runtime.
  * Prints a table; --json writes everything. Exit 0, 1 when a check failed, 2 on errors, 77
- * without a GPU. */
+ * without a GPU.
+ *
+ *   nvfp4-proxy-bench --model [--sms N] CASE=CUBIN ...
+ * needs no GPU: the runtime's modelled time of every variant (nvfp4rt_select_variant, the
+ * device model of the cubin's target: B200 for sm_100a, H200 with free MMAs for sm_90a) and
+ * its choice, for N SMs (default 148 for sm_100a, 132 for sm_90a). */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdio.h>
@@ -289,15 +294,46 @@ typedef struct case_result {
 
 static const nvfp4h_shape kFixedShape = {128, 128, 256};
 
+/* --model: the heuristic's view of each variant, from the cubins' metadata alone. */
+static int model_only(int runs, const char **names, const char **cubins, int sms) {
+  printf("modelled by nvfp4rt_select_variant (no GPU: nothing here is measured)\n");
+  for (int r = 0; r < runs; r++) {
+    nvfp4rt_metadata_table t;
+    nvfp4rt_status st = nvfp4rt_metadata_read_file(cubins[r], &t);
+    if (st != NVFP4RT_STATUS_OK) return fail_rt(st, cubins[r]), 2;
+    nvfp4h_shape s[NVFP4H_MAX_GROUPS];
+    const uint32_t n = !strcmp(names[r], "fixed") ? (s[0] = kFixedShape, 1u)
+                                                  : nvfp4h_case_shapes(names[r], s, NVFP4H_MAX_GROUPS);
+    if (!n) {
+      fprintf(stderr, "nvfp4-proxy-bench: unknown case %s\n", names[r]);
+      return 2;
+    }
+    nvfp4rt_group g[NVFP4H_MAX_GROUPS];
+    for (uint32_t i = 0; i < n; i++) /* any aligned addresses: the model reads shapes only */
+      g[i] = (nvfp4rt_group){0x100000, 0x200000, 0x300000, 0x400000, 0x500000, s[i].m, s[i].n,
+                             s[i].k, s[i].n};
+    const uint32_t sm = sms > 0 ? (uint32_t)sms : t.variants[0].target_sm == 100 ? 148u : 132u;
+    double cost[NVFP4_METADATA_MAX_VARIANTS];
+    const int chosen = nvfp4rt_select_variant(&t, g, n, sm, cost);
+    printf("\n%s (%s, %u SMs): %s\n", names[r], t.variants[0].target, sm, cubins[r]);
+    for (uint32_t v = 0; v < t.count; v++)
+      printf("  %-36s %9.2f us%s\n", t.variants[v].kernel_name, cost[v],
+             (int)v == chosen ? "  <- chosen" : "");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *stream_cubin = NULL, *json_path = NULL, *fixed_cubin = NULL;
   const char *case_name[MAX_RUNS], *case_cubin[MAX_RUNS];
-  int runs = 0, iters = 50, peak_mib = 1024;
+  int runs = 0, iters = 50, peak_mib = 1024, model = 0, sms = 0;
   nvfp4rt_tmap_update mode = NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--stream") && i + 1 < argc) stream_cubin = argv[++i];
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) fixed_cubin = argv[++i];
+    else if (!strcmp(argv[i], "--model")) model = 1;
+    else if (!strcmp(argv[i], "--sms") && i + 1 < argc) sms = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--peak-mib") && i + 1 < argc) peak_mib = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tmap-update") && i + 1 < argc) {
@@ -315,10 +351,13 @@ int main(int argc, char **argv) {
       case_cubin[runs++] = eq + 1;
     } else {
       fprintf(stderr, "usage: nvfp4-proxy-bench --stream STREAM.cubin [--iters N] [--json FILE] "
-                      "[--fixed PROXY.cubin] CASE=PROXY.cubin ...\n");
+                      "[--peak-mib M] [--tmap-update replace-address|kernel-patch] "
+                      "[--fixed PROXY.cubin] CASE=PROXY.cubin ...\n"
+                      "       nvfp4-proxy-bench --model [--sms N] CASE=CUBIN ...\n");
       return 2;
     }
   }
+  if (model) return model_only(runs, case_name, case_cubin, sms);
   if (!stream_cubin || (!runs && !fixed_cubin) || iters < 1 || peak_mib < 1) {
     fprintf(stderr, "nvfp4-proxy-bench: need --stream and at least one CASE=cubin or --fixed\n");
     return 2;

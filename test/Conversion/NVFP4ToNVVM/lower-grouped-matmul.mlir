@@ -10,8 +10,8 @@
 // CHECK-SAME: nvfp4.kernel = @k1_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @k1_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// Record 0: magic "NVF4", ABI 2, 256-byte record, sm 100, flags 4 (the kernel can patch its tensor maps), block 192 x 1 x 1.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463402000000000100006400000004000000C0000000
+// Record 0: magic "NVF4", ABI 2, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463402000000000100006400000000000000C0000000
 // CHECK-SAME: : tensor<768xi8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<768 x i8>
 // CHECK: llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
@@ -94,12 +94,7 @@ func.func @default_family(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
 // RUN: grep -c "nvvm.tcgen05.commit" %t.ab | FileCheck %s --check-prefix=TWO
 // RUN: grep -c "nvvm.tcgen05.ld " %t.ab | FileCheck %s --check-prefix=FOUR
 // RUN: grep -c "nvvm.tcgen05.wait" %t.ab | FileCheck %s --check-prefix=TWO
-// RUN: grep "llvm.inline_asm" %t.ab | grep -vc "tensormap" | FileCheck %s --check-prefix=FOUR
-// Map patching (NVFP4_ABI_FLAG_PATCH_TMAPS): one replace, one release, four producer
-// acquires (A, B, SFA, SFB) and one epilogue acquire (C).
-// RUN: grep -c "llvm.inline_asm.*tensormap.replace" %t.ab | FileCheck %s --check-prefix=ONE
-// RUN: grep -c "llvm.inline_asm.*tensormap::generic.release" %t.ab | FileCheck %s --check-prefix=ONE
-// RUN: grep -c "llvm.inline_asm.*tensormap::generic.acquire" %t.ab | FileCheck %s --check-prefix=FIVE
+// RUN: grep -c "llvm.inline_asm" %t.ab | FileCheck %s --check-prefix=FOUR
 // RUN: grep -c "vector<8xf16>, !llvm.ptr<3>" %t.ab | FileCheck %s --check-prefix=SIXTEEN
 // RUN: grep -c "nvvm.tcgen05.alloc\|nvvm.tcgen05.dealloc\|nvvm.tcgen05.relinquish" %t.ab | FileCheck %s --check-prefix=THREE
 // RUN: grep -A1 "nvvm.bar.warp.sync" %t.ab | grep -c "nvvm.barrier0" | FileCheck %s --check-prefix=ONE
@@ -107,7 +102,6 @@ func.func @default_family(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
 // TWO: {{^}}2{{$}}
 // THREE: {{^}}3{{$}}
 // FOUR: {{^}}4{{$}}
-// FIVE: {{^}}5{{$}}
 // EIGHT: {{^}}8{{$}}
 // SIXTEEN: {{^}}16{{$}}
 func.func @ab_tma_store(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
