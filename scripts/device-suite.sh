@@ -128,8 +128,9 @@ fi
 # The timing proxy (sm_100a kernels with free tcgen05 ops, native speed): every variant of
 # its family (1-CTA and CTA-pair, every tile_n, both epilogues) on every case in one
 # process per case (--all-variants), checked for C = +0 inside each group's M x N and
-# nothing written outside it; once more with the kernel patching its own tensor maps; and
-# the kernel-patch path on the emulation target with a distinct input set per call.
+# nothing written outside it; once more with the kernel patching its own tensor maps (the
+# family is built with nvfp4.patch_tmaps); and the kernel-patch path on the emulation
+# target with a distinct input set per call.
 if has proxy; then
 PX="$D/cubin/proxy_family.cubin"
 "$RUN" --info "$PX" > "$LOG/proxy_info.txt"
@@ -148,7 +149,7 @@ for b in B1 B2 B3 B4; do
   one "proxy_bench_$b" "$PX" --all-variants --case $b
 done
 one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
-one emu_fresh_sets_patch_test3 "$FAM" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
+one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"
 [ "$fail" -eq 0 ]

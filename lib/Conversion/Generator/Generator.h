@@ -32,7 +32,8 @@ typedef struct GenKernel {
   KbValue smem;     /* i32 shared address of the 1024-aligned dynamic smem base */
   KbValue tid, warp, lane;
   KbValue ctaRank;  /* rank of this CTA in its cluster (constant 0 without clusters) */
-  KbValue patchMaps;/* i1: header flag NVFP4_ABI_FLAG_PATCH_TMAPS */
+  bool patchable;   /* built to honour NVFP4_ABI_FLAG_PATCH_TMAPS (genTensorMapPatchInit) */
+  KbValue patchMaps;/* i1: the launch's header has the flag (when patchable) */
   KbValue mapCopies;/* i64: this CTA's patched tensor maps (valid when patchMaps) */
 } GenKernel;
 
@@ -116,16 +117,18 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
 
-/* Generic pointer to tensor map `tensor` of `group`: in the table, or this CTA's patched
- * copy when the launch patches its maps. */
+/* Generic pointer to tensor map `tensor` of `group`: in the table, or, in a patchable
+ * kernel, this CTA's patched copy when the launch patches its maps. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 
 /* ---- tensor maps patched by the kernel (TensorMapPatch.c) -------------------------------- */
 
-/* Sets k->patchMaps and k->mapCopies from the header (called by genKernelInit). */
-void genTensorMapPatchInit(GenKernel *k);
+/* Makes the kernel patchable (or not: then the two functions below emit nothing and
+ * genTensorMap always returns the parameter block's maps); a patchable kernel reads the
+ * header flag and its copies' address. Called once, after genKernelInit. */
+void genTensorMapPatchInit(GenKernel *k, bool patchable);
 /* Every thread of the CTA, before the prologue's CTA barrier: when the launch patches its
  * maps, writes this CTA's copy of every group's templates with the raw addresses and
  * releases them to the tensormap proxy. */

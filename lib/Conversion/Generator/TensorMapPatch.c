@@ -1,16 +1,19 @@
-/* TensorMapPatch.c — the kernel side of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): when a
- * launch sends raw addresses instead of tensor maps, every CTA writes its own copy of each
- * group's map templates with those addresses (tensormap.replace) before its first TMA, and
- * the threads that issue TMA acquire the copies they use. Without the flag none of this
- * runs and genTensorMap returns the maps of the parameter block, as before. */
+/* TensorMapPatch.c — the kernel side of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h), built into
+ * kernels whose op carries `nvfp4.patch_tmaps`: when a launch sends raw addresses instead
+ * of tensor maps, every CTA writes its own copy of each group's map templates with those
+ * addresses (tensormap.replace) before its first TMA, and the threads that issue TMA
+ * acquire the copies they use. Without the header flag none of this runs and genTensorMap
+ * returns the maps of the parameter block; kernels built without it have none of it. */
 #include "Generator.h"
 
 #include "../Nvvm.h"
 #include "mlir-c/Dialect/LLVM.h"
 #include "nvfp4-c/KernelABI.h"
 
-void genTensorMapPatchInit(GenKernel *k) {
+void genTensorMapPatchInit(GenKernel *k, bool patchable) {
   KbBuilder *b = k->b;
+  k->patchable = patchable;
+  if (!patchable) return;
   KbValue flags = genParamU32(k, NVFP4_ABI_HDR_FLAGS);
   k->patchMaps = kbCmpI(b, KB_NE, kbAnd(b, flags, kbI32(b, NVFP4_ABI_FLAG_PATCH_TMAPS)), 0);
   KbValue area = kbLoad(b, b->i64, kbGep(b, k->params, NVFP4_ABI_HDR_TMAP_AREA), 8);
@@ -20,6 +23,7 @@ void genTensorMapPatchInit(GenKernel *k) {
 }
 
 void genPatchTensorMaps(GenKernel *k) {
+  if (!k->patchable) return;
   KbBuilder *b = k->b;
   MlirType global = mlirLLVMPointerTypeGet(b->ctx, 1);
   KbValue area = kbLoad(b, b->i64, kbGep(b, k->params, NVFP4_ABI_HDR_TMAP_AREA), 8);
@@ -59,6 +63,7 @@ void genPatchTensorMaps(GenKernel *k) {
 }
 
 void genAcquireTensorMaps(GenKernel *k, uint32_t tensors) {
+  if (!k->patchable) return;
   KbBuilder *b = k->b;
   KbValue groups = genParamU32(k, NVFP4_ABI_HDR_NUM_GROUPS);
   kbIf(b, k->patchMaps);

@@ -2,19 +2,20 @@
  * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
  * address back), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
  * epilogue; docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
- * arrive complete before warp 5 frees the columns). A launch that patches its tensor maps
- * (NVFP4_ABI_FLAG_PATCH_TMAPS) writes this CTA's copies before the prologue's barrier, and
- * each role acquires the maps it issues TMA on after it.
+ * arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
+ * maps, a launch with NVFP4_ABI_FLAG_PATCH_TMAPS writes this CTA's copies before the
+ * prologue's barrier, and each role acquires the maps it issues TMA on after it.
  */
 #include "Sm100Kernel.h"
 
 #include "../Nvvm.h"
 
 void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                           const char *dynSmemGlobal) {
+                           const char *dynSmemGlobal, bool patchTensorMaps) {
   Sm100Kernel k;
   GenKernel *g = &k.g;
   genKernelInit(g, b, cfg, params, dynSmemGlobal);
+  genTensorMapPatchInit(g, patchTensorMaps);
   KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
 
   const uint32_t cg = cfg->spec.ctaGroup;
