@@ -256,14 +256,15 @@ typedef struct nvfp4rt_plan nvfp4rt_plan;
  *   KERNEL_PATCH     raw pointers in the parameter block, the kernel patches device copies
  *                    of the maps with tensormap.replace (KernelABI.h,
  *                    NVFP4_ABI_FLAG_PATCH_TMAPS): the host touches no map at all. Needs a
- *                    kernel with NVFP4_META_FLAG_PATCH_TMAPS and an inline group table
+ *                    kernel built with nvfp4.patch_tmaps (metadata flag
+ *                    NVFP4_META_FLAG_PATCH_TMAPS) and an inline group table
  *                    (UNSUPPORTED otherwise); allocates, once per plan, 640 G (1 + SMs)
  *                    bytes of device memory for the templates and each CTA's copies.
  * A re-plan whose groups keep their count and shapes and change only pointers takes a fast
  * path with REPLACE_ADDRESS and KERNEL_PATCH: no variant choice, no allocation, no
  * re-packing, only the addresses (docs/performance.md has the measured costs). */
 typedef enum nvfp4rt_tmap_update {
-  NVFP4RT_TMAP_UPDATE_DEFAULT = 0, /* the fastest the kernel supports (see nvfp4rt_plan_info) */
+  NVFP4RT_TMAP_UPDATE_DEFAULT = 0, /* replace-address for now (runtime/README.md) */
   NVFP4RT_TMAP_UPDATE_ENCODE = 1,
   NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS = 2,
   NVFP4RT_TMAP_UPDATE_KERNEL_PATCH = 3

@@ -441,8 +441,9 @@ const char *nvfp4rt_tmap_update_name(nvfp4rt_tmap_update mode) {
   return NULL;
 }
 
-/* The mode NVFP4RT_TMAP_UPDATE_DEFAULT stands for (docs/performance.md: measured on the
- * H200 with the timing proxy). */
+/* The mode NVFP4RT_TMAP_UPDATE_DEFAULT stands for: replace-address (any kernel, no kernel
+ * change) until the pending H200 measurement of docs/performance.md ("Whole-call host cost
+ * with fresh pointers") says whether kernel-patch is faster end to end. */
 static nvfp4rt_tmap_update default_tmap_update(int can_patch) {
   (void)can_patch;
   return NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS;
