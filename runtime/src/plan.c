@@ -505,6 +505,16 @@ static nvfp4rt_status encode_slot(nvfp4rt_plan *p, const nvfp4_kernel_metadata *
   return NVFP4RT_STATUS_OK;
 }
 
+/* The same count and shapes as the last (re-)plan: only pointers may differ. */
+static int same_shapes(const nvfp4rt_plan *p, const nvfp4rt_group *groups, uint32_t n) {
+  if (n != p->num_groups) return 0;
+  for (uint32_t g = 0; g < n; g++) {
+    const nvfp4rt_group *a = &groups[g], *b = &p->last[g];
+    if (a->m != b->m || a->n != b->n || a->k != b->k || a->ldc != b->ldc) return 0;
+  }
+  return 1;
+}
+
 /* Device address of tensor `t` (NVFP4RT_TMAP_*) of a group. */
 static uint64_t tensor_address(const nvfp4rt_group *G, uint32_t t) {
   const uint64_t a[NVFP4_ABI_GROUP_TMAPS] = {G->a, G->b, G->sfa, G->sfb, G->c};
@@ -533,7 +543,9 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   const uint32_t sms = (uint32_t)p->mod->ctx->info.sm_count;
   if (!groups) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan: groups array is NULL");
   int v = p->forced_variant;
-  if (v < 0) v = nvfp4rt_select_variant(table, groups, n, sms, NULL);
+  /* the choice depends on the shapes alone: unchanged shapes keep it */
+  if (v < 0) v = same_shapes(p, groups, n) ? (int)p->variant
+                                           : nvfp4rt_select_variant(table, groups, n, sms, NULL);
   const nvfp4_kernel_metadata *meta = &table->variants[v < 0 ? 0 : v];
   nvfp4rt_plan_layout *L = p->next_layout;
   nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, n, L);
@@ -780,16 +792,6 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
 nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
                                    uint32_t num_groups, nvfp4rt_plan **out) {
   return nvfp4rt_plan_create_ex(mod, groups, num_groups, NULL, out);
-}
-
-/* The same count and shapes as the last (re-)plan: only pointers may differ. */
-static int same_shapes(const nvfp4rt_plan *p, const nvfp4rt_group *groups, uint32_t n) {
-  if (n != p->num_groups) return 0;
-  for (uint32_t g = 0; g < n; g++) {
-    const nvfp4rt_group *a = &groups[g], *b = &p->last[g];
-    if (a->m != b->m || a->n != b->n || a->k != b->k || a->ldc != b->ldc) return 0;
-  }
-  return 1;
 }
 
 /* The fast path of a pointers-only re-plan (REPLACE_ADDRESS, KERNEL_PATCH): the variant,
