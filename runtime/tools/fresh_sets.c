@@ -131,6 +131,19 @@ static int check_sets(state *S, int sets, nvfp4h_check_result *r, int threads) {
   return 0;
 }
 
+/* The check of sets [0, sets) into the result (when checks are on). */
+static int check_result(state *S, int sets, int threads, int check, result *R) {
+  if (!check) return 0;
+  nvfp4h_check_result r;
+  nvfp4h_check_init(&r);
+  if (check_sets(S, sets, &r, threads)) return -1;
+  R->checked = 1;
+  R->pass = nvfp4h_check_passed(&r);
+  R->mismatches = r.mismatches;
+  R->outside_writes = r.outside_writes;
+  return 0;
+}
+
 /* One call of the technique: new pointers, launch. */
 static int call(state *S, nvfp4rt_plan *plan, int set) {
   TRY(nvfp4rt_plan_update_pointers(plan, S->groups[set], S->ng));
@@ -206,15 +219,7 @@ static int run_technique(state *S, const fresh_opts *o, nvfp4rt_tmap_update mode
   R->encoded = info.tmaps_encoded;
   R->replaced = info.tmaps_replaced;
   R->uploaded = info.templates_uploaded;
-  if (o->check) {
-    nvfp4h_check_result r;
-    nvfp4h_check_init(&r);
-    if (check_sets(S, S->sets, &r, o->threads)) goto out;
-    R->checked = 1;
-    R->pass = nvfp4h_check_passed(&r);
-    R->mismatches = r.mismatches;
-    R->outside_writes = r.outside_writes;
-  }
+  if (check_result(S, S->sets, o->threads, o->check, R)) goto out;
   rc = 0;
 out:
   if (rc) fprintf(stderr, "nvfp4-run: fresh sets (%s): %s\n", R->name, nvfp4rt_last_error_message());
@@ -259,15 +264,7 @@ static int run_graph(state *S, const fresh_opts *o, result *R) {
   nvfp4rt_plan_info info;
   nvfp4rt_plan_get_info(plan, &info);
   snprintf(R->kernel, sizeof R->kernel, "%s", info.kernel_name);
-  if (o->check) {
-    nvfp4h_check_result r;
-    nvfp4h_check_init(&r);
-    if (check_sets(S, 1, &r, o->threads)) goto out;
-    R->checked = 1;
-    R->pass = nvfp4h_check_passed(&r);
-    R->mismatches = r.mismatches;
-    R->outside_writes = r.outside_writes;
-  }
+  if (check_result(S, 1, o->threads, o->check, R)) goto out;
   rc = 0;
 out:
   if (rc) fprintf(stderr, "nvfp4-run: fresh sets (graph): %s\n", nvfp4rt_last_error_message());

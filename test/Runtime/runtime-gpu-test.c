@@ -136,17 +136,27 @@ static int check_probe(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const nvfp4rt_g
   return 0;
 }
 
-static int test_launch(const char *sm90) {
-  nvfp4rt_context *ctx = open_ctx();
+/* The probe cubin and the three groups of the plan tests, in device memory. */
+static nvfp4rt_module *load_probe_groups(nvfp4rt_context *ctx, const char *sm90,
+                                         nvfp4rt_group g[3], bufs *b) {
   nvfp4rt_module *m = NULL;
   nvfp4rt_status st = nvfp4rt_module_load_file(ctx, sm90, &m);
   EXPECT_STATUS(st, NVFP4RT_STATUS_OK);
-  if (st) return t_summary("launch");
-  nvfp4rt_group g[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304},
-                        {0, 0, 0, 0, 0, 128, 128, 512, 128},
-                        {0, 0, 0, 0, 0, 64, 520, 1024, 520}};
+  if (st) return NULL;
+  const nvfp4rt_group shapes[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304},
+                                   {0, 0, 0, 0, 0, 128, 128, 512, 128},
+                                   {0, 0, 0, 0, 0, 64, 520, 1024, 520}};
+  memcpy(g, shapes, sizeof shapes);
+  alloc_groups(ctx, g, 3, b);
+  return m;
+}
+
+static int test_launch(const char *sm90) {
+  nvfp4rt_context *ctx = open_ctx();
+  nvfp4rt_group g[3];
   bufs b;
-  alloc_groups(ctx, g, 3, &b);
+  nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
+  if (!m) return t_summary("launch");
   nvfp4rt_plan *plan = NULL;
   EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);
   if (!plan) return t_summary("launch");
@@ -238,15 +248,10 @@ static const unsigned char *slot_map(const nvfp4rt_plan_info *info, uint32_t s, 
  * nvfp4-run --fresh-sets). */
 static int test_tmap_update(const char *sm90) {
   nvfp4rt_context *ctx = open_ctx();
-  nvfp4rt_module *m = NULL;
-  nvfp4rt_status st = nvfp4rt_module_load_file(ctx, sm90, &m);
-  EXPECT_STATUS(st, NVFP4RT_STATUS_OK);
-  if (st) return t_summary("tmap-update");
-  nvfp4rt_group g[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304},
-                        {0, 0, 0, 0, 0, 128, 128, 512, 128},
-                        {0, 0, 0, 0, 0, 64, 520, 1024, 520}};
+  nvfp4rt_group g[3];
   bufs b;
-  alloc_groups(ctx, g, 3, &b);
+  nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
+  if (!m) return t_summary("tmap-update");
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(m, 0);
   nvfp4rt_plan_info info;
   nvfp4rt_plan *plan = NULL;
