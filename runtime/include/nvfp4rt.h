@@ -260,6 +260,9 @@ typedef struct nvfp4rt_plan nvfp4rt_plan;
  *                    NVFP4_META_FLAG_PATCH_TMAPS) and an inline group table
  *                    (UNSUPPORTED otherwise); allocates, once per plan, 640 G (1 + SMs)
  *                    bytes of device memory for the templates and each CTA's copies.
+ *                    Every launch of the plan rewrites those copies, so its launches
+ *                    (and replays of graphs captured from it) must be stream-ordered:
+ *                    one stream, or synchronised with each other.
  * A re-plan whose groups keep their count and shapes and change only pointers takes a fast
  * path with REPLACE_ADDRESS and KERNEL_PATCH: no variant choice, no allocation, no
  * re-packing, only the addresses (docs/performance.md has the measured costs). */
