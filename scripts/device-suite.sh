@@ -10,9 +10,9 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch (default: all but smoke). smoke: three quick cases per variant, for a first
-# look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment) name
-# the variants.
+# hostlaunch proxy (default: all but smoke). smoke: three quick cases per variant, for a
+# first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
+# name the variants.
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -22,7 +22,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -50,7 +50,8 @@ if has runtime; then
 G="$D/bin/runtime-gpu-test"
 C="$D/cubin"
 for t in "load $C/probe_sm90a.cubin $C/probe_sm100a.cubin $C/nometa.cubin" "encode" \
-         "launch $C/probe_sm90a.cubin" "bench-launch $C/probe_sm90a.cubin 5000"; do
+         "launch $C/probe_sm90a.cubin" "tmap-update $C/probe_sm90a.cubin" \
+         "bench-launch $C/probe_sm90a.cubin 5000"; do
   name="runtime_${t%% *}"
   if timeout 120 $G $t > "$LOG/$name.log" 2>&1; then pass=$((pass + 1)); st=PASS
   else fail=$((fail + 1)); st="FAIL(rc=$?)"; fi
@@ -123,6 +124,32 @@ if has hostlaunch; then
     "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)" --tool memcheck \
     "$D/bin/runtime-gen-test" gpu "$D/cubin/probe_sm90a.cubin"
   hostlaunch hostlaunch_gen_bench "bench: PASS" "$D/bin/runtime-gen-test" bench "$D/cubin/probe_sm90a.cubin" 5000
+fi
+# The timing proxy (sm_100a kernels with free tcgen05 ops, native speed): every variant of
+# its family (1-CTA and CTA-pair, every tile_n, both epilogues) on every case in one
+# process per case (--all-variants), checked for C = +0 inside each group's M x N and
+# nothing written outside it; once more with the kernel patching its own tensor maps (the
+# family is built with nvfp4.patch_tmaps); and the kernel-patch path on the emulation
+# target with a distinct input set per call.
+if has proxy; then
+PX="$D/cubin/proxy_family.cubin"
+"$RUN" --info "$PX" > "$LOG/proxy_info.txt"
+for i in 0 1 2 3 4 5 6 7 8 9; do
+  one "proxy_test$i" "$PX" --all-variants --case "test:$i"
+done
+seed=200
+for g in 1 3 8 16; do
+  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}" "$PX" --all-variants --case "random:$g" --seed $seed
+  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}_pad" "$PX" --all-variants --case "random:$g" --seed $seed --ldc-pad 40
+done
+one proxy_edge_g6 "$PX" --all-variants --case edge:6 --seed 64
+one proxy_edge_g16_ldcpad24 "$PX" --all-variants --case edge:16 --seed 65 --ldc-pad 24
+one proxy_edge_g16_patch "$PX" --all-variants --case edge:16 --seed 66 --ldc-pad 24 --tmap-update kernel-patch
+for b in B1 B2 B3 B4; do
+  one "proxy_bench_$b" "$PX" --all-variants --case $b
+done
+one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
+one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"
 [ "$fail" -eq 0 ]

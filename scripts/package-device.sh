@@ -33,6 +33,14 @@ for p in emu: native:--native; do
   cp "$OUT/host-launch-${p%%:*}/host-launch" "$OUT/bin/host-launch-${p%%:*}"
   rm -rf "$OUT/host-launch-${p%%:*}"
 done
+# The timing proxy of every variant, 1-CTA and CTA pair (the suite's `proxy` part), built to
+# patch its own tensor maps too; the emulated default family built the same way, for the
+# kernel-patch path with distinct inputs per call.
+PROXY_VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256", "ab2_n128", "ab2_n256", "swap2_n128", "swap2_n192", "swap2_n256"]'
+sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $PROXY_VARIANTS, nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_proxy.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_proxy.mlir" --proxy -o "$OUT/cubin/proxy_family.cubin"
+sed "s/target = \"sm_100a\"/target = \"sm_100a\", nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_patch.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_patch.mlir" --emulate -o "$OUT/cubin/emu_patch.cubin"
 # The suite itself travels with the package (the GPU machine gets another checkout's scripts):
 # run it as `bash $OUT/device-suite.sh` from the repository root.
 cp scripts/device-suite.sh "$OUT/"

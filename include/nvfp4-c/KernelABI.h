@@ -22,6 +22,18 @@
  *
  * Groups are scheduled in table order: the runtime writes them sorted by descending M (so
  * the largest groups start first); the kernel never needs a group's original index.
+ *
+ * Tensor maps patched by the kernel (header flag NVFP4_ABI_FLAG_PATCH_TMAPS). So that a
+ * call whose only change is new pointers costs the host no tensor-map work, the runtime
+ * may send raw addresses instead of maps: the first 8 bytes of tensor-map slot t of group
+ * g hold the u64 device address of that tensor (0: no map), and the maps themselves
+ * ("templates", encoded by the runtime for the group's shapes with any address) lie in
+ * device memory at tmap_area + 640 g + 128 t (table order). Before its first TMA, CTA c
+ * copies each template to tmap_area + 640 G + 640 (G c + g) + 128 t (G = compiled group
+ * count), replaces its global address with the raw one (tensormap.replace) and releases it
+ * to the tensormap proxy (fence.proxy.tensormap::generic.release.gpu); every thread that
+ * issues TMA on a map acquires it first (fence.proxy.tensormap::generic.acquire.gpu). The
+ * area holds 640 G (1 + CTAs) bytes, 128-byte aligned.
  */
 #ifndef NVFP4_C_KERNELABI_H
 #define NVFP4_C_KERNELABI_H
@@ -52,10 +64,15 @@ extern "C" {
 #define NVFP4_ABI_HDR_ABI_VERSION 0u       /* u32: NVFP4_ABI_VERSION */
 #define NVFP4_ABI_HDR_NUM_GROUPS 4u        /* u32: groups in this launch (<= compiled G) */
 #define NVFP4_ABI_HDR_TOTAL_TILES 8u       /* u32: sum over groups of tiles_m * tiles_n */
-#define NVFP4_ABI_HDR_FLAGS 12u            /* u32: reserved, 0 */
+#define NVFP4_ABI_HDR_FLAGS 12u            /* u32: NVFP4_ABI_FLAG_* */
 #define NVFP4_ABI_HDR_WORKSPACE 16u        /* u64: device workspace (emulation: TMEM) */
 #define NVFP4_ABI_HDR_WORKSPACE_BYTES 24u  /* u64: its size in bytes */
 #define NVFP4_ABI_HDR_TABLE 32u            /* u64: global group table, or 0 when inline */
+#define NVFP4_ABI_HDR_TMAP_AREA 40u        /* u64: patched tensor maps (see above), or 0 */
+
+/* Header flags. */
+#define NVFP4_ABI_FLAG_PATCH_TMAPS 0x1u    /* slots hold raw addresses; the kernel patches
+                                              the templates at HDR_TMAP_AREA */
 
 /* Per-group record fields (byte offsets from the start of the record). "M role" and "N
  * role" are the MMA sides (KernelConfig.h): rows of A and B in the AB orientation, rows
@@ -130,6 +147,9 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 
 /* Flags */
 #define NVFP4_META_FLAG_EMULATION 0x1u     /* tcgen05 emulated (sm_90a); needs workspace */
+#define NVFP4_META_FLAG_PROXY 0x2u         /* timing proxy (sm_90a): tcgen05 ops free, C comes
+                                              out zero; no workspace */
+#define NVFP4_META_FLAG_PATCH_TMAPS 0x4u   /* the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */

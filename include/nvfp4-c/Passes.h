@@ -35,8 +35,14 @@ MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmbedCubinPass(void);
  * the CTA simulator (cpusim/include/nvfp4_sim.h), for the CPU execution target. */
 MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateCpuTargetPass(void);
 
-/* Registers every nvfp4 pass and the named pipelines (nvfp4-to-cubin,
- * nvfp4-emulation-to-cubin) with MLIR's global pass registry. Idempotent. */
+/* --nvfp4-proxy-tcgen05: make every nvvm.tcgen05.* op free while keeping its protocol
+ * (commit arrives at once, ld returns zeros) and retarget the kernel to sm_90a: a timing
+ * proxy of the sm_100a kernel that runs natively on Hopper. */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateProxyTcgen05Pass(void);
+
+/* Registers every nvfp4 pass and the named pipelines (nvfp4-to-cubin, nvfp4-to-ptx,
+ * nvfp4-emulation-to-cubin, nvfp4-proxy-to-cubin, ...) with MLIR's global pass registry.
+ * Idempotent. */
 MLIR_CAPI_EXPORTED void mlirNvfp4RegisterPasses(void);
 
 #ifdef __cplusplus

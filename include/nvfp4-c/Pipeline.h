@@ -21,6 +21,7 @@ typedef struct MlirNvfp4CompileOptions {
   bool emitCubin;          /* run ptxas (otherwise stop at PTX) */
   bool ptxasVerbose;       /* pass -v to ptxas; its report goes to the log */
   bool stopAfterLowering;  /* only lower (and emulate): leave the kernel IR in the module */
+  bool proxy;              /* build the sm_90a timing proxy (exclusive with emulate) */
 } MlirNvfp4CompileOptions;
 
 typedef struct MlirNvfp4CompileResult {
@@ -35,7 +36,7 @@ typedef struct MlirNvfp4CompileResult {
 /* Default options: toolkit from the build, sm_100a, cubin, quiet. */
 MLIR_CAPI_EXPORTED MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void);
 
-/* Runs the lowering (and the emulation rewrite) on `module` in place, then serialises the
+/* Runs the lowering (and the emulation or proxy rewrite) on `module` in place, then serialises the
  * single kernel it produces. The module's context must have been set up with
  * mlirNvfp4RegisterAllUpstream and mlirNvfp4RegisterPasses. On failure the result's log
  * says why (diagnostics also go through the context's handlers). */

@@ -3,12 +3,11 @@
  * Runs after --nvfp4-lower-grouped-matmul. It retargets each nvfp4 gpu.module to sm_90a and
  * rewrites every nvvm.tcgen05.* op into a call to the tcgen05 emulation library
  * (emulation/, interface emulation/include/nvfp4_emu.h), linked as LLVM bitcode through
- * the target's `link` list. Everything else in the kernel stays as generated for sm_100a,
- * except what sm_90a lacks:
- *   - the A/B TMA loads (tagged nvfp4.operand = "a"/"b"): sm_90 has no 16U4 tensor maps,
- *     so the runtime encodes UINT8 maps over the same bytes and the x coordinate becomes
- *     bytes (K / 2) instead of FP4 elements;
- *   - the metadata record: target_sm 90, the EMULATION flag, the per-CTA workspace size.
+ * the target's `link` list. The retargeting it shares with the timing proxy (the A/B TMA
+ * x coordinate in bytes, the metadata records, the walk over the tcgen05 ops) lives in
+ * RetargetSm90.c; this file holds the emulation's own part: the library declarations, the
+ * bitcode path and the rewrite of each tcgen05 op into a library call. The metadata
+ * records get the EMULATION flag and the per-CTA workspace size.
  * The emulated Tensor Memory lives in the workspace whose address the runtime stores in
  * the parameter header (NVFP4_ABI_HDR_WORKSPACE); the rewritten tcgen05.alloc loads it.
  *
@@ -27,6 +26,7 @@
 
 #include "KernelBuilder.h"
 #include "LoweringCommon.h"
+#include "RetargetSm90.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/GPU.h"
@@ -63,44 +63,17 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_emu_tcgen05_commit_cg2(!llvm.ptr<3>, i32)",
 };
 
-#define MAX_REWRITES 4096
-
-typedef struct Work {
-  MlirOperation ops[MAX_REWRITES];
-  int n;
-  bool overflow;
-} Work;
-
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  Work *w = user;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  bool tc = name.length > 13 && strncmp(name.data, "nvvm.tcgen05.", 13) == 0;
-  bool tagged = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
-  if (tc || tagged) {
-    if (w->n < MAX_REWRITES) w->ops[w->n++] = op;
-    else w->overflow = true;
-  }
-  return MlirWalkResultAdvance;
-}
-
 static bool attrIs(KbBuilder *b, MlirOperation op, const char *name, const char *text) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, str(name));
-  return !mlirAttributeIsNull(a) && mlirAttributeEqual(a, kbAttr(b, text));
-}
-
-static MlirOperation enclosingFunc(MlirOperation op) {
-  MlirOperation p = mlirOperationGetParentOperation(op);
-  while (!mlirOperationIsNull(p) && !nvfp4OpIs(p, "llvm.func"))
-    p = mlirOperationGetParentOperation(p);
-  return p;
+  return nvfp4OpAttrIs(b, op, name, text);
 }
 
 static KbValue tmemAddr(KbBuilder *b, MlirValue ptr) { return kbPtrToInt(b, ptr, b->i32); }
 
-/* Rewrites one op; returns a reason on failure. */
-static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params) {
+/* Rewrites one tcgen05 op into a library call (Nvfp4Tcgen05Rewrite). */
+static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, void *user) {
+  (void)user;
   MlirStringRef nameRef = mlirIdentifierStr(mlirOperationGetName(op));
   char name[96];
   snprintf(name, sizeof name, "%.*s", (int)nameRef.length, nameRef.data);
@@ -109,15 +82,6 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params) {
   MlirValue o[8];
   for (intptr_t i = 0; i < nOps && i < 8; ++i) o[i] = mlirOperationGetOperand(op, i);
 
-  if (!strncmp(name, "nvvm.cp.async.bulk.tensor", 25)) {
-    MlirAttribute tag = mlirOperationGetAttributeByName(op, str("nvfp4.operand"));
-    MlirStringRef t = mlirStringAttrGetValue(tag);
-    if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b')) {
-      /* operands: dst, tensor map, x, y, mbar — x in FP4 elements -> bytes */
-      mlirOperationSetOperand(op, 2, kbLShr(b, o[2], kbI32(b, 1)));
-    }
-    return NULL; /* the op stays */
-  }
   /* cta_group::2 forms (a CTA pair) call the _cg2 entry points. */
   const bool cg2 = attrIs(b, op, "group", "#nvvm.cta_group<cta_2>") ||
                    attrIs(b, op, "ctaGroup", "#nvvm.cta_group<cta_2>");
@@ -190,30 +154,6 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params) {
   return NULL;
 }
 
-/* Patches every record of the metadata table for the emulation target. */
-static void patchMetadata(MlirOperation gpuModule) {
-  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
-  if (mlirOperationIsNull(g)) return;
-  MlirAttribute v = mlirOperationGetAttributeByName(g, str("value"));
-  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) return;
-  int64_t n = mlirElementsAttrGetNumElements(v);
-  if (n <= 0 || n % NVFP4_METADATA_BYTES || n > NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS)
-    return;
-  int8_t bytes[NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS];
-  for (int64_t i = 0; i < n; ++i) bytes[i] = mlirDenseElementsAttrGetInt8Value(v, i);
-  for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r) {
-    unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
-    nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
-    nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
-                         nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | NVFP4_META_FLAG_EMULATION);
-    nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, NVFP4_EMU_TMEM_BYTES_PER_CTA);
-    memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
-    memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);
-  }
-  MlirAttribute nv = mlirDenseElementsAttrInt8Get(mlirAttributeGetType(v), n, bytes);
-  mlirOperationSetAttributeByName(g, str("value"), nv);
-}
-
 static const char *bitcodePath(MlirOperation module, char *buf, size_t size) {
   MlirAttribute a = mlirOperationGetAttributeByName(module, str("nvfp4.emulation_bitcode"));
   if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
@@ -229,80 +169,16 @@ static const char *bitcodePath(MlirOperation module, char *buf, size_t size) {
   return buf;
 }
 
-static bool emulateModule(MlirOperation module, MlirOperation gpuModule, const char *bc) {
-  MlirContext ctx = mlirOperationGetContext(gpuModule);
-  char text[1400];
-  snprintf(text, sizeof text,
-           "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
-  MlirAttribute targets = mlirAttributeParseGet(ctx, str(text));
-  if (mlirAttributeIsNull(targets)) {
-    nvfp4EmitError(mlirOperationGetLocation(gpuModule),
-                   "nvfp4-emulate-tcgen05: invalid emulation bitcode path");
-    return false;
-  }
-  mlirOperationSetAttributeByName(gpuModule, str("targets"), targets);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
-  for (size_t i = 0; i < sizeof kDecls / sizeof kDecls[0]; ++i) {
-    MlirOperation decl = mlirOperationCreateParse(ctx, str(kDecls[i]), str("nvfp4-emulation"));
-    mlirBlockInsertOwnedOperation(body, 0, decl);
-  }
-  patchMetadata(gpuModule);
-
-  Work *w = calloc(1, sizeof *w);
-  mlirOperationWalk(gpuModule, collect, w, MlirWalkPreOrder);
-  bool ok = !w->overflow;
-  if (!ok)
-    nvfp4EmitError(mlirOperationGetLocation(gpuModule), "nvfp4-emulate-tcgen05: kernel too large");
-  KbBuilder b;
-  MlirOperation lastFunc = {NULL};
-  for (int i = 0; ok && i < w->n; ++i) {
-    MlirOperation op = w->ops[i];
-    MlirOperation func = enclosingFunc(op);
-    if (mlirOperationIsNull(func)) continue;
-    MlirRegion region = mlirOperationGetRegion(func, 0);
-    MlirBlock entry = mlirRegionGetFirstBlock(region);
-    if (!mlirOperationEqual(func, lastFunc)) {
-      kbInit(&b, ctx, mlirOperationGetLocation(op), region, entry);
-      /* Every op this pass adds is tagged, so tests can check that nothing else changed. */
-      b.tag = "nvfp4.emulation";
-      mlirOperationSetAttributeByName(b.allocaAnchor, str("nvfp4.emulation"), mlirUnitAttrGet(ctx));
-      lastFunc = func;
-    }
-    b.loc = mlirOperationGetLocation(op);
-    b.cur = mlirOperationGetBlock(op);
-    b.insertBefore = op;
-    if (mlirBlockGetNumArguments(entry) < 1) {
-      nvfp4EmitError(b.loc, "nvfp4-emulate-tcgen05: kernel has no parameter block");
-      ok = false;
-      break;
-    }
-    const char *why = rewrite(&b, op, mlirBlockGetArgument(entry, 0));
-    if (why || b.failed) {
-      char msg[256];
-      snprintf(msg, sizeof msg, "nvfp4-emulate-tcgen05: %s", why ? why : "internal error");
-      nvfp4EmitError(b.loc, msg);
-      ok = false;
-    }
-  }
-  free(w);
-  (void)module;
-  return ok;
-}
-
 static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
-  char bc[1024];
+  char bc[1024], targets[1400];
   bitcodePath(module, bc, sizeof bc);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!nvfp4OpIs(op, "gpu.module")) continue;
-    if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
-    if (!emulateModule(module, op, bc)) {
-      mlirExternalPassSignalFailure(pass);
-      return;
-    }
-  }
+  snprintf(targets, sizeof targets,
+           "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
+  const Nvfp4Sm90Target t = {"nvfp4-emulate-tcgen05", "nvfp4.emulation", targets, kDecls,
+                             sizeof kDecls / sizeof kDecls[0], NVFP4_META_FLAG_EMULATION,
+                             NVFP4_EMU_TMEM_BYTES_PER_CTA, rewrite, NULL};
+  if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }
 
 MlirPass mlirNvfp4CreateEmulateTcgen05Pass(void) {

@@ -8,7 +8,9 @@
  *   - the metadata table `nvfp4_kernel_metadata`, one 256-byte record per variant,
  *   - the external dynamic shared-memory array.
  * The op itself is erased: the host side of the computation is libnvfp4rt, which picks a
- * variant, packs the parameter block and launches the cubin. The enclosing function is
+ * variant, packs the parameter block and launches the cubin. With the unit attribute
+ * `nvfp4.patch_tmaps` on the op the kernels can also patch their own tensor maps from raw
+ * pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS; metadata NVFP4_META_FLAG_PATCH_TMAPS). The enclosing function is
  * tagged with `nvfp4.kernel = @<module>` so the provenance stays visible.
  *
  *   func.func @f(...) { nvfp4.grouped_matmul a(...) b(...) ... {target = "sm_100a"} }
@@ -82,7 +84,7 @@ static bool textf(Text *t, const char *fmt, ...) {
 /* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
  * signature per variant (bodies are built afterwards). */
 static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
-                      char names[][NVFP4_META_KERNEL_NAME_BYTES]) {
+                      char names[][NVFP4_META_KERNEL_NAME_BYTES], bool patchTmaps) {
   Text t = {0};
   uint32_t v = family->count;
   bool ok = textf(&t,
@@ -91,8 +93,9 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                   base, NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
-    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100, 0, 0, i,
-                                        v, meta);
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100,
+                                        patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u, 0, i, v,
+                                        meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
       ok = textf(&t, "%s%d", i || j ? ", " : "", (int)(signed char)meta[j]);
   }
@@ -173,7 +176,11 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     snprintf(names[i], sizeof names[i], "%.47s_%s", base, vname);
   }
 
-  char *text = skeleton(base, family, names);
+  /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
+   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). */
+  const bool patchTmaps = !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
+  char *text = skeleton(base, family, names, patchTmaps);
   MlirOperation gpuModule = {NULL};
   if (text)
     gpuModule = mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString(text),
@@ -195,7 +202,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     KbBuilder b;
     kbInit(&b, ctx, loc, body, entry);
     nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                          "nvfp4_dyn_smem");
+                          "nvfp4_dyn_smem", patchTmaps);
     if (b.failed) {
       nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: an op could not be built");
       free(family);

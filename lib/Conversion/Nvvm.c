@@ -119,6 +119,32 @@ void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads) {
   kbOp(b, "nvvm.barrier", 0, NULL, 2, ops, 1, &a);
 }
 
+/* An llvm.inline_asm statement with side effects and a memory clobber, no results. */
+static void asmStatement(KbBuilder *b, const char *text, const char *constraints, intptr_t n,
+                         const KbValue *operands) {
+  MlirNamedAttribute attrs[3] = {
+      kbNamed(b, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(text))),
+      kbNamed(b, "constraints",
+              mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(constraints))),
+      kbNamed(b, "has_side_effects", mlirUnitAttrGet(b->ctx))};
+  kbOp(b, "llvm.inline_asm", 0, NULL, n, operands, 3, attrs);
+}
+
+void nvTensormapReplaceAddress(KbBuilder *b, KbValue map, KbValue address) {
+  KbValue ops[2] = {map, address};
+  asmStatement(b, "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;",
+               "l,l,~{memory}", 2, ops);
+}
+
+void nvFenceProxyTensormapRelease(KbBuilder *b) {
+  asmStatement(b, "fence.proxy.tensormap::generic.release.gpu;", "~{memory}", 0, NULL);
+}
+
+void nvFenceProxyTensormapAcquire(KbBuilder *b, KbValue map) {
+  asmStatement(b, "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;", "l,~{memory}", 1,
+               &map);
+}
+
 KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num) {
   KbValue elems[128];
   MlirType types[128];

@@ -52,6 +52,13 @@ KbValue nvMapa(KbBuilder *b, KbValue sharedPtr, KbValue rank);
 void nvMbarArriveCluster(KbBuilder *b, KbValue clusterPtr);
 void nvClusterSync(KbBuilder *b);
 
+/* Tensor maps in global memory (generic i64 addresses): tensormap.replace of the global
+ * address; the release of this thread's tensor-map writes to the tensormap proxy; the
+ * acquire of one map (128 bytes) before this thread's TMA uses it. */
+void nvTensormapReplaceAddress(KbBuilder *b, KbValue map, KbValue address);
+void nvFenceProxyTensormapRelease(KbBuilder *b);
+void nvFenceProxyTensormapAcquire(KbBuilder *b, KbValue map);
+
 /* Returns `vec` (vector<N x i32>) passed through an empty inline-asm statement with
  * side effects whose outputs are tied to its inputs: every use of the result depends on
  * the statement, which stays after a preceding tcgen05.wait::ld (both have side effects),

@@ -29,6 +29,7 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
   mlir::registerPass([] { return adopt(mlirNvfp4CreateHostLaunchPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmbedCubinPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateCpuTargetPass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateProxyTcgen05Pass()); });
 
   const std::string toolkit = std::string("toolkit=") + NVFP4_CUDA_ROOT;
   mlir::PassPipelineRegistration<>(
@@ -81,5 +82,12 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
       "(nvfp4-compile --cpu compiles it to a shared object)",
       [](mlir::OpPassManager &pm) {
         addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-cpu-target");
+      });
+  mlir::PassPipelineRegistration<>(
+      "nvfp4-proxy-to-cubin",
+      "nvfp4.grouped_matmul -> sm_100a kernel -> timing proxy on sm_90a (tcgen05 free) -> cubin",
+      [toolkit](mlir::OpPassManager &pm) {
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-proxy-tcgen05,"
+                        "gpu-module-to-binary{format=bin " + toolkit + "}");
       });
 }

@@ -1,5 +1,5 @@
 /* Serialize.c — serialisation of the lowered kernel to PTX and cubin (include/nvfp4-c/
- * Pipeline.h): nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05], then MLIR's
+ * Pipeline.h): nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05 | nvfp4-proxy-tcgen05], then MLIR's
  * gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX, one LLVM compile for both outputs),
  * then ptxas from the CUDA toolkit, whose image is read back into memory. */
 #ifndef _GNU_SOURCE
@@ -105,7 +105,7 @@ static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r
   snprintf(cubinPath, sizeof cubinPath, "%s/k.cubin", dir);
   snprintf(logPath, sizeof logPath, "%s/ptxas.log", dir);
   snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", o->toolkitPath ? o->toolkitPath : NVFP4_CUDA_ROOT);
-  snprintf(arch, sizeof arch, "-arch=%s", o->emulate ? "sm_90a" : "sm_100a");
+  snprintf(arch, sizeof arch, "-arch=%s", o->emulate || o->proxy ? "sm_90a" : "sm_100a");
   bool ok = false;
   FILE *f = fopen(ptxPath, "wb");
   if (!f || fwrite(r->ptx, 1, r->ptxSize, f) != r->ptxSize) {
@@ -162,7 +162,7 @@ cleanup:
 }
 
 MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void) {
-  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false, false};
+  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false, false, false};
   return o;
 }
 
@@ -177,7 +177,13 @@ MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
   double t0 = nowMs();
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
+  if (o.emulate && o.proxy) {
+    mlirPassManagerDestroy(pm);
+    logf_(r, "nvfp4: the emulation and proxy targets are exclusive\n");
+    return mlirLogicalResultFailure();
+  }
   if (o.emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
+  if (o.proxy) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateProxyTcgen05Pass());
   MlirLogicalResult lowered = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);
   if (mlirLogicalResultIsFailure(lowered)) {

@@ -249,6 +249,32 @@ NVFP4RT_API uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta,
 
 typedef struct nvfp4rt_plan nvfp4rt_plan;
 
+/* How a re-plan brings the tensor maps up to date when a group's pointers change but not
+ * its shapes (a shape change always encodes the maps it affects):
+ *   ENCODE           cuTensorMapEncodeTiled again for every map whose address changed;
+ *   REPLACE_ADDRESS  cuTensorMapReplaceAddress on the cached map (host only, no encode);
+ *   KERNEL_PATCH     raw pointers in the parameter block, the kernel patches device copies
+ *                    of the maps with tensormap.replace (KernelABI.h,
+ *                    NVFP4_ABI_FLAG_PATCH_TMAPS): the host touches no map at all. Needs a
+ *                    kernel built with nvfp4.patch_tmaps (metadata flag
+ *                    NVFP4_META_FLAG_PATCH_TMAPS) and an inline group table
+ *                    (UNSUPPORTED otherwise); allocates, once per plan, 640 G (1 + SMs)
+ *                    bytes of device memory for the templates and each CTA's copies.
+ *                    Every launch of the plan rewrites those copies, so its launches
+ *                    (and replays of graphs captured from it) must be stream-ordered:
+ *                    one stream, or synchronised with each other.
+ * A re-plan whose groups keep their count and shapes and change only pointers takes a fast
+ * path with REPLACE_ADDRESS and KERNEL_PATCH: no variant choice, no allocation, no
+ * re-packing, only the addresses (docs/performance.md has the measured costs). */
+typedef enum nvfp4rt_tmap_update {
+  NVFP4RT_TMAP_UPDATE_DEFAULT = 0, /* replace-address for now (runtime/README.md) */
+  NVFP4RT_TMAP_UPDATE_ENCODE = 1,
+  NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS = 2,
+  NVFP4RT_TMAP_UPDATE_KERNEL_PATCH = 3
+} nvfp4rt_tmap_update;
+/* "encode", "replace-address", "kernel-patch" ("default" for DEFAULT); NULL if unknown. */
+NVFP4RT_API const char *nvfp4rt_tmap_update_name(nvfp4rt_tmap_update mode);
+
 typedef struct nvfp4rt_plan_info {
   uint32_t variant;          /* index of the variant the plan launches */
   const char *kernel_name;   /* its kernel */
@@ -258,6 +284,10 @@ typedef struct nvfp4rt_plan_info {
   uint64_t workspace, workspace_bytes;
   uint64_t tmaps_encoded;   /* cumulative cuTensorMapEncodeTiled calls made by this plan */
   const void *param_block;  /* the packed parameter block (param_bytes, 64-B aligned) */
+  nvfp4rt_tmap_update tmap_update; /* the mode in effect (never DEFAULT) */
+  uint64_t tmaps_replaced;  /* cumulative cuTensorMapReplaceAddress calls */
+  uint64_t tmap_area, tmap_area_bytes; /* KERNEL_PATCH: templates and per-CTA copies */
+  uint64_t templates_uploaded; /* KERNEL_PATCH: template uploads (shape changes) */
 } nvfp4rt_plan_info;
 
 /* Chooses a variant (nvfp4rt_select_variant), validates, encodes every tensor map, packs
@@ -269,6 +299,7 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4r
 /* Plan options. */
 typedef struct nvfp4rt_plan_options {
   int variant; /* variant index to launch, or -1 to let the heuristic choose */
+  nvfp4rt_tmap_update tmap_update; /* 0: NVFP4RT_TMAP_UPDATE_DEFAULT */
 } nvfp4rt_plan_options;
 /* plan_create with options (NULL: defaults). A forced variant keeps being used by
  * nvfp4rt_plan_update_pointers; an automatic plan re-chooses when the shapes change. */
@@ -314,6 +345,14 @@ NVFP4RT_API void nvfp4rt_event_destroy(nvfp4rt_context *ctx, void *event);
 NVFP4RT_API nvfp4rt_status nvfp4rt_event_record(nvfp4rt_context *ctx, void *event, void *stream);
 NVFP4RT_API nvfp4rt_status nvfp4rt_event_elapsed_ms(nvfp4rt_context *ctx, void *start,
                                                     void *end, float *ms);
+/* CUDA graphs: capture what is launched on `stream` between begin and end (global capture
+ * mode) and instantiate it; replay it on a stream; destroy the instance. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_graph_capture_begin(nvfp4rt_context *ctx, void *stream);
+NVFP4RT_API nvfp4rt_status nvfp4rt_graph_capture_end(nvfp4rt_context *ctx, void *stream,
+                                                     void **graph_exec);
+NVFP4RT_API nvfp4rt_status nvfp4rt_graph_launch(nvfp4rt_context *ctx, void *graph_exec,
+                                                void *stream);
+NVFP4RT_API void nvfp4rt_graph_destroy(nvfp4rt_context *ctx, void *graph_exec);
 
 #ifdef __cplusplus
 }

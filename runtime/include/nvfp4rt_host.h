@@ -198,6 +198,16 @@ NVFP4RT_API uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *o
 NVFP4RT_API void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got,
                                     const uint16_t *ref, uint32_t group,
                                     nvfp4h_check_result *r);
+/* The check of a timing-proxy kernel (NVFP4_META_FLAG_PROXY), whose accumulators read as
+ * zero: every element of the group's M x N region must be +0 (0x0000, counted in
+ * `checked`; any other bits are a mismatch, reported with ref 0), and nothing outside it
+ * may differ from d->c (nvfp4h_check_outside). C's garbage must hold no +0 inside M x N
+ * (nvfp4h_problem_c_without_zeros), or an element the kernel skipped would pass. */
+NVFP4RT_API void nvfp4h_check_group_zero(const nvfp4h_group_data *d, const uint16_t *got,
+                                         uint32_t group, nvfp4h_check_result *r);
+/* Replaces every +0 (0x0000) in each group's pre-filled C (matrix and guard) by -0
+ * (0x8000), so that a zero check can tell written elements from untouched ones. */
+NVFP4RT_API void nvfp4h_problem_c_without_zeros(nvfp4h_problem *p);
 /* 1 when r has neither tolerance mismatches nor outside writes. */
 NVFP4RT_API int nvfp4h_check_passed(const nvfp4h_check_result *r);
 

@@ -232,6 +232,33 @@ nvfp4rt_status nvfp4rt_event_elapsed_ms(nvfp4rt_context *ctx, void *start, void 
   return NVFP4RT_STATUS_OK;
 }
 
+nvfp4rt_status nvfp4rt_graph_capture_begin(nvfp4rt_context *ctx, void *stream) {
+  NVFP4RT_REQUIRE_CTX(ctx);
+  NVFP4RT_CU_CALL(cuStreamBeginCapture, ((CUstream)stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  return NVFP4RT_STATUS_OK;
+}
+nvfp4rt_status nvfp4rt_graph_capture_end(nvfp4rt_context *ctx, void *stream, void **graph_exec) {
+  NVFP4RT_REQUIRE_CTX(ctx);
+  if (!graph_exec) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "graph_capture_end: out is NULL");
+  CUgraph graph = NULL;
+  NVFP4RT_CU_CALL(cuStreamEndCapture, ((CUstream)stream, &graph));
+  CUgraphExec exec = NULL;
+  CUresult r = NVFP4RT_CU(cuGraphInstantiateWithFlags)(&exec, graph, 0);
+  NVFP4RT_CU(cuGraphDestroy)(graph);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuGraphInstantiateWithFlags", __FILE__, __LINE__, "%s", "");
+  *graph_exec = exec;
+  return NVFP4RT_STATUS_OK;
+}
+nvfp4rt_status nvfp4rt_graph_launch(nvfp4rt_context *ctx, void *graph_exec, void *stream) {
+  NVFP4RT_REQUIRE_CTX(ctx);
+  NVFP4RT_CU_CALL(cuGraphLaunch, ((CUgraphExec)graph_exec, (CUstream)stream));
+  return NVFP4RT_STATUS_OK;
+}
+void nvfp4rt_graph_destroy(nvfp4rt_context *ctx, void *graph_exec) {
+  if (ctx && graph_exec) NVFP4RT_CU(cuGraphExecDestroy)((CUgraphExec)graph_exec);
+}
+
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size) {
   if (!path) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "file path is NULL");
   FILE *f = fopen(path, "rb");

@@ -42,7 +42,14 @@
   X(cuEventCreate, (CUevent *, unsigned int))                                              \
   X(cuEventDestroy, (CUevent))                                                             \
   X(cuEventRecord, (CUevent, CUstream))                                                    \
-  X(cuEventElapsedTime, (float *, CUevent, CUevent))
+  X(cuEventElapsedTime, (float *, CUevent, CUevent))                                       \
+  X(cuTensorMapReplaceAddress, (CUtensorMap *, void *))                                    \
+  X(cuStreamBeginCapture, (CUstream, CUstreamCaptureMode))                                 \
+  X(cuStreamEndCapture, (CUstream, CUgraph *))                                             \
+  X(cuGraphInstantiateWithFlags, (CUgraphExec *, CUgraph, unsigned long long))             \
+  X(cuGraphLaunch, (CUgraphExec, CUstream))                                                \
+  X(cuGraphExecDestroy, (CUgraphExec))                                                     \
+  X(cuGraphDestroy, (CUgraph))
 
 #define NVFP4RT_DECLARE_PFN(name, params) typedef CUresult(CUDAAPI *nvfp4rt_pfn_##name) params;
 NVFP4RT_CU_SYMBOLS(NVFP4RT_DECLARE_PFN)

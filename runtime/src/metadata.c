@@ -161,9 +161,16 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
                         m->n_align, m->tile_n);
-  if (m->flags & ~NVFP4_META_FLAG_EMULATION)
+  if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
+  if ((m->flags & NVFP4_META_FLAG_EMULATION) && (m->flags & NVFP4_META_FLAG_PROXY))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata flags 0x%x: both the emulation and the proxy flag", m->flags);
+  if ((m->flags & NVFP4_META_FLAG_PROXY) && (m->target_sm != 90 || m->workspace_per_cta != 0))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "timing-proxy cubin with target_sm %u and %u bytes of workspace per CTA "
+                        "(expected sm 90, none)", m->target_sm, m->workspace_per_cta);
   if ((m->flags & NVFP4_META_FLAG_EMULATION) && m->workspace_per_cta == 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "emulation cubin declares no workspace_per_cta");
@@ -235,7 +242,9 @@ nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, 
     return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
                         "cubin targets %s (sm_%u%s) but the device is sm_%d%d; %s",
                         meta->target, meta->target_sm,
-                        (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation" : "",
+                        (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation"
+                        : (meta->flags & NVFP4_META_FLAG_PROXY)   ? ", timing proxy"
+                                                                  : "",
                         major, minor,
                         meta->target_sm == 100 ? "sm_100a kernels need a Blackwell B200/GB200 "
                                                  "(compile the emulation target for sm_90)"

@@ -2,7 +2,8 @@
  * (table order, per-group tile widths), the tensor-map contract (nvfp4rt_tmap_args_for),
  * parameter-block packing, grid size and the variant heuristic (all host-only), then plan
  * creation with cached cuTensorMapEncodeTiled results, cheap re-planning when pointers
- * change, and the allocation-free cuLaunchKernelEx launch. */
+ * change (re-encode, cuTensorMapReplaceAddress, or raw pointers the kernel patches its
+ * maps with: nvfp4rt_tmap_update), and the allocation-free cuLaunchKernelEx launch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,11 +317,17 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
   return worst > dram ? worst : dram;
 }
 
+/* select_variant's scratch lives on the stack for devices of up to this many SMs (a re-plan
+ * that changes shapes chooses again: it must not allocate). */
+#define SELECT_STACK_SMS 1024u
+
 int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table, const nvfp4rt_group *groups,
                            uint32_t num_groups, uint32_t sm_count, double *cost_us) {
   if (!table || !groups) return -1;
-  nvfp4rt_plan_layout *L = malloc(sizeof *L);
-  double *cta = malloc(sizeof(double) * (sm_count ? sm_count : 1));
+  nvfp4rt_plan_layout layout;
+  double cta_stack[SELECT_STACK_SMS];
+  nvfp4rt_plan_layout *L = &layout;
+  double *cta = sm_count <= SELECT_STACK_SMS ? cta_stack : malloc(sizeof(double) * sm_count);
   int best = -1;
   double best_cost = 0;
   for (uint32_t v = 0; v < table->count; v++) {
@@ -336,8 +343,7 @@ int nvfp4rt_select_variant(const nvfp4rt_metadata_table *table, const nvfp4rt_gr
     }
     if (cost_us) cost_us[v] = c;
   }
-  free(L);
-  free(cta);
+  if (cta != cta_stack) free(cta);
   return best;
 }
 
@@ -357,7 +363,13 @@ struct nvfp4rt_plan {
   nvfp4rt_tmap_args *keys, *next_keys;
   uint64_t workspace, workspace_bytes;
   uint64_t table_dev;     /* device copy of the group table when it is not inline */
-  uint64_t tmaps_encoded;
+  uint64_t tmaps_encoded, tmaps_replaced, templates_uploaded;
+  nvfp4rt_tmap_update mode; /* never DEFAULT */
+  nvfp4rt_group *last;    /* the groups of the last (re-)plan, caller order */
+  /* KERNEL_PATCH: host images of the device templates (640 G bytes: current, next) and the
+   * device area (templates, then every CTA's patched copies). */
+  unsigned char *tmpl, *tmpl_next;
+  uint64_t tmap_area, tmap_area_bytes;
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[1];
   void *params[1];
@@ -405,6 +417,38 @@ nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, void *out) {
 }
 
 
+/* cuTensorMapReplaceAddress on a cached map (64-B aligned slot of a plan image). */
+static nvfp4rt_status replace_address(unsigned char *slot, uint64_t address, uint32_t g, int kind) {
+  CUresult r = NVFP4RT_CU(cuTensorMapReplaceAddress)((CUtensorMap *)(void *)slot,
+                                                     (void *)(uintptr_t)address);
+  if (r != CUDA_SUCCESS) {
+    static const char *const kn[5] = {"A", "B", "SFA", "SFB", "C"};
+    return nvfp4rt_set_cu_error_(r, "cuTensorMapReplaceAddress", __FILE__, __LINE__,
+                                 "group %u %s map, address 0x%llx", g,
+                                 kind >= 0 && kind < 5 ? kn[kind] : "?",
+                                 (unsigned long long)address);
+  }
+  return NVFP4RT_STATUS_OK;
+}
+
+const char *nvfp4rt_tmap_update_name(nvfp4rt_tmap_update mode) {
+  switch (mode) {
+  case NVFP4RT_TMAP_UPDATE_DEFAULT: return "default";
+  case NVFP4RT_TMAP_UPDATE_ENCODE: return "encode";
+  case NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS: return "replace-address";
+  case NVFP4RT_TMAP_UPDATE_KERNEL_PATCH: return "kernel-patch";
+  }
+  return NULL;
+}
+
+/* The mode NVFP4RT_TMAP_UPDATE_DEFAULT stands for: replace-address (any kernel, no kernel
+ * change) until the pending H200 measurement of docs/performance.md ("Whole-call host cost
+ * with fresh pointers") says whether kernel-patch is faster end to end. */
+static nvfp4rt_tmap_update default_tmap_update(int can_patch) {
+  (void)can_patch;
+  return NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS;
+}
+
 static size_t image_bytes(const nvfp4_kernel_metadata *meta) {
   return NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
 }
@@ -430,13 +474,66 @@ static nvfp4rt_status encode_slot(nvfp4rt_plan *p, const nvfp4_kernel_metadata *
       keys[t].data_type = EMPTY_KEY;
       continue;
     }
+    if (p->mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
+      /* a template: its address does not matter (the kernel replaces it) */
+      nvfp4rt_tmap_args k = a;
+      k.global_address = 0;
+      if (memcmp(&k, &keys[t], sizeof k) == 0) continue;
+      st = encode_args(&a, g, (int)t, slot);
+      if (st != NVFP4RT_STATUS_OK) return st;
+      keys[t] = k;
+      p->tmaps_encoded++;
+      continue;
+    }
     if (memcmp(&a, &keys[t], sizeof a) == 0) continue;
+    if (p->mode == NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS && keys[t].data_type != EMPTY_KEY) {
+      nvfp4rt_tmap_args k = a;
+      k.global_address = keys[t].global_address;
+      if (memcmp(&k, &keys[t], sizeof k) == 0) { /* only the address changed */
+        st = replace_address(slot, a.global_address, g, (int)t);
+        if (st != NVFP4RT_STATUS_OK) return st;
+        keys[t] = a;
+        p->tmaps_replaced++;
+        continue;
+      }
+    }
     st = encode_args(&a, g, (int)t, slot);
     if (st != NVFP4RT_STATUS_OK) return st;
     keys[t] = a;
     p->tmaps_encoded++;
   }
   return NVFP4RT_STATUS_OK;
+}
+
+/* The same count and shapes as the last (re-)plan: only pointers may differ. */
+static int same_shapes(const nvfp4rt_plan *p, const nvfp4rt_group *groups, uint32_t n) {
+  if (n != p->num_groups) return 0;
+  for (uint32_t g = 0; g < n; g++) {
+    const nvfp4rt_group *a = &groups[g], *b = &p->last[g];
+    if (a->m != b->m || a->n != b->n || a->k != b->k || a->ldc != b->ldc) return 0;
+  }
+  return 1;
+}
+
+/* Device address of tensor `t` (NVFP4RT_TMAP_*) of a group. */
+static uint64_t tensor_address(const nvfp4rt_group *G, uint32_t t) {
+  const uint64_t a[NVFP4_ABI_GROUP_TMAPS] = {G->a, G->b, G->sfa, G->sfb, G->c};
+  return a[t];
+}
+
+/* KERNEL_PATCH: the tensor-map slots of the parameter image hold raw addresses (the first
+ * 8 bytes of each slot whose map exists; everything else zero). */
+static void write_raw_addresses(const nvfp4rt_group *groups, const nvfp4rt_plan_layout *L,
+                                const nvfp4rt_tmap_args *keys, unsigned char *maps,
+                                size_t maps_bytes) {
+  memset(maps, 0, maps_bytes);
+  for (uint32_t s = 0; s < L->num_groups; s++) {
+    if (!L->tiles[s]) continue;
+    for (uint32_t t = 0; t < NVFP4_ABI_GROUP_TMAPS; t++)
+      if (keys[(size_t)s * NVFP4_ABI_GROUP_TMAPS + t].data_type != EMPTY_KEY)
+        put_u64(maps + nvfp4_abi_tmaps_offset(s), NVFP4_ABI_TMAP_BYTES * t,
+                tensor_address(&groups[L->order[s]], t));
+  }
 }
 
 /* Builds the next image in p->scratch (variant, layout, tensor maps, records); commits
@@ -446,7 +543,9 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   const uint32_t sms = (uint32_t)p->mod->ctx->info.sm_count;
   if (!groups) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan: groups array is NULL");
   int v = p->forced_variant;
-  if (v < 0) v = nvfp4rt_select_variant(table, groups, n, sms, NULL);
+  /* the choice depends on the shapes alone: unchanged shapes keep it */
+  if (v < 0) v = same_shapes(p, groups, n) ? (int)p->variant
+                                           : nvfp4rt_select_variant(table, groups, n, sms, NULL);
   const nvfp4_kernel_metadata *meta = &table->variants[v < 0 ? 0 : v];
   nvfp4rt_plan_layout *L = p->next_layout;
   nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, n, L);
@@ -475,7 +574,11 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
       sizeof(nvfp4rt_tmap_args) * NVFP4_ABI_GROUP_TMAPS * meta->max_groups;
   memcpy(p->next_keys, p->keys, keys_bytes);
   memcpy(p->scratch, p->block, p->block_alloc);
-  uint64_t encoded_before = p->tmaps_encoded;
+  const int patch = p->mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH;
+  const size_t maps_bytes = (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * meta->max_groups;
+  unsigned char *maps = p->scratch + NVFP4_ABI_HEADER_BYTES;
+  if (patch) memcpy(maps, p->tmpl, maps_bytes); /* the cached templates, not raw pointers */
+  uint64_t encoded_before = p->tmaps_encoded, replaced_before = p->tmaps_replaced;
   for (uint32_t s = 0; s < meta->max_groups; s++) {
     if (s >= n || L->tiles[s] == 0) { /* unused or empty group: zero slots */
       nvfp4rt_tmap_args *keys = p->next_keys + (size_t)s * NVFP4_ABI_GROUP_TMAPS;
@@ -490,9 +593,30 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     st = encode_slot(p, meta, &groups[L->order[s]], L->order[s], s);
     if (st != NVFP4RT_STATUS_OK) break;
   }
+  int upload = 0;
+  if (st == NVFP4RT_STATUS_OK && patch) {
+    /* the templates go to the device; the parameter block gets the raw addresses */
+    memcpy(p->tmpl_next, maps, maps_bytes);
+    upload = p->templates_uploaded == 0 || memcmp(p->tmpl_next, p->tmpl, maps_bytes) != 0;
+    write_raw_addresses(groups, L, p->next_keys, maps, maps_bytes);
+  }
   if (st == NVFP4RT_STATUS_OK)
     st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, p->table_dev, p->scratch,
                             p->block_alloc);
+  if (st == NVFP4RT_STATUS_OK && patch) {
+    nvfp4_meta_write_u32(p->scratch, NVFP4_ABI_HDR_FLAGS, NVFP4_ABI_FLAG_PATCH_TMAPS);
+    put_u64(p->scratch, NVFP4_ABI_HDR_TMAP_AREA, p->tmap_area);
+  }
+  /* New templates (a shape changed): after the work queued in the context, which may still
+   * read the old ones. */
+  if (st == NVFP4RT_STATUS_OK && upload) {
+    CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
+    if (r == CUDA_SUCCESS)
+      r = NVFP4RT_CU(cuMemcpyHtoD)((CUdeviceptr)p->tmap_area, p->tmpl_next, maps_bytes);
+    if (r != CUDA_SUCCESS)
+      st = nvfp4rt_set_cu_error_(r, "cuMemcpyHtoD", __FILE__, __LINE__,
+                                 "tensor-map templates of %u groups", meta->max_groups);
+  }
   /* A global group table is copied to the device now (once per re-plan, never per
    * launch), after the work already queued in the context, which may still read it. */
   if (st == NVFP4RT_STATUS_OK && p->table_dev &&
@@ -509,6 +633,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   if (st != NVFP4RT_STATUS_OK) {
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
     p->tmaps_encoded = encoded_before;
+    p->tmaps_replaced = replaced_before;
     return st;
   }
   /* commit. A grown workspace replaces the old one, which launches already queued (or a
@@ -535,6 +660,13 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   nvfp4rt_plan_layout *l = p->layout;
   p->layout = p->next_layout;
   p->next_layout = l;
+  if (patch) {
+    unsigned char *tm = p->tmpl;
+    p->tmpl = p->tmpl_next;
+    p->tmpl_next = tm;
+    p->templates_uploaded += upload ? 1u : 0u;
+  }
+  memcpy(p->last, groups, sizeof *groups * n);
   p->num_groups = n;
   p->grid = grid;
   p->variant = (uint32_t)(v < 0 ? 0 : v);
@@ -571,10 +703,25 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   const nvfp4_kernel_metadata *meta = &table->variants[forced < 0 ? 0 : forced];
   nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, num_groups, NULL);
   if (st != NVFP4RT_STATUS_OK) return st;
+  /* the tensor-map update mode (the kernel flags are the same in every variant) */
+  nvfp4rt_tmap_update mode = options ? options->tmap_update : NVFP4RT_TMAP_UPDATE_DEFAULT;
+  const int can_patch = (meta->flags & NVFP4_META_FLAG_PATCH_TMAPS) != 0 &&
+                        nvfp4_abi_table_inline(meta->max_groups);
+  if (!nvfp4rt_tmap_update_name(mode))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT, "plan_create: tensor-map update mode %d",
+                        (int)mode);
+  if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH && !can_patch)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                        "plan_create: kernel '%s' cannot patch its tensor maps (%s)",
+                        meta->kernel_name,
+                        (meta->flags & NVFP4_META_FLAG_PATCH_TMAPS) ? "its group table is not inline"
+                                                                    : "no NVFP4_META_FLAG_PATCH_TMAPS");
+  if (mode == NVFP4RT_TMAP_UPDATE_DEFAULT) mode = default_tmap_update(can_patch);
   nvfp4rt_plan *p = calloc(1, sizeof *p);
   if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: malloc failed");
   p->mod = mod;
   p->forced_variant = forced;
+  p->mode = mode;
   p->block_alloc = (image_bytes(meta) + NVFP4_ABI_PARAM_ALIGN - 1) / NVFP4_ABI_PARAM_ALIGN *
                    NVFP4_ABI_PARAM_ALIGN;
   const size_t nkeys = (size_t)NVFP4_ABI_GROUP_TMAPS * meta->max_groups;
@@ -584,7 +731,16 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   p->next_layout = malloc(sizeof *p->next_layout);
   p->keys = calloc(nkeys, sizeof *p->keys);
   p->next_keys = calloc(nkeys, sizeof *p->next_keys);
-  if (!p->block || !p->scratch || !p->layout || !p->next_layout || !p->keys || !p->next_keys) {
+  p->last = calloc(meta->max_groups, sizeof *p->last);
+  const size_t maps_bytes = (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * meta->max_groups;
+  if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
+    p->tmpl = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, maps_bytes);
+    p->tmpl_next = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, maps_bytes);
+    if (p->tmpl) memset(p->tmpl, 0, maps_bytes);
+    if (p->tmpl_next) memset(p->tmpl_next, 0, maps_bytes);
+  }
+  if (!p->block || !p->scratch || !p->layout || !p->next_layout || !p->keys || !p->next_keys ||
+      !p->last || (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH && (!p->tmpl || !p->tmpl_next))) {
     nvfp4rt_plan_destroy(p);
     return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: allocation failed");
   }
@@ -605,6 +761,23 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
     }
     p->table_dev = d;
   }
+  if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
+    /* the templates, then one copy per CTA (the grid never exceeds the SM count) */
+    const uint64_t bytes = (uint64_t)maps_bytes * (1u + (uint32_t)mod->ctx->info.sm_count);
+    CUcontext cur = NULL;
+    CUresult r = CUDA_SUCCESS;
+    if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
+      r = NVFP4RT_CU(cuCtxSetCurrent)(mod->ctx->ctx);
+    CUdeviceptr d = 0;
+    if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)bytes);
+    if (r != CUDA_SUCCESS) {
+      nvfp4rt_plan_destroy(p);
+      return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
+                                   "tensor-map area of %llu bytes", (unsigned long long)bytes);
+    }
+    p->tmap_area = d;
+    p->tmap_area_bytes = bytes;
+  }
   p->cfg.gridDimY = p->cfg.gridDimZ = 1;
   p->cfg.attrs = p->attrs;
   st = replan(p, groups, num_groups);
@@ -621,9 +794,68 @@ nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *gro
   return nvfp4rt_plan_create_ex(mod, groups, num_groups, NULL, out);
 }
 
+/* The fast path of a pointers-only re-plan (REPLACE_ADDRESS, KERNEL_PATCH): the variant,
+ * layout, maps' shapes and records stay; each changed address is replaced in the live
+ * image, the C pointers in the records. No allocation, no encode. On failure the plan is
+ * left as it was. */
+static nvfp4rt_status update_addresses(nvfp4rt_plan *p, const nvfp4rt_group *groups,
+                                       uint32_t n) {
+  const nvfp4_kernel_metadata *meta = &p->mod->table.variants[p->variant];
+  const nvfp4rt_plan_layout *L = p->layout;
+  for (uint32_t g = 0; g < n; g++) {
+    nvfp4rt_status st = validate_group(meta, &groups[g], g);
+    if (st != NVFP4RT_STATUS_OK) return st;
+  }
+  unsigned char *table = p->block + NVFP4_ABI_HEADER_BYTES;
+  const int patch = p->mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH;
+  for (uint32_t s = 0; s < n; s++) {
+    if (!L->tiles[s]) continue;
+    const nvfp4rt_group *G = &groups[L->order[s]];
+    unsigned char *slots = table + nvfp4_abi_tmaps_offset(s);
+    nvfp4rt_tmap_args *keys = p->keys + (size_t)s * NVFP4_ABI_GROUP_TMAPS;
+    for (uint32_t t = 0; t < NVFP4_ABI_GROUP_TMAPS; t++) {
+      if (keys[t].data_type == EMPTY_KEY) continue;
+      const uint64_t addr = tensor_address(G, t);
+      if (patch) {
+        put_u64(slots, NVFP4_ABI_TMAP_BYTES * t, addr);
+        continue;
+      }
+      if (keys[t].global_address == addr) continue;
+      nvfp4rt_status st = replace_address(slots + NVFP4_ABI_TMAP_BYTES * t, addr, L->order[s], (int)t);
+      if (st != NVFP4RT_STATUS_OK) {
+        /* put back the addresses replaced so far (the keys still hold them) */
+        for (uint32_t s2 = 0; s2 <= s; s2++) {
+          if (!L->tiles[s2]) continue;
+          const nvfp4rt_group *G2 = &groups[L->order[s2]];
+          const nvfp4rt_tmap_args *k2 = p->keys + (size_t)s2 * NVFP4_ABI_GROUP_TMAPS;
+          for (uint32_t t2 = 0; t2 < (s2 == s ? t : NVFP4_ABI_GROUP_TMAPS); t2++)
+            if (k2[t2].data_type != EMPTY_KEY && k2[t2].global_address != tensor_address(G2, t2))
+              replace_address(table + nvfp4_abi_tmaps_offset(s2) + NVFP4_ABI_TMAP_BYTES * t2,
+                              k2[t2].global_address, L->order[s2], (int)t2);
+        }
+        return st;
+      }
+      p->tmaps_replaced++;
+    }
+  }
+  /* committed: the keys, the records' C pointers, the groups */
+  for (uint32_t s = 0; s < n; s++) {
+    const nvfp4rt_group *G = &groups[L->order[s]];
+    put_u64(table + nvfp4_abi_record_offset(meta->max_groups, s), NVFP4_ABI_GRP_C_PTR, G->c);
+    if (!L->tiles[s] || patch) continue;
+    nvfp4rt_tmap_args *keys = p->keys + (size_t)s * NVFP4_ABI_GROUP_TMAPS;
+    for (uint32_t t = 0; t < NVFP4_ABI_GROUP_TMAPS; t++)
+      if (keys[t].data_type != EMPTY_KEY) keys[t].global_address = tensor_address(G, t);
+  }
+  memcpy(p->last, groups, sizeof *groups * n);
+  return NVFP4RT_STATUS_OK;
+}
+
 nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan, const nvfp4rt_group *groups,
                                             uint32_t num_groups) {
   if (!plan) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_update: plan is NULL");
+  if (groups && plan->mode != NVFP4RT_TMAP_UPDATE_ENCODE && same_shapes(plan, groups, num_groups))
+    return update_addresses(plan, groups, num_groups);
   return replan(plan, groups, num_groups);
 }
 
@@ -656,6 +888,11 @@ nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *i
   info->workspace_bytes = p->workspace_bytes;
   info->tmaps_encoded = p->tmaps_encoded;
   info->param_block = p->block;
+  info->tmap_update = p->mode;
+  info->tmaps_replaced = p->tmaps_replaced;
+  info->tmap_area = p->tmap_area;
+  info->tmap_area_bytes = p->tmap_area_bytes;
+  info->templates_uploaded = p->templates_uploaded;
   return NVFP4RT_STATUS_OK;
 }
 
@@ -663,6 +900,10 @@ void nvfp4rt_plan_destroy(nvfp4rt_plan *p) {
   if (!p) return;
   if (p->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
   if (p->table_dev) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->table_dev);
+  if (p->tmap_area) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->tmap_area);
+  free(p->tmpl);
+  free(p->tmpl_next);
+  free(p->last);
   free(p->block);
   free(p->scratch);
   free(p->layout);

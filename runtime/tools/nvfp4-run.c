@@ -1,9 +1,12 @@
 /* nvfp4-run — runs an nvfp4-mlir cubin on generated inputs: builds a libnvfp4rt plan for
  * a PROBLEM.md case (or explicit, random or edge-case shapes; optionally a C row stride
- * padded past N), checks the result against the C reference GEMM and checks that nothing
+ * padded past N), checks the result against the C reference GEMM (a timing-proxy cubin,
+ * whose tcgen05 ops are free: that C is +0 inside each group's M x N) and checks that nothing
  * outside each group's M x N region of C (padding columns, a guard row after the last
  * row, all of an empty group's C) was written, times it with CUDA events (optionally flushing L2) and measures the host cost of
  * nvfp4rt_plan_launch. `--info CUBIN` prints the metadata record (no GPU needed).
+ * --all-variants checks every variant of the family on one upload (all_variants.c);
+ * --fresh-sets S measures whole calls with new pointers every call (fresh_sets.c).
  *
  * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
  * error, 77 no CUDA driver or device (the run could not happen; --info never returns 77). */
@@ -14,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "all_variants.h"
+#include "fresh_sets.h"
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
 
@@ -25,7 +30,8 @@ int nvfp4_run_cpu(int argc, char **argv);
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
-          "                 [--variant NAME|INDEX]\n"
+          "                 [--variant NAME|INDEX] [--tmap-update encode|replace-address|kernel-patch]\n"
+          "                 [--fresh-sets S [--calls N] [--e2e-calls N]] [--all-variants]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "       nvfp4-run --info CUBIN [--json]\n"
@@ -47,10 +53,11 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
   const nvfp4_kernel_metadata *m0 = &t->variants[0];
   if (json) {
     printf("{\"cubin\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, \"abi_version\": %u, "
-           "\"flags\": %u, \"emulation\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
+           "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"variants\": [",
            path, m0->target, m0->target_sm, m0->abi_version, m0->flags,
-           (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false", m0->max_groups,
+           (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false",
+           (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule);
     for (uint32_t v = 0; v < t->count; v++) {
       const nvfp4_kernel_metadata *m = &t->variants[v];
@@ -72,7 +79,9 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
   }
   printf("cubin:             %s\n", path);
   printf("target:            %s (sm %u)%s\n", m0->target, m0->target_sm,
-         (m0->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]" : "");
+         (m0->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]"
+         : (m0->flags & NVFP4_META_FLAG_PROXY)   ? " [timing proxy: tcgen05 free, C = 0]"
+                                                 : "");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
   printf("flags:             0x%x\n", m0->flags);
   printf("max groups:        %u (group table %s)\n", m0->max_groups,
@@ -110,7 +119,8 @@ static double median(double *v, int n) {
 }
 
 typedef struct opts {
-  const char *cubin, *case_name, *groups, *variant;
+  const char *cubin, *case_name, *groups, *variant, *tmap_update;
+  int fresh_sets, calls, e2e_calls, all_variants;
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
@@ -124,7 +134,8 @@ typedef struct opts {
   } while (0)
 
 int main(int argc, char **argv) {
-  opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200};
+  opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200,
+            .calls = 2000, .e2e_calls = 200};
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--cpu")) return nvfp4_run_cpu(argc, argv);
   for (int i = 1; i < argc; i++) {
@@ -134,6 +145,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--case")) o.case_name = NEXT();
     else if (!strcmp(a, "--groups")) o.groups = NEXT();
     else if (!strcmp(a, "--variant")) o.variant = NEXT();
+    else if (!strcmp(a, "--tmap-update")) o.tmap_update = NEXT();
+    else if (!strcmp(a, "--fresh-sets")) o.fresh_sets = atoi(NEXT());
+    else if (!strcmp(a, "--calls")) o.calls = atoi(NEXT());
+    else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = atoi(NEXT());
+    else if (!strcmp(a, "--all-variants")) o.all_variants = 1;
     else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
@@ -161,6 +177,22 @@ int main(int argc, char **argv) {
 #undef NEXT
   }
   if (!o.cubin) { usage(stderr); return EXIT_ERROR; }
+  nvfp4rt_tmap_update tmap_update = NVFP4RT_TMAP_UPDATE_DEFAULT;
+  if (o.tmap_update) {
+    int found = 0;
+    for (int m = NVFP4RT_TMAP_UPDATE_DEFAULT; m <= NVFP4RT_TMAP_UPDATE_KERNEL_PATCH; m++)
+      if (!strcmp(o.tmap_update, nvfp4rt_tmap_update_name((nvfp4rt_tmap_update)m)))
+        tmap_update = (nvfp4rt_tmap_update)m, found = 1;
+    if (!found && !(o.fresh_sets && !strcmp(o.tmap_update, "cuda-graph"))) {
+      fprintf(stderr, "nvfp4-run: unknown --tmap-update '%s' (default, encode, "
+                      "replace-address, kernel-patch)\n", o.tmap_update);
+      return EXIT_ERROR;
+    }
+  }
+  if (o.fresh_sets && (o.fresh_sets < 2 || o.calls < 1 || o.e2e_calls < 1)) {
+    fprintf(stderr, "nvfp4-run: --fresh-sets needs at least 2 sets, --calls and --e2e-calls >= 1\n");
+    return EXIT_ERROR;
+  }
   if (o.iters < 1) o.iters = 1;
   if (o.warmup < 0) o.warmup = 0;
   if (o.launch_iters < 0) o.launch_iters = 0; /* 0: skip the host launch-cost measurement */
@@ -225,7 +257,7 @@ int main(int argc, char **argv) {
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
   if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
-  nvfp4rt_plan_options popts = {.variant = -1};
+  nvfp4rt_plan_options popts = {.variant = -1, .tmap_update = tmap_update};
   if (o.variant) {
     char *end;
     long vi = strtol(o.variant, &end, 10);
@@ -243,6 +275,28 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nvfp4-run: cannot generate inputs (K must be a positive multiple of 32)\n");
     goto done;
   }
+  /* A timing proxy writes +0 everywhere in M x N: no +0 in the garbage, so that every
+   * element it skips shows */
+  const int proxy = (nvfp4rt_module_metadata(mod)->flags & NVFP4_META_FLAG_PROXY) != 0;
+  if (proxy) nvfp4h_problem_c_without_zeros(&prob);
+  if (o.fresh_sets) {
+    /* a timing proxy needs no values: one problem for every set; other cubins get a
+     * distinct problem per set (seed + set), so that the check sees stale inputs too */
+    const int nprobs = proxy || !o.check ? 1 : o.fresh_sets;
+    nvfp4h_problem *probs = calloc((size_t)nprobs, sizeof *probs);
+    int ok = probs != NULL;
+    if (ok) probs[0] = prob;
+    for (int s = 1; ok && s < nprobs; s++)
+      ok = nvfp4h_problem_generate_ex(shapes, ng, o.seed + (uint64_t)s,
+                                      o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                      o.ldc_pad, &probs[s]) == 0;
+    const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
+                           o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
+    rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
+    for (int s = 1; probs && s < nprobs; s++) nvfp4h_problem_free(&probs[s]);
+    free(probs);
+    goto done;
+  }
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   for (uint32_t g = 0; g < ng; g++) {
     nvfp4h_group_data *d = &prob.groups[g];
@@ -257,6 +311,10 @@ int main(int argc, char **argv) {
     }
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
                                 d->m, d->n, d->k, d->ldc};
+  }
+  if (o.all_variants) {
+    rc = all_variants_run(ctx, mod, &prob, groups, tmap_update, o.threads, o.json);
+    goto done;
   }
   if ((st = nvfp4rt_plan_create_ex(mod, groups, ng, &popts, &plan)) != NVFP4RT_STATUS_OK)
     FAIL_RT(st);
@@ -279,6 +337,10 @@ int main(int argc, char **argv) {
       ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
       if (!got[g] || !ref[g]) { fprintf(stderr, "nvfp4-run: out of host memory\n"); goto done; }
       if ((st = nvfp4rt_memcpy_dtoh(ctx, got[g], dptr[g][4], d->c_alloc_bytes)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if (proxy) {
+        nvfp4h_check_group_zero(d, got[g], g, &chk);
+        continue;
+      }
       if (nvfp4h_reference_gemm(d, ref[g], d->ldc, o.threads) != 0) { fprintf(stderr, "nvfp4-run: reference GEMM out of memory\n"); goto done; }
       nvfp4h_check_group(d, got[g], ref[g], g, &chk);
     }
@@ -338,9 +400,9 @@ int main(int argc, char **argv) {
   const char *label = o.case_name ? o.case_name : "custom";
   if (o.json) {
     printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", \"case\": \"%s\", "
-           "\"seed\": %llu, \"distribution\": \"%s\", \"groups\": [",
+           "\"seed\": %llu, \"distribution\": \"%s\", \"proxy\": %s, \"groups\": [",
            o.cubin, meta->kernel_name, dev->name, label, (unsigned long long)o.seed,
-           o.full_range ? "full-range" : "competition");
+           o.full_range ? "full-range" : "competition", proxy ? "true" : "false");
     for (uint32_t g = 0; g < ng; g++)
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
     printf("], \"grid\": %u, \"total_tiles\": %u, \"checked\": %s, \"pass\": %s, "
@@ -367,10 +429,15 @@ int main(int argc, char **argv) {
     for (uint32_t g = 0; g < ng; g++)
       printf("  %5u %8u %8u %8u\n", g, shapes[g].m, shapes[g].n, shapes[g].k);
     if (o.check) {
-      printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
-             pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
-             (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
-             NVFP4H_CHECK_RTOL);
+      if (proxy)
+        printf("check    %s  (proxy: %llu/%llu elements of M x N not +0, %llu outside checked)\n",
+               pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
+               (unsigned long long)chk.checked, (unsigned long long)chk.outside_checked);
+      else
+        printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
+               pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
+               (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
+               NVFP4H_CHECK_RTOL);
       for (uint32_t i = 0; i < chk.reported; i++)
         printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
                chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Compares the generic-form IR of the sm_100a kernel with its emulation rewrite.
+"""Compares the generic-form IR of the sm_100a kernel with its sm_90a rewrite (the tcgen05
+emulation, or with --tag nvfp4.proxy the timing proxy).
 
 Each op line is reduced to its op name and attribute dictionary (SSA names dropped). The
-native sequence minus nvvm.tcgen05.* ops must equal the emulated sequence minus ops
-tagged `nvfp4.emulation` and the emulation library declarations; the gpu.module target
-and the metadata record are the only other allowed differences."""
+native sequence minus nvvm.tcgen05.* ops must equal the rewritten sequence minus ops
+tagged with the rewrite's unit attribute (default `nvfp4.emulation`) and the emulation
+library declarations; the gpu.module target and the metadata record are the only other
+allowed differences.
+
+  usage: compare_emulation_ir.py NATIVE.mlir REWRITTEN.mlir [--tag ATTR]"""
 import re
 import sys
 
@@ -25,12 +29,18 @@ def ops(path):
 
 
 def main():
-    native = ops(sys.argv[1])
-    emu = ops(sys.argv[2])
+    args = sys.argv[1:]
+    tag = "nvfp4.emulation"
+    if "--tag" in args:
+        i = args.index("--tag")
+        tag = args[i + 1]
+        del args[i:i + 2]
+    native = ops(args[0])
+    emu = ops(args[1])
     replaced = sum(1 for n, _, _ in native if n.startswith("nvvm.tcgen05."))
     keep_native = [(n, a) for n, a, _ in native if not n.startswith("nvvm.tcgen05.")]
     keep_emu = [(n, a) for n, a, l in emu
-                if "nvfp4.emulation" not in l and "sym_name = \"nvfp4_emu_" not in l]
+                if tag not in l and "sym_name = \"nvfp4_emu_" not in l]
     allowed = ("gpu.module", "llvm.mlir.global")
     bad = 0
     if len(keep_native) != len(keep_emu):
@@ -44,7 +54,8 @@ def main():
                 break
     if bad:
         sys.exit(1)
-    print(f"identical apart from the emulation rewrite: {replaced} tcgen05 ops replaced, "
+    what = tag.split(".")[-1]
+    print(f"identical apart from the {what} rewrite: {replaced} tcgen05 ops replaced, "
           f"{len(keep_native)} ops compared")
 
 

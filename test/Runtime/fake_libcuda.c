@@ -3,10 +3,27 @@
  * sm_90 device with host memory as "device" memory, cubins read from their ELF image
  * (metadata symbol found with the runtime's own reader), kernels never run: cuLaunchKernelEx
  * only counts. Loaded with NVFP4RT_LIBCUDA_PATH=.../libnvfp4-fake-cuda.so so that the
- * runtime's load / plan / launch paths, and host code generated for them, run in CI. */
+ * runtime's load / plan / launch paths, and host code generated for them, run in CI.
+ *
+ * For the tensor-map update techniques and the benchmark harnesses:
+ *   - cuTensorMapEncodeTiled writes its arguments into the 128 bytes (address at byte 0),
+ *     cuTensorMapReplaceAddress rewrites byte 0: a replaced map equals a fresh encode;
+ *   - streams capture (cuStreamBeginCapture ... cuGraphInstantiateWithFlags): a graph keeps
+ *     a copy of each captured launch's parameters and cuGraphLaunch replays them;
+ *   - NVFP4_FAKE_CUDA_PROXY=1: a launch of an nvfp4 kernel (a function of the metadata
+ *     table) writes +0 over every group's M x N of C, read from the group records of its
+ *     parameter block, as the timing proxy does — so that harness checks can pass; other
+ *     kernels (nvfp4-proxy-bench's streaming kernel) still do nothing;
+ *   - events read the host clock; nvfp4_fake_cuda_count(NAME) counts calls of some entry
+ *     points; nvfp4_fake_cuda_fail_replace_after(N) makes the replacement after the next N
+ *     fail, once;
+ *   - cuModuleLoadData, cuModuleGetFunction and cuLaunchKernel are also exported by name
+ *     (nvfp4-proxy-bench resolves them with dlsym). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 
@@ -17,6 +34,29 @@
 static _Thread_local CUcontext g_current;
 static int g_launches;
 static uintptr_t g_fake_ctx = 0x1000;
+
+/* ---- counters and fault injection ------------------------------------------------------ */
+
+static const char *const kCounted[] = {"cuTensorMapEncodeTiled", "cuTensorMapReplaceAddress",
+                                       "cuLaunchKernelEx",       "cuMemAlloc",
+                                       "cuMemcpyHtoD",           "cuCtxSynchronize",
+                                       "cuGraphLaunch",          "cuLaunchKernel"};
+enum { N_COUNTED = sizeof kCounted / sizeof kCounted[0] };
+static long g_count[N_COUNTED];
+static long g_fail_replace_after = -1;
+
+static void count(const char *name) {
+  for (int i = 0; i < N_COUNTED; i++)
+    if (!strcmp(kCounted[i], name)) __atomic_fetch_add(&g_count[i], 1, __ATOMIC_RELAXED);
+}
+/* Calls so far of entry point `name` (one of kCounted), -1 for others. */
+FAKE_API long nvfp4_fake_cuda_count(const char *name) {
+  for (int i = 0; i < N_COUNTED; i++)
+    if (!strcmp(kCounted[i], name)) return __atomic_load_n(&g_count[i], __ATOMIC_RELAXED);
+  return -1;
+}
+/* The cuTensorMapReplaceAddress call after the next `n` fails (once); -1: none. */
+FAKE_API void nvfp4_fake_cuda_fail_replace_after(long n) { g_fail_replace_after = n; }
 
 static CUresult fake_cuGetErrorName(CUresult r, const char **s) {
   *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_INVALID_VALUE (fake driver)";
@@ -55,10 +95,19 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) { (void)d; return CUDA_SUCCESS; }
 static CUresult fake_cuCtxSetCurrent(CUcontext c) { g_current = c; return CUDA_SUCCESS; }
 static CUresult fake_cuCtxGetCurrent(CUcontext *c) { *c = g_current; return CUDA_SUCCESS; }
-static CUresult fake_cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+static CUresult fake_cuCtxSynchronize(void) { count("cuCtxSynchronize"); return CUDA_SUCCESS; }
 
+/* A function: an nvfp4 kernel of the metadata table (its parameter block's size and group
+ * count known), or any other kernel. */
+typedef struct fake_function { uint32_t param_bytes, max_groups; int nvfp4; } fake_function;
+enum { MAX_FUNCTIONS = 32 };
 /* A module is its ELF image; the image's end is where its section headers end. */
-typedef struct fake_module { const unsigned char *image; size_t size; } fake_module;
+typedef struct fake_module {
+  const unsigned char *image;
+  size_t size;
+  fake_function functions[MAX_FUNCTIONS];
+  int nfunctions;
+} fake_module;
 
 static size_t elf_size(const unsigned char *p) {
   uint64_t shoff;
@@ -72,7 +121,7 @@ static size_t elf_size(const unsigned char *p) {
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image) {
   const unsigned char *p = image;
   if (!p || memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return CUDA_ERROR_INVALID_IMAGE;
-  fake_module *f = malloc(sizeof *f);
+  fake_module *f = calloc(1, sizeof *f);
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
   f->size = elf_size(p);
   f->image = malloc(f->size);
@@ -91,8 +140,19 @@ static CUresult fake_cuModuleUnload(CUmodule m) {
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule m, const char *name) {
-  (void)m;
-  *fn = (CUfunction)(uintptr_t)(0x2000 + strlen(name));
+  fake_module *f = (fake_module *)m;
+  if (f->nfunctions == MAX_FUNCTIONS) return CUDA_ERROR_OUT_OF_MEMORY;
+  fake_function *k = &f->functions[f->nfunctions++];
+  const unsigned char *rec;
+  size_t size;
+  if (nvfp4rt_elf_find_metadata(f->image, f->size, &rec, &size) == NVFP4RT_STATUS_OK)
+    for (size_t r = 0; r + NVFP4_METADATA_BYTES <= size; r += NVFP4_METADATA_BYTES)
+      if (!strcmp((const char *)rec + r + NVFP4_META_KERNEL_NAME, name)) {
+        k->nvfp4 = 1;
+        k->param_bytes = nvfp4_meta_read_u32(rec + r, NVFP4_META_PARAM_BYTES);
+        k->max_groups = nvfp4_meta_read_u32(rec + r, NVFP4_META_MAX_GROUPS);
+      }
+  *fn = (CUfunction)k;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuModuleGetGlobal(CUdeviceptr *d, size_t *bytes, CUmodule m,
@@ -111,12 +171,69 @@ static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
   (void)f, (void)a, (void)v;
   return CUDA_SUCCESS;
 }
+/* ---- launches, streams, graphs --------------------------------------------------------- */
+
+static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* NVFP4_FAKE_CUDA_PROXY=1: what the timing proxy does to C — +0 over every group's M x N. */
+static int proxy_effect_on(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("NVFP4_FAKE_CUDA_PROXY");
+    v = e && !strcmp(e, "1");
+  }
+  return v;
+}
+static void proxy_effect(const fake_function *k, const unsigned char *params) {
+  if (!k->nvfp4 || !proxy_effect_on()) return;
+  const uint64_t global = rd64(params + NVFP4_ABI_HDR_TABLE);
+  const unsigned char *table = global ? (const unsigned char *)(uintptr_t)global
+                                      : params + NVFP4_ABI_HEADER_BYTES;
+  const uint32_t groups = nvfp4_meta_read_u32(params, NVFP4_ABI_HDR_NUM_GROUPS);
+  for (uint32_t s = 0; s < groups && s < k->max_groups; s++) {
+    const unsigned char *r = table + nvfp4_abi_record_offset(k->max_groups, s);
+    const uint32_t m = nvfp4_meta_read_u32(r, NVFP4_ABI_GRP_M), n = nvfp4_meta_read_u32(r, NVFP4_ABI_GRP_N);
+    const uint32_t ldc = nvfp4_meta_read_u32(r, NVFP4_ABI_GRP_LDC);
+    uint16_t *c = (uint16_t *)(uintptr_t)rd64(r + NVFP4_ABI_GRP_C_PTR);
+    if (!c || !m || !n) continue;
+    for (uint32_t i = 0; i < m; i++) memset(c + (size_t)i * ldc, 0, (size_t)n * 2);
+  }
+}
+
+typedef struct recorded { const fake_function *k; unsigned char *params; } recorded;
+typedef struct fake_stream { int capturing; recorded *rec; int nrec, cap; } fake_stream;
+typedef struct fake_graph { recorded *rec; int nrec; } fake_graph;
+static fake_stream g_default_stream;
+
+static fake_stream *stream_of(CUstream s) { return s ? (fake_stream *)s : &g_default_stream; }
+
+static CUresult launch(const fake_function *k, CUstream s, void **params) {
+  fake_stream *st = stream_of(s);
+  if (!st->capturing) {
+    proxy_effect(k, params[0]);
+    return CUDA_SUCCESS;
+  }
+  if (st->nrec == st->cap) {
+    recorded *grown = realloc(st->rec, sizeof *grown * (size_t)(st->cap ? 2 * st->cap : 4));
+    if (!grown) return CUDA_ERROR_OUT_OF_MEMORY;
+    st->rec = grown;
+    st->cap = st->cap ? 2 * st->cap : 4;
+  }
+  recorded *r = &st->rec[st->nrec++];
+  r->k = k;
+  r->params = malloc(k->param_bytes ? k->param_bytes : 1);
+  if (!r->params) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (k->param_bytes) memcpy(r->params, params[0], k->param_bytes);
+  return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params,
                                       void **extra) {
   (void)extra;
+  count("cuLaunchKernelEx");
   if (!cfg || !f || !params || !params[0] || cfg->gridDimX == 0) return CUDA_ERROR_INVALID_VALUE;
   __atomic_fetch_add(&g_launches, 1, __ATOMIC_RELAXED);
-  return CUDA_SUCCESS;
+  return launch((const fake_function *)f, cfg->hStream, params);
 }
 /* The checks the real encoder makes that matter here: address and strides 16-byte aligned. */
 static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
@@ -125,15 +242,38 @@ static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataTyp
                                             const cuuint32_t *box, const cuuint32_t *es,
                                             CUtensorMapInterleave il, CUtensorMapSwizzle sw,
                                             CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
-  (void)type, (void)dims, (void)box, (void)es, (void)il, (void)sw, (void)l2, (void)oob;
-  if (!map || rank < 1 || (uintptr_t)address % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
+  count("cuTensorMapEncodeTiled");
+  if (!map || rank < 1 || rank > 5 || (uintptr_t)address % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
   for (cuuint32_t i = 0; i + 1 < rank; i++)
     if (strides[i] % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
+  /* the arguments, so that maps can be compared: address, kinds, then dims/box/strides */
+  unsigned char *b = (unsigned char *)map;
   memset(map, 0, sizeof *map);
+  memcpy(b, &address, sizeof address);
+  const unsigned char kinds[6] = {(unsigned char)type, (unsigned char)rank, (unsigned char)il,
+                                  (unsigned char)sw, (unsigned char)l2, (unsigned char)oob};
+  memcpy(b + 8, kinds, 6);
+  for (cuuint32_t i = 0; i < rank && i < 2; i++) {
+    memcpy(b + 16 + 8 * i, &dims[i], 8);
+    memcpy(b + 48 + 4 * i, &box[i], 4);
+    memcpy(b + 56 + 4 * i, &es[i], 4);
+  }
+  if (rank > 1) memcpy(b + 32, &strides[0], 8);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuTensorMapReplaceAddress(CUtensorMap *map, void *address) {
+  count("cuTensorMapReplaceAddress");
+  if (g_fail_replace_after == 0) {
+    g_fail_replace_after = -1;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (g_fail_replace_after > 0) g_fail_replace_after--;
+  if (!map || (uintptr_t)map % 64 != 0 || (uintptr_t)address % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
   memcpy(map, &address, sizeof address);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuMemAlloc(CUdeviceptr *d, size_t bytes) {
+  count("cuMemAlloc");
   void *p = NULL;
   if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   *d = (CUdeviceptr)(uintptr_t)p;
@@ -141,6 +281,7 @@ static CUresult fake_cuMemAlloc(CUdeviceptr *d, size_t bytes) {
 }
 static CUresult fake_cuMemFree(CUdeviceptr d) { free((void *)(uintptr_t)d); return CUDA_SUCCESS; }
 static CUresult fake_cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
+  count("cuMemcpyHtoD");
   memcpy((void *)(uintptr_t)d, s, n);
   return CUDA_SUCCESS;
 }
@@ -155,21 +296,90 @@ static CUresult fake_cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, C
 }
 static CUresult fake_cuStreamCreate(CUstream *s, unsigned int flags) {
   (void)flags;
-  *s = (CUstream)(uintptr_t)0x3000;
+  fake_stream *st = calloc(1, sizeof *st);
+  if (!st) return CUDA_ERROR_OUT_OF_MEMORY;
+  *s = (CUstream)st;
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuStreamDestroy(CUstream s) { (void)s; return CUDA_SUCCESS; }
+static void free_records(recorded *rec, int n) {
+  for (int i = 0; i < n; i++) free(rec[i].params);
+  free(rec);
+}
+static CUresult fake_cuStreamDestroy(CUstream s) {
+  fake_stream *st = (fake_stream *)s;
+  if (st) free_records(st->rec, st->nrec);
+  free(st);
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
 static CUresult fake_cuEventCreate(CUevent *e, unsigned int flags) {
   (void)flags;
-  *e = (CUevent)(uintptr_t)0x4000;
+  double *t = calloc(1, sizeof *t);
+  if (!t) return CUDA_ERROR_OUT_OF_MEMORY;
+  *e = (CUevent)t;
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuEventDestroy(CUevent e) { (void)e; return CUDA_SUCCESS; }
-static CUresult fake_cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+static CUresult fake_cuEventDestroy(CUevent e) { free((void *)e); return CUDA_SUCCESS; }
+/* Events hold the host clock (ms) at record time. */
+static CUresult fake_cuEventRecord(CUevent e, CUstream s) {
+  (void)s;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *(double *)e = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
-  (void)a, (void)b;
-  *ms = 0;
+  *ms = (float)(*(const double *)b - *(const double *)a);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) {
+  (void)mode;
+  fake_stream *st = stream_of(s);
+  if (st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  st->capturing = 1;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
+  fake_stream *st = stream_of(s);
+  if (!st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  fake_graph *fg = calloc(1, sizeof *fg);
+  if (!fg) return CUDA_ERROR_OUT_OF_MEMORY;
+  fg->rec = st->rec;
+  fg->nrec = st->nrec;
+  st->rec = NULL;
+  st->nrec = st->cap = st->capturing = 0;
+  *g = (CUgraph)fg;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long f) {
+  (void)f;
+  const fake_graph *src = (const fake_graph *)g;
+  fake_graph *x = calloc(1, sizeof *x);
+  if (!x) return CUDA_ERROR_OUT_OF_MEMORY;
+  x->rec = calloc((size_t)(src->nrec ? src->nrec : 1), sizeof *x->rec);
+  if (!x->rec) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (x->nrec = 0; x->nrec < src->nrec; x->nrec++) {
+    const recorded *r = &src->rec[x->nrec];
+    const size_t bytes = r->k->param_bytes ? r->k->param_bytes : 1;
+    x->rec[x->nrec] = (recorded){r->k, malloc(bytes)};
+    if (!x->rec[x->nrec].params) return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(x->rec[x->nrec].params, r->params, bytes);
+  }
+  *e = (CUgraphExec)x;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphDestroy(CUgraph g) {
+  fake_graph *fg = (fake_graph *)g;
+  if (fg) free_records(fg->rec, fg->nrec);
+  free(fg);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphExecDestroy(CUgraphExec e) { return fake_cuGraphDestroy((CUgraph)e); }
+static CUresult fake_cuGraphLaunch(CUgraphExec e, CUstream s) {
+  (void)s;
+  count("cuGraphLaunch");
+  const fake_graph *g = (const fake_graph *)e;
+  for (int i = 0; i < g->nrec; i++) proxy_effect(g->rec[i].k, g->rec[i].params);
   return CUDA_SUCCESS;
 }
 
@@ -185,7 +395,10 @@ static const struct { const char *name; void *fn; } kTable[] = {
     FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH), FAKE_ENTRY(cuMemsetD8Async),
     FAKE_ENTRY(cuStreamCreate), FAKE_ENTRY(cuStreamDestroy), FAKE_ENTRY(cuStreamSynchronize),
     FAKE_ENTRY(cuEventCreate), FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuEventRecord),
-    FAKE_ENTRY(cuEventElapsedTime),
+    FAKE_ENTRY(cuEventElapsedTime), FAKE_ENTRY(cuTensorMapReplaceAddress),
+    FAKE_ENTRY(cuStreamBeginCapture), FAKE_ENTRY(cuStreamEndCapture),
+    FAKE_ENTRY(cuGraphInstantiateWithFlags), FAKE_ENTRY(cuGraphLaunch),
+    FAKE_ENTRY(cuGraphExecDestroy), FAKE_ENTRY(cuGraphDestroy),
 };
 
 FAKE_API CUresult cuInit(unsigned int flags) {
@@ -209,3 +422,19 @@ FAKE_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
 
 /* For tests that link it: kernels "launched" so far. */
 FAKE_API int nvfp4_fake_cuda_launches(void) { return __atomic_load_n(&g_launches, __ATOMIC_RELAXED); }
+
+/* The entry points nvfp4-proxy-bench resolves by name with dlsym (its streaming kernel). */
+FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+  return fake_cuModuleLoadData(m, image);
+}
+FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  return fake_cuModuleGetFunction(f, m, name);
+}
+FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                 unsigned by, unsigned bz, unsigned smem, CUstream s,
+                                 void **params, void **extra) {
+  (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
+  count("cuLaunchKernel");
+  if (!f || !gx || !params) return CUDA_ERROR_INVALID_VALUE;
+  return launch((const fake_function *)f, s, params);
+}

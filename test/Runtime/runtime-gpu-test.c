@@ -2,10 +2,11 @@
  * sm_90): module load with the cuModuleGetGlobal metadata cross-check and the target
  * refusal, tensor-map encoding on the real driver (UINT8/INT64 accepted, 16U4 refused on
  * sm_90), plan + launch of the probe kernel (Inputs/probe_sm90a.ptx) that reports the
- * parameter block it received, re-plan caching, workspace growth on re-plan, and the host
- * cost of nvfp4rt_plan_launch.
+ * parameter block it received, re-plan caching, workspace growth on re-plan, the
+ * tensor-map update techniques of a pointers-only re-plan, and the host cost of
+ * nvfp4rt_plan_launch.
  * Usage: runtime-gpu-test load SM90_CUBIN SM100_CUBIN NOMETA_CUBIN | encode |
- *        launch SM90_CUBIN | bench-launch SM90_CUBIN [N] */
+ *        launch SM90_CUBIN | tmap-update SM90_CUBIN | bench-launch SM90_CUBIN [N] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -135,17 +136,27 @@ static int check_probe(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const nvfp4rt_g
   return 0;
 }
 
-static int test_launch(const char *sm90) {
-  nvfp4rt_context *ctx = open_ctx();
+/* The probe cubin and the three groups of the plan tests, in device memory. */
+static nvfp4rt_module *load_probe_groups(nvfp4rt_context *ctx, const char *sm90,
+                                         nvfp4rt_group g[3], bufs *b) {
   nvfp4rt_module *m = NULL;
   nvfp4rt_status st = nvfp4rt_module_load_file(ctx, sm90, &m);
   EXPECT_STATUS(st, NVFP4RT_STATUS_OK);
-  if (st) return t_summary("launch");
-  nvfp4rt_group g[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304},
-                        {0, 0, 0, 0, 0, 128, 128, 512, 128},
-                        {0, 0, 0, 0, 0, 64, 520, 1024, 520}};
+  if (st) return NULL;
+  const nvfp4rt_group shapes[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304},
+                                   {0, 0, 0, 0, 0, 128, 128, 512, 128},
+                                   {0, 0, 0, 0, 0, 64, 520, 1024, 520}};
+  memcpy(g, shapes, sizeof shapes);
+  alloc_groups(ctx, g, 3, b);
+  return m;
+}
+
+static int test_launch(const char *sm90) {
+  nvfp4rt_context *ctx = open_ctx();
+  nvfp4rt_group g[3];
   bufs b;
-  alloc_groups(ctx, g, 3, &b);
+  nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
+  if (!m) return t_summary("launch");
   nvfp4rt_plan *plan = NULL;
   EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);
   if (!plan) return t_summary("launch");
@@ -226,6 +237,95 @@ static int test_launch(const char *sm90) {
   return t_summary("launch");
 }
 
+/* Byte image of tensor map `t` of table slot `s` in the plan's parameter block. */
+static const unsigned char *slot_map(const nvfp4rt_plan_info *info, uint32_t s, uint32_t t) {
+  return (const unsigned char *)info->param_block + NVFP4_ABI_HEADER_BYTES +
+         nvfp4_abi_tmaps_offset(s) + NVFP4_ABI_TMAP_BYTES * t;
+}
+
+/* The tensor-map update techniques on a pointers-only re-plan (the probe kernel cannot
+ * patch its maps: KERNEL_PATCH is refused; it is exercised with real kernels by
+ * nvfp4-run --fresh-sets). */
+static int test_tmap_update(const char *sm90) {
+  nvfp4rt_context *ctx = open_ctx();
+  nvfp4rt_group g[3];
+  bufs b;
+  nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
+  if (!m) return t_summary("tmap-update");
+  const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(m, 0);
+  nvfp4rt_plan_info info;
+  nvfp4rt_plan *plan = NULL;
+  /* the default is the fastest technique the kernel supports */
+  EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(info.tmap_update == NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS, "default %s",
+          nvfp4rt_tmap_update_name(info.tmap_update));
+  nvfp4rt_plan_destroy(plan);
+  /* KERNEL_PATCH needs a kernel that patches its maps */
+  nvfp4rt_plan_options po = {.variant = -1, .tmap_update = NVFP4RT_TMAP_UPDATE_KERNEL_PATCH};
+  plan = NULL;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(m, g, 3, &po, &plan), NVFP4RT_STATUS_UNSUPPORTED);
+  po.tmap_update = (nvfp4rt_tmap_update)9;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(m, g, 3, &po, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  for (int mode = NVFP4RT_TMAP_UPDATE_ENCODE; mode <= NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS; mode++) {
+    const int replace = mode == NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS;
+    nvfp4rt_group h[3] = {g[0], g[1], g[2]};
+    po.tmap_update = (nvfp4rt_tmap_update)mode;
+    plan = NULL;
+    EXPECT_STATUS(nvfp4rt_plan_create_ex(m, h, 3, &po, &plan), NVFP4RT_STATUS_OK);
+    if (!plan) break;
+    nvfp4rt_plan_get_info(plan, &info);
+    const uint64_t enc0 = info.tmaps_encoded;
+    /* every pointer of every group moves (a fresh input set) */
+    for (int i = 0; i < 3; i++) {
+      h[i].a += 256; h[i].b += 512; h[i].sfa += 1024; h[i].sfb += 2048; h[i].c += 4096 - 2048;
+    }
+    EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, h, 3), NVFP4RT_STATUS_OK);
+    nvfp4rt_plan_get_info(plan, &info);
+    T_CHECK(info.tmaps_encoded - enc0 == (replace ? 0u : 12u) && info.tmaps_replaced == (replace ? 12u : 0u),
+            "%s: %llu encoded, %llu replaced", nvfp4rt_tmap_update_name(info.tmap_update),
+            (unsigned long long)(info.tmaps_encoded - enc0), (unsigned long long)info.tmaps_replaced);
+    /* the map in the block is exactly what an encode with the new address gives */
+    for (uint32_t t = 0; t < 4; t++) {
+      nvfp4rt_tmap_args a;
+      _Alignas(64) unsigned char fresh[128];
+      nvfp4rt_tmap_args_for(meta, &h[0], (nvfp4rt_tmap_kind)t, &a); /* slot 0: the largest M */
+      EXPECT_STATUS(nvfp4rt_tmap_encode(&a, fresh), NVFP4RT_STATUS_OK);
+      T_CHECK(!memcmp(fresh, slot_map(&info, 0, t), 128), "%s: map %u = fresh encode",
+              nvfp4rt_tmap_update_name(info.tmap_update), t);
+    }
+    check_probe(ctx, plan, h, 3, 12, replace ? "replace" : "encode");
+    /* a misaligned pointer fails and leaves the block as it was */
+    unsigned char before[5696];
+    memcpy(before, info.param_block, sizeof before);
+    nvfp4rt_group bad[3] = {h[0], h[1], h[2]};
+    bad[2].sfb += 8;
+    bad[0].a += 128;
+    EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, bad, 3), NVFP4RT_STATUS_MISALIGNED);
+    T_CHECK(!memcmp(before, info.param_block, sizeof before), "failed update changed the block");
+    check_probe(ctx, plan, h, 3, 12, "after-failed-update");
+    /* pointers and a shape together: the shape's maps are encoded, the rest replaced */
+    const uint64_t enc1 = info.tmaps_encoded, rep1 = info.tmaps_replaced;
+    h[1].k = 256;
+    h[2].a += 128;
+    EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, h, 3), NVFP4RT_STATUS_OK);
+    nvfp4rt_plan_get_info(plan, &info);
+    T_CHECK(info.tmaps_encoded - enc1 == (replace ? 4u : 5u) && info.tmaps_replaced - rep1 == (replace ? 1u : 0u),
+            "%s: shape + pointer: %llu encoded, %llu replaced", nvfp4rt_tmap_update_name(info.tmap_update),
+            (unsigned long long)(info.tmaps_encoded - enc1), (unsigned long long)(info.tmaps_replaced - rep1));
+    check_probe(ctx, plan, h, 3, 12, "shape-and-pointer");
+    printf("tmap-update: %s: 12 new pointers -> %llu encodes, %llu replacements\n",
+           nvfp4rt_tmap_update_name(info.tmap_update), replace ? 0ull : 12ull, replace ? 12ull : 0ull);
+    nvfp4rt_plan_destroy(plan);
+  }
+  EXPECT_STATUS(nvfp4rt_stream_synchronize(ctx, NULL), NVFP4RT_STATUS_OK);
+  for (int i = 0; i < 3; i++)
+    for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, b.p[i][t]);
+  nvfp4rt_module_destroy(m);
+  nvfp4rt_context_destroy(ctx);
+  return t_summary("tmap-update");
+}
+
 static int cmpd(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -281,7 +381,9 @@ int main(int argc, char **argv) {
   if (argc >= 5 && !strcmp(argv[1], "load")) return test_load(argv[2], argv[3], argv[4]);
   if (argc >= 2 && !strcmp(argv[1], "encode")) return test_encode();
   if (argc >= 3 && !strcmp(argv[1], "launch")) return test_launch(argv[2]);
+  if (argc >= 3 && !strcmp(argv[1], "tmap-update")) return test_tmap_update(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "bench-launch")) return bench_launch(argv[2], argc > 3 ? atoi(argv[3]) : 2000);
-  printf("usage: runtime-gpu-test load SM90 SM100 NOMETA | encode | launch SM90 | bench-launch SM90 [N]\n");
+  printf("usage: runtime-gpu-test load SM90 SM100 NOMETA | encode | launch SM90 | tmap-update SM90 | "
+         "bench-launch SM90 [N]\n");
   return 2;
 }

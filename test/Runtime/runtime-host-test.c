@@ -2,8 +2,8 @@
  * codec tests, blocked scale-factor offsets vs hand-computed values, generator determinism
  * and distributions, edge-case shapes and padded C strides, the reference GEMM vs a
  * hand-computed case and vs double-precision accumulation, the tolerance check and the
- * check for writes outside C's M x N region. Usage: runtime-host-test codec|sf|gen|edge|
- * ref|check|outside|bench CASE */
+ * check for writes outside C's M x N region, and the timing proxy's zero check.
+ * Usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|zero|bench CASE */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -474,6 +474,54 @@ static int test_outside(void) {
   return t_summary("outside");
 }
 
+/* The timing proxy's check: C must be +0 inside M x N and untouched outside it. */
+static int test_zero(void) {
+  const nvfp4h_shape s[2] = {{6, 20, 64}, {0, 12, 64}};
+  nvfp4h_problem p;
+  T_CHECK(nvfp4h_problem_generate_ex(s, 2, 7, NVFP4H_DIST_COMPETITION, 5, &p) == 0, "generate");
+  nvfp4h_group_data *d = &p.groups[0];
+  d->c[3] = 0; /* garbage that happens to be +0 ... */
+  nvfp4h_problem_c_without_zeros(&p);
+  T_CHECK(d->c[3] == 0x8000, "+0 garbage becomes -0"); /* ... can no longer hide a skip */
+  size_t zeros = 0;
+  for (size_t i = 0; i < d->c_alloc_bytes / 2; i++) zeros += d->c[i] == 0;
+  T_CHECK(zeros == 0, "%zu +0 left in the garbage", zeros);
+  uint16_t *got = malloc(d->c_alloc_bytes);
+  memcpy(got, d->c, d->c_alloc_bytes);
+  for (uint32_t i = 0; i < d->m; i++) memset(got + (size_t)i * d->ldc, 0, (size_t)d->n * 2);
+  nvfp4h_check_result r;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group_zero(d, got, 0, &r);
+  T_CHECK(nvfp4h_check_passed(&r) && r.checked == 120 && r.outside_checked == 6 * 12 + 32,
+          "clean: checked %llu outside %llu", (unsigned long long)r.checked,
+          (unsigned long long)r.outside_checked);
+  /* an element the kernel skipped (still garbage), and one it wrote as -0 */
+  got[2 * d->ldc + 19] = d->c[2 * d->ldc + 19];
+  got[5 * d->ldc] = 0x8000;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group_zero(d, got, 0, &r);
+  T_CHECK(!nvfp4h_check_passed(&r) && r.mismatches == 2 && r.outside_writes == 0 &&
+          r.first[0].row == 2 && r.first[0].col == 19 && r.first[1].row == 5 && r.first[1].col == 0,
+          "skipped elements: %llu", (unsigned long long)r.mismatches);
+  printf("zero: skipped element at [%u, %u] caught\n", r.first[0].row, r.first[0].col);
+  got[2 * d->ldc + 19] = got[5 * d->ldc] = 0;
+  /* a zero written into the padding (column N) is an outside write */
+  got[1 * d->ldc + 20] = 0;
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group_zero(d, got, 0, &r);
+  T_CHECK(!nvfp4h_check_passed(&r) && r.mismatches == 0 && r.outside_writes == 1 &&
+          r.first_outside[0].row == 1 && r.first_outside[0].col == 20, "padding zero");
+  printf("zero: padding write at [%u, %u] caught\n", r.first_outside[0].row, r.first_outside[0].col);
+  free(got);
+  /* an empty group: nothing inside, everything outside */
+  nvfp4h_check_init(&r);
+  nvfp4h_check_group_zero(&p.groups[1], p.groups[1].c, 1, &r);
+  T_CHECK(nvfp4h_check_passed(&r) && r.checked == 0 && r.outside_checked == p.groups[1].c_guard,
+          "empty group");
+  nvfp4h_problem_free(&p);
+  return t_summary("zero");
+}
+
 static int bench(const char *name) {
   nvfp4h_shape s[8];
   uint32_t n = nvfp4h_case_shapes(name, s, 8);
@@ -496,12 +544,13 @@ static int bench(const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|bench CASE\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|zero|bench CASE\n"); return 2; }
   if (!strcmp(argv[1], "codec")) return test_codec();
   if (!strcmp(argv[1], "sf")) return test_sf();
   if (!strcmp(argv[1], "gen")) return test_gen();
   if (!strcmp(argv[1], "edge")) return test_edge();
   if (!strcmp(argv[1], "outside")) return test_outside();
+  if (!strcmp(argv[1], "zero")) return test_zero();
   if (!strcmp(argv[1], "ref")) return test_ref();
   if (!strcmp(argv[1], "check")) return test_check();
   if (!strcmp(argv[1], "bench") && argc > 2) return bench(argv[2]);

@@ -435,7 +435,23 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_VARIANT_FLAGS, 0x4, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_FLAGS, 0x3, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY,
+         NVFP4RT_STATUS_ABI_MISMATCH);
+  /* a timing proxy: sm 90, no workspace */
+  MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_PROXY, NVFP4RT_STATUS_ABI_MISMATCH); /* workspace */
+  {
+    nvfp4_kernel_metadata px = m;
+    px.flags = NVFP4_META_FLAG_PROXY;
+    px.workspace_per_cta = 0;
+    unsigned char prec[NVFP4_METADATA_BYTES];
+    nvfp4rt_metadata_encode(&px, prec);
+    EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_OK);
+    T_CHECK(d.flags == NVFP4_META_FLAG_PROXY, "proxy flag round trip");
+    px.target_sm = 100;
+    nvfp4rt_metadata_encode(&px, prec);
+    EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  }
   MUTATE(NVFP4_META_TARGET_SM, 80, NVFP4RT_STATUS_TARGET_MISMATCH);
   memcpy(bad, rec, sizeof bad);
   memset(bad + NVFP4_META_TARGET, 'x', NVFP4_META_TARGET_BYTES);

@@ -1,11 +1,11 @@
 /* nvfp4-compile — one command from an .mlir file holding nvfp4.grouped_matmul ops to a
  * self-describing cubin (and PTX on request), on a machine with no GPU.
  *
- *   nvfp4-compile in.mlir -o out.cubin [--ptx out.ptx] [--emulate] [--mlir out.mlir]
+ *   nvfp4-compile in.mlir -o out.cubin [--ptx out.ptx] [--emulate | --proxy] [--mlir out.mlir]
  *                 [--toolkit DIR] [--ptxas-verbose] [--time] [--cpu out.so [--cpu-ll out.ll]]
  *
  * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
- * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05]
+ * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05 | nvfp4-proxy-tcgen05]
  * -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
  * --cpu writes the same kernel family for the CPU execution target instead (or as well):
@@ -37,7 +37,7 @@
 typedef struct Options {
   const char *input, *cubin, *ptx, *mlirOut, *toolkit;
   const char *cpu, *cpuLl;
-  int emulate, verbose, time;
+  int emulate, proxy, verbose, time;
 } Options;
 
 static double now(void) {
@@ -48,9 +48,11 @@ static double now(void) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: nvfp4-compile IN.mlir -o OUT.cubin [--ptx OUT.ptx] [--emulate] [--mlir OUT.mlir]\n"
+          "usage: nvfp4-compile IN.mlir -o OUT.cubin [--ptx OUT.ptx] [--emulate | --proxy]\n"
+          "                     [--mlir OUT.mlir]\n"
           "                     [--toolkit DIR] [--ptxas-verbose] [--time]\n"
           "  --emulate        build the sm_90a tcgen05-emulation kernel instead of sm_100a\n"
+          "  --proxy          build the sm_90a timing proxy (tcgen05 ops free, C = 0)\n"
           "  --mlir FILE      write the IR after the pipeline (alone: the lowered kernel; with\n"
           "                   -o/--ptx: the module with its gpu.binary)\n"
           "  --toolkit DIR    CUDA toolkit holding bin/ptxas (default " NVFP4_CUDA_ROOT ")\n"
@@ -74,6 +76,7 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--cpu") && next) o->cpu = argv[++i];
     else if (!strcmp(a, "--cpu-ll") && next) o->cpuLl = argv[++i];
     else if (!strcmp(a, "--emulate")) o->emulate = 1;
+    else if (!strcmp(a, "--proxy")) o->proxy = 1;
     else if (!strcmp(a, "--ptxas-verbose")) o->verbose = 1;
     else if (!strcmp(a, "--time")) o->time = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
@@ -81,6 +84,10 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else { fprintf(stderr, "nvfp4-compile: unknown or incomplete argument '%s'\n", a); return 0; }
   }
   if (!o->input || (!o->cubin && !o->ptx && !o->mlirOut && !o->cpu)) return 0;
+  if (o->emulate && o->proxy) {
+    fprintf(stderr, "nvfp4-compile: --emulate and --proxy are exclusive\n");
+    return 0;
+  }
   return 1;
 }
 
@@ -165,6 +172,7 @@ int main(int argc, char **argv) {
   MlirNvfp4CompileOptions copts = mlirNvfp4CompileOptionsGetDefault();
   copts.toolkitPath = o.toolkit;
   copts.emulate = o.emulate != 0;
+  copts.proxy = o.proxy != 0;
   copts.emitCubin = o.cubin != NULL;
   copts.ptxasVerbose = o.verbose != 0;
   MlirNvfp4CompileResult res;

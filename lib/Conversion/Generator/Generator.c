@@ -22,6 +22,7 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
     k->table = kbIntToPtr(b, addr, b->ptr);
   }
   k->ctaRank = cfg->spec.ctaGroup > 1 ? nvSreg(b, "cluster.ctarank") : kbI32(b, 0);
+  k->patchable = false;
 }
 
 KbValue genParamU32(GenKernel *k, uint32_t byteOffset) {
@@ -197,7 +198,9 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor) {
   KbBuilder *b = k->b;
   KbValue off = kbAddI(b, kbMulI(b, group, NVFP4_ABI_GROUP_TMAPS_BYTES),
                        (int64_t)tensor * NVFP4_ABI_TMAP_BYTES);
-  return kbGepDyn(b, k->table, off);
+  if (!k->patchable) return kbGepDyn(b, k->table, off);
+  KbValue copy = kbIntToPtr(b, kbAdd(b, k->mapCopies, kbZExt(b, off, b->i64)), b->ptr);
+  return kbSelect(b, k->patchMaps, copy, kbGepDyn(b, k->table, off));
 }
 
 KbValue genRoleNRows(GenKernel *k, GenTile *t) {

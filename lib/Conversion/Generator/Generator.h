@@ -10,7 +10,10 @@
  *                  all groups by prefix sums, M role fastest) and the per-tile values it
  *                  loads from the group record;
  *   operand roles  tensor maps and tile rows of the M and N roles, from the planner's
- *                  role table, so that swap-AB is a permutation and not a copy.
+ *                  role table, so that swap-AB is a permutation and not a copy;
+ *   map patching   the kernel-side half of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): each
+ *                  CTA's copies of the tensor-map templates with the raw addresses of
+ *                  the parameter block (TensorMapPatch.c).
  *
  * The sm_100a kernel (lib/Conversion/Sm100/) composes these with its tcgen05 MMA and
  * epilogue emitters.
@@ -29,6 +32,9 @@ typedef struct GenKernel {
   KbValue smem;     /* i32 shared address of the 1024-aligned dynamic smem base */
   KbValue tid, warp, lane;
   KbValue ctaRank;  /* rank of this CTA in its cluster (constant 0 without clusters) */
+  bool patchable;   /* built to honour NVFP4_ABI_FLAG_PATCH_TMAPS (genTensorMapPatchInit) */
+  KbValue patchMaps;/* i1: the launch's header has the flag (when patchable) */
+  KbValue mapCopies;/* i64: this CTA's patched tensor maps (valid when patchMaps) */
 } GenKernel;
 
 /* Sets up the common values: thread coordinates, the aligned shared-memory base from the
@@ -111,9 +117,24 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
 
-/* Generic pointer to tensor map `tensor` of `group` in the table. */
+/* Generic pointer to tensor map `tensor` of `group`: in the table, or, in a patchable
+ * kernel, this CTA's patched copy when the launch patches its maps. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
+
+/* ---- tensor maps patched by the kernel (TensorMapPatch.c) -------------------------------- */
+
+/* Makes the kernel patchable (or not: then the two functions below emit nothing and
+ * genTensorMap always returns the parameter block's maps); a patchable kernel reads the
+ * header flag and its copies' address. Called once, after genKernelInit. */
+void genTensorMapPatchInit(GenKernel *k, bool patchable);
+/* Every thread of the CTA, before the prologue's CTA barrier: when the launch patches its
+ * maps, writes this CTA's copy of every group's templates with the raw addresses and
+ * releases them to the tensormap proxy. */
+void genPatchTensorMaps(GenKernel *k);
+/* A thread that will issue TMA on the maps of `tensors` (bit t: MlirNvfp4Tensor t), after
+ * the CTA barrier: acquires this CTA's copies of them for every group of the launch. */
+void genAcquireTensorMaps(GenKernel *k, uint32_t tensors);
 
 #endif /* NVFP4_CONVERSION_GENERATOR_H */

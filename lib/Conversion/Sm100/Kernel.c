@@ -2,17 +2,20 @@
  * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
  * address back), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
  * epilogue; docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
- * arrive complete before warp 5 frees the columns).
+ * arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
+ * maps, a launch with NVFP4_ABI_FLAG_PATCH_TMAPS writes this CTA's copies before the
+ * prologue's barrier, and each role acquires the maps it issues TMA on after it.
  */
 #include "Sm100Kernel.h"
 
 #include "../Nvvm.h"
 
 void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                           const char *dynSmemGlobal) {
+                           const char *dynSmemGlobal, bool patchTensorMaps) {
   Sm100Kernel k;
   GenKernel *g = &k.g;
   genKernelInit(g, b, cfg, params, dynSmemGlobal);
+  genTensorMapPatchInit(g, patchTensorMaps);
   KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
 
   const uint32_t cg = cfg->spec.ctaGroup;
@@ -26,6 +29,7 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   nvTcAlloc(b, tmemSlot, cfg->tmemCols, cg);
   nvTcRelinquish(b, cg);
   kbEndIf(b);
+  genPatchTensorMaps(g);
   nvTcFenceBefore(b);
   if (cg > 1) nvClusterSync(b);
   else nvBarrier0(b);
@@ -35,6 +39,8 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_PRODUCER_WARP));
   {
     kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+    genAcquireTensorMaps(g, 1u << cfg->roleM.data | 1u << cfg->roleN.data |
+                                1u << cfg->roleM.scales | 1u << cfg->roleN.scales);
     sm100ProducerLoop(&k);
     kbEndIf(b);
   }
@@ -46,6 +52,8 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
     kbEndIf(b);
   }
   kbElse(b);
+  if (cfg->spec.epilogue == MLIR_NVFP4_EPILOGUE_TMA_STORE)
+    genAcquireTensorMaps(g, 1u << MLIR_NVFP4_TENSOR_C);
   sm100EpilogueLoop(&k);
   sm100EpilogueFinish(&k);
   kbEndIf(b);

@@ -14,9 +14,10 @@
 #include "../Generator/Generator.h"
 
 /* Builds the body of one variant's kernel function: `params` is the by-value parameter
- * block argument, `dynSmemGlobal` the module's dynamic shared-memory symbol. */
+ * block argument, `dynSmemGlobal` the module's dynamic shared-memory symbol;
+ * `patchTensorMaps`: the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS. */
 void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                           const char *dynSmemGlobal);
+                           const char *dynSmemGlobal, bool patchTensorMaps);
 
 /* ---- internal: shared by the files of this folder ------------------------------------- */
 

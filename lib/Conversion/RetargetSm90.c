@@ -1,0 +1,152 @@
+/* RetargetSm90.c — the retargeting of an nvfp4 kernel module to sm_90a shared by the
+ * tcgen05 emulation and the timing proxy (RetargetSm90.h): target attribute, A/B TMA x
+ * coordinate in bytes, metadata records, and the walk that hands every tcgen05 op to the
+ * target's rewrite with a builder tagging what it creates. */
+#include "RetargetSm90.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "LoweringCommon.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "nvfp4-c/KernelABI.h"
+
+#define MAX_REWRITES 4096
+
+typedef struct Work {
+  MlirOperation ops[MAX_REWRITES];
+  int n;
+  bool overflow;
+} Work;
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  Work *w = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  bool tc = name.length > 13 && strncmp(name.data, "nvvm.tcgen05.", 13) == 0;
+  bool tagged = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
+  if (tc || tagged) {
+    if (w->n < MAX_REWRITES) w->ops[w->n++] = op;
+    else w->overflow = true;
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool nvfp4OpAttrIs(KbBuilder *b, MlirOperation op, const char *name, const char *text) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str(name));
+  return !mlirAttributeIsNull(a) && mlirAttributeEqual(a, kbAttr(b, text));
+}
+
+static MlirOperation enclosingFunc(MlirOperation op) {
+  MlirOperation p = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(p) && !nvfp4OpIs(p, "llvm.func"))
+    p = mlirOperationGetParentOperation(p);
+  return p;
+}
+
+/* A/B TMA loads (operands: dst, tensor map, x, y, mbar[, hint]): x in FP4 elements ->
+ * bytes. Other tagged operands (scale factors, C stores) stay. */
+static void byteCoordinates(KbBuilder *b, MlirOperation op) {
+  MlirStringRef t = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length < 25 || strncmp(name.data, "nvvm.cp.async.bulk.tensor", 25) != 0) return;
+  if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b'))
+    mlirOperationSetOperand(op, 2, kbLShr(b, mlirOperationGetOperand(op, 2), kbI32(b, 1)));
+}
+
+/* Patches every record of the metadata table for the sm_90a target. */
+static void patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
+  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
+  if (mlirOperationIsNull(g)) return;
+  MlirAttribute v = mlirOperationGetAttributeByName(g, str("value"));
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) return;
+  int64_t n = mlirElementsAttrGetNumElements(v);
+  if (n <= 0 || n % NVFP4_METADATA_BYTES || n > NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS)
+    return;
+  int8_t bytes[NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS];
+  for (int64_t i = 0; i < n; ++i) bytes[i] = mlirDenseElementsAttrGetInt8Value(v, i);
+  for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r) {
+    unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
+    nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
+    nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
+                         nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | t->metadataFlags);
+    nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, t->workspacePerCta);
+    memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
+    memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);
+  }
+  MlirAttribute nv = mlirDenseElementsAttrInt8Get(mlirAttributeGetType(v), n, bytes);
+  mlirOperationSetAttributeByName(g, str("value"), nv);
+}
+
+static bool fail(MlirLocation loc, const Nvfp4Sm90Target *t, const char *why) {
+  char msg[320];
+  snprintf(msg, sizeof msg, "%s: %s", t->passName, why);
+  nvfp4EmitError(loc, msg);
+  return false;
+}
+
+static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
+  MlirContext ctx = mlirOperationGetContext(gpuModule);
+  MlirAttribute targets = mlirAttributeParseGet(ctx, str(t->targets));
+  if (mlirAttributeIsNull(targets))
+    return fail(mlirOperationGetLocation(gpuModule), t, "invalid target attribute");
+  mlirOperationSetAttributeByName(gpuModule, str("targets"), targets);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
+  for (size_t i = 0; i < t->numDecls; ++i) {
+    MlirOperation decl = mlirOperationCreateParse(ctx, str(t->decls[i]), str(t->passName));
+    mlirBlockInsertOwnedOperation(body, 0, decl);
+  }
+  patchMetadata(gpuModule, t);
+
+  Work *w = calloc(1, sizeof *w);
+  if (!w) return fail(mlirOperationGetLocation(gpuModule), t, "out of memory");
+  mlirOperationWalk(gpuModule, collect, w, MlirWalkPreOrder);
+  bool ok = !w->overflow;
+  if (!ok) fail(mlirOperationGetLocation(gpuModule), t, "kernel too large");
+  KbBuilder b;
+  MlirOperation lastFunc = {NULL};
+  for (int i = 0; ok && i < w->n; ++i) {
+    MlirOperation op = w->ops[i];
+    MlirOperation func = enclosingFunc(op);
+    if (mlirOperationIsNull(func)) continue;
+    MlirRegion region = mlirOperationGetRegion(func, 0);
+    MlirBlock entry = mlirRegionGetFirstBlock(region);
+    if (!mlirOperationEqual(func, lastFunc)) {
+      kbInit(&b, ctx, mlirOperationGetLocation(op), region, entry);
+      /* Every op the rewrite adds is tagged, so tests can check that nothing else changed. */
+      b.tag = t->tag;
+      mlirOperationSetAttributeByName(b.allocaAnchor, str(t->tag), mlirUnitAttrGet(ctx));
+      lastFunc = func;
+    }
+    b.loc = mlirOperationGetLocation(op);
+    b.cur = mlirOperationGetBlock(op);
+    b.insertBefore = op;
+    if (mlirBlockGetNumArguments(entry) < 1) {
+      ok = fail(b.loc, t, "kernel has no parameter block");
+      break;
+    }
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    if (strncmp(name.data, "nvvm.tcgen05.", 13) != 0) {
+      byteCoordinates(&b, op); /* the op stays */
+    } else {
+      const char *why = t->rewrite(&b, op, mlirBlockGetArgument(entry, 0), t->user);
+      if (why) ok = fail(b.loc, t, why);
+    }
+    if (ok && b.failed) ok = fail(b.loc, t, "internal error");
+  }
+  free(w);
+  return ok;
+}
+
+bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *t) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!nvfp4OpIs(op, "gpu.module")) continue;
+    if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
+    if (!retargetModule(op, t)) return false;
+  }
+  return true;
+}
