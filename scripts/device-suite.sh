@@ -35,7 +35,7 @@ one() { # name, then nvfp4-run arguments
   if timeout 300 "$RUN" "$@" > "$LOG/$name.log" 2>&1; then
     pass=$((pass + 1)); st=PASS
   else
-    fail=$((fail + 1)); st="FAIL(rc=$?)"
+    rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
   fi
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   local err=$(grep -m1 -E "^check" "$LOG/$name.log" | tr -s ' ')
@@ -54,7 +54,7 @@ for t in "load $C/probe_sm90a.cubin $C/probe_sm100a.cubin $C/nometa.cubin" "enco
          "bench-launch $C/probe_sm90a.cubin 5000"; do
   name="runtime_${t%% *}"
   if timeout 120 $G $t > "$LOG/$name.log" 2>&1; then pass=$((pass + 1)); st=PASS
-  else fail=$((fail + 1)); st="FAIL(rc=$?)"; fi
+  else rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
   printf '%-34s %-10s %s\n' "$name" "$st" "$(tail -1 "$LOG/$name.log")" | tee -a "$results"
 done
 fi
@@ -96,7 +96,7 @@ has sanitizer && for tool in memcheck racecheck synccheck; do
       if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v --case $c --seed 7 $ONE > "$LOG/$name.log" 2>&1; then
         pass=$((pass + 1)); st=PASS
       else
-        fail=$((fail + 1)); st="FAIL(rc=$?)"
+        rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
       fi
       printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
     done
