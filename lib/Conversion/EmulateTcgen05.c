@@ -289,6 +289,22 @@ static bool emulateModule(MlirOperation module, MlirOperation gpuModule, const c
   return ok;
 }
 
+/* A native sm_90a module (metadata target_sm 90 without the emulation flag) has no tcgen05
+ * op to rewrite: the pass leaves it as it is. */
+static bool isNativeSm90(MlirOperation gpuModule) {
+  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
+  MlirAttribute v = mlirOperationIsNull(g) ? (MlirAttribute){NULL}
+                                           : mlirOperationGetAttributeByName(g, str("value"));
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v) ||
+      mlirElementsAttrGetNumElements(v) < NVFP4_METADATA_BYTES)
+    return false;
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)
+    rec[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
+  return nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 90 &&
+         !(nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) & NVFP4_META_FLAG_EMULATION);
+}
+
 static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
   char bc[1024];
@@ -298,6 +314,7 @@ static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userDa
        op = mlirOperationGetNextInBlock(op)) {
     if (!nvfp4OpIs(op, "gpu.module")) continue;
     if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
+    if (isNativeSm90(op)) continue;
     if (!emulateModule(module, op, bc)) {
       mlirExternalPassSignalFailure(pass);
       return;

@@ -1,8 +1,9 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
- * Each nvfp4.grouped_matmul becomes a gpu.module (target sm_100a, +ptx88) holding its
- * kernel family (KernelConfig.h: one kernel per variant, all sharing the parameter-block
- * ABI of KernelABI.h):
+ * Each nvfp4.grouped_matmul becomes a gpu.module for its target (sm_100a: the tcgen05
+ * kernels of Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/, with the module's
+ * E4M3 scale table; both +ptx88) holding its kernel family (KernelConfig.h: one kernel per
+ * variant, all sharing the parameter-block ABI of KernelABI.h):
  *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
  *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
  *   - the metadata table `nvfp4_kernel_metadata`, one 256-byte record per variant,
@@ -26,6 +27,7 @@
 
 #include "LoweringCommon.h"
 #include "Sm100/Sm100Kernel.h"
+#include "Sm90/Sm90Kernel.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Dialect/LLVM.h"
@@ -79,20 +81,29 @@ static bool textf(Text *t, const char *fmt, ...) {
   }
 }
 
+/* What differs between the targets' modules. */
+typedef struct TargetInfo {
+  const char *chip;        /* "sm_100a" / "sm_90a": the NVVM target and the metadata string */
+  uint32_t sm;             /* metadata target_sm */
+  bool scaleTable;         /* sm_90a: the E4M3 -> BF16 scale table global */
+} TargetInfo;
+
+#define SM90_SCALE_TABLE "nvfp4_sm90_scale_table"
+
 /* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
  * signature per variant (bodies are built afterwards). */
 static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
-                      char names[][NVFP4_META_KERNEL_NAME_BYTES]) {
+                      char names[][NVFP4_META_KERNEL_NAME_BYTES], const TargetInfo *target) {
   Text t = {0};
   uint32_t v = family->count;
   bool ok = textf(&t,
-                  "gpu.module @%s_module [#nvvm.target<chip = \"sm_100a\", features = \"+ptx88\", "
+                  "gpu.module @%s_module [#nvvm.target<chip = \"%s\", features = \"+ptx88\", "
                   "O = 3>] {\n  llvm.mlir.global external constant @%s(dense<[",
-                  base, NVFP4_METADATA_SYMBOL);
+                  base, target->chip, NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
-    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100, 0, 0, i,
-                                        v, meta);
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->chip, target->sm,
+                                        0, 0, i, v, meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
       ok = textf(&t, "%s%d", i || j ? ", " : "", (int)(signed char)meta[j]);
   }
@@ -101,6 +112,10 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                    "!llvm.array<%u x i8>\n  llvm.mlir.global external @nvfp4_dyn_smem() "
                    "{addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>\n",
                    v * NVFP4_METADATA_BYTES, v * NVFP4_METADATA_BYTES);
+  if (ok && target->scaleTable) {
+    char table[8192];
+    ok = nvfp4Sm90ScaleTableGlobal(SM90_SCALE_TABLE, table, sizeof table) && textf(&t, "%s", table);
+  }
   /* nvvm.minctasm 1: one CTA per SM is what the shared memory allows anyway; it lets
    * ptxas use the registers it needs instead of budgeting for several CTAs (spills). */
   for (uint32_t i = 0; ok && i < v; ++i) {
@@ -113,7 +128,7 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                "  llvm.func @%s(%%params: !llvm.ptr {llvm.byval = !llvm.array<%u x i8>, "
                "llvm.align = 64 : i64, nvvm.grid_constant}) attributes {nvvm.kernel, "
                "nvvm.reqntid = array<i32: %u, 1, 1>, nvvm.minctasm = 1 : i32%s} {\n    llvm.return\n  }\n",
-               names[i], cfg->paramBytes, MLIR_NVFP4_NUM_THREADS, cluster);
+               names[i], cfg->paramBytes, cfg->numThreads, cluster);
   }
   ok = ok && textf(&t, "}\n");
   if (!ok) {
@@ -139,10 +154,14 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   uint32_t groups = (uint32_t)(nOperands / 5);
   char target[32] = "sm_100a";
   strAttr(op, "target", target, sizeof target);
-  if (strcmp(target, "sm_100a") != 0) {
+  static const TargetInfo kSm100 = {"sm_100a", 100, false}, kSm90 = {"sm_90a", 90, true};
+  const TargetInfo *info = !strcmp(target, "sm_100a") ? &kSm100
+                           : !strcmp(target, "sm_90a") ? &kSm90
+                                                       : NULL;
+  if (!info) {
     snprintf(msg, sizeof msg,
-             "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (only sm_100a; "
-             "use --nvfp4-emulate-tcgen05 after lowering to run on sm_90a)", target);
+             "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (sm_100a, sm_90a)",
+             target);
     nvfp4EmitError(loc, msg);
     return false;
   }
@@ -173,7 +192,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     snprintf(names[i], sizeof names[i], "%.47s_%s", base, vname);
   }
 
-  char *text = skeleton(base, family, names);
+  char *text = skeleton(base, family, names, info);
   MlirOperation gpuModule = {NULL};
   if (text)
     gpuModule = mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString(text),
@@ -194,8 +213,12 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */
     KbBuilder b;
     kbInit(&b, ctx, loc, body, entry);
-    nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                          "nvfp4_dyn_smem");
+    if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
+      nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                           "nvfp4_dyn_smem", SM90_SCALE_TABLE);
+    else
+      nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                            "nvfp4_dyn_smem");
     if (b.failed) {
       nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: an op could not be built");
       free(family);
@@ -241,6 +264,7 @@ MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void) {
                                mlirGetDialectHandle__gpu__()};
   return nvfp4CreateModulePass(
       &id, "NVFP4LowerGroupedMatmul", "nvfp4-lower-grouped-matmul",
-      "Lower nvfp4.grouped_matmul to a persistent tcgen05/TMA kernel for sm_100a", 3, deps,
+      "Lower nvfp4.grouped_matmul to a persistent kernel family for its target (sm_100a: "
+      "tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA)", 3, deps,
       runLower);
 }

@@ -106,7 +106,9 @@ typedef struct GenTile {
 
 typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
 /* Runs `body` for every tile of this CTA (or CTA pair): tile = first; tile < total;
- * tile += step, with first/step the CTA (cluster) index and count. */
+ * tile += step, with first/step the CTA (cluster) index and count. With the plan's
+ * snakeOrder, pass i takes tile i * step + (i odd ? step - 1 - first : first) instead (still
+ * increasing per CTA). */
 void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
