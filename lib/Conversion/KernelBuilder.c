@@ -141,6 +141,7 @@ static KbValue cast(KbBuilder *b, const char *name, KbValue x, MlirType to) {
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.zext", x, to); }
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.bitcast", x, to); }
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.fptrunc", x, to); }
+KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.uitofp", x, to); }
 KbValue kbIntToPtr(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.inttoptr", x, to); }
 KbValue kbPtrToInt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.ptrtoint", x, to); }
 KbValue kbAddrSpaceCast(KbBuilder *b, KbValue x, MlirType to) {

@@ -82,6 +82,7 @@ KbValue kbSelect(KbBuilder *b, KbValue c, KbValue x, KbValue y);
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to);
+KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbIntToPtr(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbPtrToInt(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbAddrSpaceCast(KbBuilder *b, KbValue x, MlirType to);

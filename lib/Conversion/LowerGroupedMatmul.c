@@ -1,8 +1,7 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
  * Each nvfp4.grouped_matmul becomes a gpu.module for its target (sm_100a: the tcgen05
- * kernels of Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/, with the module's
- * E4M3 scale table; both +ptx88) holding its kernel family (KernelConfig.h: one kernel per
+ * kernels of Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/; both +ptx88) holding its kernel family (KernelConfig.h: one kernel per
  * variant, all sharing the parameter-block ABI of KernelABI.h):
  *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
  *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
@@ -85,10 +84,7 @@ static bool textf(Text *t, const char *fmt, ...) {
 typedef struct TargetInfo {
   const char *chip;        /* "sm_100a" / "sm_90a": the NVVM target and the metadata string */
   uint32_t sm;             /* metadata target_sm */
-  bool scaleTable;         /* sm_90a: the E4M3 -> BF16 scale table global */
 } TargetInfo;
-
-#define SM90_SCALE_TABLE "nvfp4_sm90_scale_table"
 
 /* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
  * signature per variant (bodies are built afterwards). */
@@ -112,10 +108,6 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                    "!llvm.array<%u x i8>\n  llvm.mlir.global external @nvfp4_dyn_smem() "
                    "{addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>\n",
                    v * NVFP4_METADATA_BYTES, v * NVFP4_METADATA_BYTES);
-  if (ok && target->scaleTable) {
-    char table[8192];
-    ok = nvfp4Sm90ScaleTableGlobal(SM90_SCALE_TABLE, table, sizeof table) && textf(&t, "%s", table);
-  }
   /* nvvm.minctasm 1: one CTA per SM is what the shared memory allows anyway; it lets
    * ptxas use the registers it needs instead of budgeting for several CTAs (spills). */
   for (uint32_t i = 0; ok && i < v; ++i) {
@@ -154,7 +146,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   uint32_t groups = (uint32_t)(nOperands / 5);
   char target[32] = "sm_100a";
   strAttr(op, "target", target, sizeof target);
-  static const TargetInfo kSm100 = {"sm_100a", 100, false}, kSm90 = {"sm_90a", 90, true};
+  static const TargetInfo kSm100 = {"sm_100a", 100}, kSm90 = {"sm_90a", 90};
   const TargetInfo *info = !strcmp(target, "sm_100a") ? &kSm100
                            : !strcmp(target, "sm_90a") ? &kSm90
                                                        : NULL;
@@ -215,7 +207,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     kbInit(&b, ctx, loc, body, entry);
     if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
       nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                           "nvfp4_dyn_smem", SM90_SCALE_TABLE);
+                           "nvfp4_dyn_smem");
     else
       nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                             "nvfp4_dyn_smem");

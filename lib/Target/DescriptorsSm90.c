@@ -2,7 +2,6 @@
  * the operand-layout model of the sm_90a kernel (include/nvfp4-c/DescriptorsSm90.h). */
 #include "nvfp4-c/DescriptorsSm90.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,19 +72,20 @@ uint32_t mlirNvfp4Sm90Fp4Pair(uint32_t x, unsigned p) {
 }
 
 uint32_t mlirNvfp4Sm90ScaleTableEntry(uint8_t code) {
-  const uint32_t e = (code >> 3) & 15u, m = code & 7u;
-  uint32_t bf16;
-  if (e == 15 && m == 7) {
-    bf16 = 0x7FC0u; /* quiet NaN */
-  } else {
-    /* value = (e ? 8 + m : m) * 2^(max(e, 1) - 10), times 2^119: exact in float */
-    float v = ldexpf((float)(e ? 8u + m : m), (int)(e ? e : 1u) - 10 + MLIR_NVFP4_SM90_SCALE_EXPONENT);
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    bf16 = bits >> 16; /* at most 4 significant bits: the low half of the float is zero */
-  }
-  if (code & 0x80u) bf16 |= 0x8000u;
-  return bf16 | (bf16 << 16);
+  /* the kernel's steps (lib/Conversion/Sm90/Kernel.c): normal codes re-bias the exponent in
+   * the float bits, subnormal ones convert the 3-bit mantissa and scale by 2^-9 */
+  const uint32_t mag = code & 0x7Fu;
+  uint32_t nb = (mag << 20) + (120u << 23);
+  float normal, v;
+  memcpy(&normal, &nb, sizeof normal);
+  v = mag < 8 ? (float)(code & 7u) * (1.0f / 512.0f) : normal;
+  v *= 0x1p119f;
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  if (mag == 0x7F) bits = 0x7FC00000u; /* NaN */
+  bits |= (uint32_t)(code & 0x80u) << 24;
+  const uint32_t hi = bits >> 16; /* at most 4 significant bits: the low half is zero */
+  return hi | (hi << 16);
 }
 
 /* ---- the operand layouts ------------------------------------------------------------- */

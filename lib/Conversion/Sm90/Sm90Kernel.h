@@ -2,7 +2,7 @@
  * wgmma), assembled from the shared generator parts (../Generator/Generator.h) and this
  * folder's emitters:
  *
- *   Kernel.c    prologue (mbarriers, the scale table in shared memory), warpgroup roles
+ *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
  *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers);
  *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
  *               256-K stage, UINT8 maps for the FP4 bytes;
@@ -20,14 +20,9 @@
 #include "../Generator/Generator.h"
 
 /* Builds the body of one sm_90a variant's kernel function: `params` is the by-value
- * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol and `scaleTableGlobal`
- * the module's 256 x i32 scale table (global memory, mlirNvfp4Sm90ScaleTableEntry). */
+ * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol. */
 void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                          const char *dynSmemGlobal, const char *scaleTableGlobal);
-
-/* Text of the scale-table global (an llvm.mlir.global of 256 x i32) named `name`, written
- * into `out` (at least 4096 bytes); false if it does not fit. */
-bool nvfp4Sm90ScaleTableGlobal(const char *name, char *out, size_t size);
+                          const char *dynSmemGlobal);
 
 /* ---- internal: shared by the files of this folder ------------------------------------- */
 

@@ -13,9 +13,6 @@
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463402000000000100005A000000000000008001000001000000010000000100000001000000010000
 // CHECK-SAME: tensor<512xi8>
-// The scale table: code 0 -> 0, code 1 (2^-9) -> 2^110 = BF16 0x7680 twice, ...
-// CHECK: llvm.mlir.global internal constant @nvfp4_sm90_scale_table(dense<"0x0000000080768076
-// CHECK-SAME: : tensor<256xi32>) {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<256 x i32>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 384, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
@@ -30,14 +27,16 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 
 // -----
 
-// swap_n64: 6 stages (full + empty: 12 mbarriers); the scale table copied to shared
-// memory before the CTA barrier; warpgroup 0 gives registers back (40), warpgroups 1-2
+// swap_n64: 6 stages (full + empty: 12 mbarriers); the E4M3 scale table computed into
+// shared memory before the CTA barrier (subnormal codes converted, times 2^-9 and 2^119); warpgroup 0 gives registers back (40), warpgroups 1-2
 // take them (232).
 // CHECK-LABEL: llvm.func @h1_swap_n64(
 // CHECK-COUNT-12: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
-// CHECK: llvm.mlir.addressof @nvfp4_sm90_scale_table : !llvm.ptr<1>
+// CHECK-DAG: llvm.uitofp %{{.*}} : i32 to f32
+// CHECK-DAG: llvm.mlir.constant(0.001953125 : f32) : f32
+// CHECK-DAG: llvm.mlir.constant(6.64613997E+35 : f32) : f32
 // CHECK: nvvm.barrier0
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: nvvm.setmaxregister  increase 232
