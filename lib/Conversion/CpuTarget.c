@@ -16,7 +16,11 @@
  *   - the empty inline-asm register fence after tcgen05.wait::ld into its operands (its
  *     job — ordering the register uses after the wait — is done by the checked loads);
  *   - the by-value nvvm.grid_constant parameter into a plain pointer (the simulator passes
- *     each CTA's copy of the parameter block), and drops the NVVM kernel attributes.
+ *     each CTA's copy of the parameter block), and drops the NVVM kernel attributes;
+ *   - the sm_90a kernels' operations (docs/kernel-sm90a.md): the register-A wgmma inline
+ *     asm into nvfp4_sim_wgmma_bf16 with its accumulator in a per-call buffer, wgmma.fence /
+ *     commit_group / wait_group, stmatrix.x4.trans; setmaxnreg is dropped (the simulator has
+ *     no register file).
  * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
  * TMEM regions, recomputed from its metadata record, plus the table of rewritten
  * operations the calls' `site` numbers index) as the string global
@@ -77,6 +81,11 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_tc_ld(i32, i32, !llvm.ptr, i32)",
     "llvm.func @nvfp4_sim_tc_ld_use(!llvm.ptr, i32)",
     "llvm.func @nvfp4_sim_tc_wait(i32, i32)",
+    "llvm.func @nvfp4_sim_wgmma_bf16(!llvm.ptr, i32, i32, i32, i32, i32, i64, i32, i32)",
+    "llvm.func @nvfp4_sim_wgmma_fence(i32)",
+    "llvm.func @nvfp4_sim_wgmma_commit(i32)",
+    "llvm.func @nvfp4_sim_wgmma_wait(i32, i32)",
+    "llvm.func @nvfp4_sim_stmatrix_x4_trans(i32, i32, i32, i32, i32, i32)",
 };
 
 /* ---- growing text --------------------------------------------------------------------- */
@@ -283,6 +292,85 @@ static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
   }
 }
 
+/* The sm_90a register-A wgmma (Nvvm.c's nvWgmmaBf16RegA): operands acc[0..n/2), a0..a3,
+ * the B descriptor, scale-d; its results, read through llvm.extractvalue, become loads of
+ * the buffer the simulator updates. */
+static bool rewriteWgmma(Rewriter *r, MlirOperation op, const char *text) {
+  KbBuilder *b = &r->b;
+  const char *m = strstr(text, "wgmma.mma_async.sync.aligned.m64n");
+  unsigned n = 0;
+  if (!m || !strstr(text, "k16.f32.bf16.bf16") || sscanf(m + 33, "%u", &n) != 1 || n < 8 ||
+      n > 256 || n % 8) {
+    fail(r, op, "inline assembly has no CPU implementation (only the empty register fence and "
+                "the register-A bf16 wgmma)");
+    return false;
+  }
+  const intptr_t nacc = n / 2;
+  if (mlirOperationGetNumOperands(op) != nacc + 6) {
+    fail(r, op, "wgmma inline asm with an unexpected operand list");
+    return false;
+  }
+  KbVar buf = kbVar(b, mlirLLVMArrayTypeGet(b->f32, (unsigned)nacc), (MlirValue){NULL});
+  for (intptr_t i = 0; i < nacc; ++i)
+    kbStore(b, mlirOperationGetOperand(op, i), kbGep(b, buf.slot, (int32_t)(4 * i)), 4);
+  char detail[24];
+  snprintf(detail, sizeof detail, "m64n%uk16", n);
+  KbValue args[9] = {buf.slot, kbI32(b, n)};
+  for (int i = 0; i < 6; ++i) args[2 + i] = mlirOperationGetOperand(op, nacc + i);
+  args[8] = site(r, "wgmma.mma_async.sync.aligned.f32.bf16.bf16", detail);
+  call(r, "nvfp4_sim_wgmma_bf16", 9, args);
+  MlirValue res = mlirOperationGetResult(op, 0);
+  MlirOpOperand use = mlirValueGetFirstUse(res);
+  while (!mlirOpOperandIsNull(use)) {
+    MlirOpOperand next = mlirOpOperandGetNextUse(use);
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    MlirAttribute pos = mlirOperationGetAttributeByName(user, str("position"));
+    if (!nvfp4OpIs(user, "llvm.extractvalue") || mlirAttributeIsNull(pos)) {
+      fail(r, op, "wgmma results used other than through llvm.extractvalue");
+      return false;
+    }
+    int64_t i = mlirDenseI64ArrayGetElement(pos, 0);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0),
+                                  kbLoad(b, b->f32, kbGep(b, buf.slot, (int32_t)(4 * i)), 4));
+    mlirOperationDestroy(user);
+    use = next;
+  }
+  return true;
+}
+
+static bool isBf16Vector(MlirType t) {
+  return mlirTypeIsAVector(t) && mlirTypeIsABF16(mlirShapedTypeGetElementType(t));
+}
+
+/* A bf16 (vector) multiply in integer and fp32 operations: each product in fp32, rounded to
+ * nearest even into BF16 (quiet NaN kept), so that the host object needs no bf16 runtime
+ * support (the sm_90a decode multiplies bf16x2). */
+static bool rewriteBf16Mul(Rewriter *r, MlirOperation op) {
+  KbBuilder *b = &r->b;
+  MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
+  const int64_t lanes = mlirShapedTypeGetDimSize(vt, 0);
+  int64_t shape[1] = {lanes};
+  MlirType vi16 = mlirVectorTypeGet(1, shape, b->i16);
+  KbValue x = kbBitcast(b, mlirOperationGetOperand(op, 0), vi16);
+  KbValue y = kbBitcast(b, mlirOperationGetOperand(op, 1), vi16);
+  KbValue out = kbUndef(b, vi16);
+  for (int64_t i = 0; i < lanes; ++i) {
+    KbValue idx = kbI32(b, i);
+    KbValue fx = kbBitcast(b, kbShl(b, kbZExt(b, kbExtract(b, x, idx), b->i32), kbI32(b, 16)), b->f32);
+    KbValue fy = kbBitcast(b, kbShl(b, kbZExt(b, kbExtract(b, y, idx), b->i32), kbI32(b, 16)), b->f32);
+    KbValue bits = kbBitcast(b, kbFMul(b, fx, fy), b->i32);
+    KbValue round = kbAdd(b, kbAddI(b, bits, 0x7FFF), kbAnd(b, kbLShr(b, bits, kbI32(b, 16)), kbI32(b, 1)));
+    KbValue nan = kbCmpI(b, KB_UGT, kbAnd(b, bits, kbI32(b, 0x7FFFFFFF)), 0x7F800000);
+    KbValue h = kbSelect(b, nan, kbOr(b, kbLShr(b, bits, kbI32(b, 16)), kbI32(b, 0x40)),
+                         kbLShr(b, round, kbI32(b, 16)));
+    MlirType i16 = b->i16;
+    KbValue h16 = mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &i16, 1, &h, 0, NULL), 0);
+    out = kbInsert(b, out, h16, idx);
+  }
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbBitcast(b, out, vt));
+  return true;
+}
+
 /* Rewrites one operation (the builder inserts before it). Returns true when the op is to
  * be erased. */
 static bool rewrite(Rewriter *r, MlirOperation op) {
@@ -329,6 +417,8 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     }
     return false;
   }
+  if (!strcmp(name, "llvm.fmul"))
+    return isBf16Vector(mlirValueGetType(mlirOperationGetResult(op, 0))) && rewriteBf16Mul(r, op);
   if (!strcmp(name, "llvm.ptrtoint")) {
     if (!isPtr(mlirValueGetType(o[0]), 3)) return false;
     KbValue a = sharedAddr(r, op, o[0]);
@@ -339,7 +429,13 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   }
   if (!strcmp(name, "llvm.inline_asm")) {
     MlirAttribute s = mlirOperationGetAttributeByName(op, str("asm_string"));
-    if (mlirAttributeIsNull(s) || mlirStringAttrGetValue(s).length != 0) {
+    if (!mlirAttributeIsNull(s) && mlirStringAttrGetValue(s).length != 0) {
+      MlirStringRef t = mlirStringAttrGetValue(s);
+      char text[4096];
+      snprintf(text, sizeof text, "%.*s", (int)t.length, t.data);
+      return rewriteWgmma(r, op, text);
+    }
+    if (mlirAttributeIsNull(s)) {
       fail(r, op, "inline assembly has no CPU implementation (only the empty register fence)");
       return false;
     }
@@ -587,6 +683,37 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     call(r, "nvfp4_sim_tc_wait", 2, args);
     return true;
   }
+  /* ---- sm_90a ---- */
+  if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
+  if (!strcmp(name, "nvvm.wgmma.fence.aligned")) {
+    KbValue s = site(r, "wgmma.fence.sync.aligned", NULL);
+    call(r, "nvfp4_sim_wgmma_fence", 1, &s);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.wgmma.commit.group.sync.aligned")) {
+    KbValue s = site(r, "wgmma.commit_group.sync.aligned", NULL);
+    call(r, "nvfp4_sim_wgmma_commit", 1, &s);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {
+    MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
+    KbValue args[2] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),
+                       site(r, "wgmma.wait_group.sync.aligned", NULL)};
+    call(r, "nvfp4_sim_wgmma_wait", 2, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.stmatrix")) {
+    if (n != 5 || !attrIs(r, op, "layout", "#nvvm.mma_layout<col>") ||
+        !attrIs(r, op, "shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>") ||
+        !attrIs(r, op, "eltType", "#nvvm.ld_st_matrix_elt_type<b16>")) {
+      fail(r, op, "only stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 is implemented");
+      return false;
+    }
+    KbValue args[6] = {sharedAddr(r, op, o[0]), o[1], o[2], o[3], o[4],
+                       site(r, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", NULL)};
+    call(r, "nvfp4_sim_stmatrix_x4_trans", 6, args);
+    return true;
+  }
   fail(r, op, "this NVVM operation has no CPU implementation");
   return false;
 }
@@ -608,7 +735,8 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   char name[128];
   opName(op, name, sizeof name);
   if (!strncmp(name, "nvvm.", 5) || !strcmp(name, "llvm.load") || !strcmp(name, "llvm.store") ||
-      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm"))
+      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm") ||
+      !strcmp(name, "llvm.fmul"))
     push(user, op);
   return MlirWalkResultAdvance;
 }
@@ -680,10 +808,12 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
 #define F(field, off) m.field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
   NVFP4_META_U32_FIELDS(F)
 #undef F
+  const bool sm90 = m.target_sm == 90 && !(m.flags & NVFP4_META_FLAG_EMULATION);
   MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
                                .ctaGroup = m.cta_group, .tileN = m.tile_n,
                                .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
-                               .stages = m.stages};
+                               .stages = m.stages,
+                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A};
   MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
   if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
     free(cfg);
@@ -693,9 +823,13 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
   mlirNvfp4VariantName(spec, vname, sizeof vname);
   textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
         m.block[0], m.cluster[0], m.dyn_smem_bytes);
-  textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
-        MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
-        MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
+  if (sm90) /* warpgroup 0 produces; warpgroups 1.. decode, issue wgmma and store C */
+    textf(t, "role %u %u epilogue\nrole 0 3 producer\nrole 4 %u mma\n", m.block[0] / 32,
+          m.block[0] / 32 - 1, m.block[0] / 32 - 1);
+  else
+    textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
+          MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
+          MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
   for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *s = &cfg->smem[i];
     textf(t, "smem %u %u %u %u %s\n", s->offset, s->bytes, s->copies, s->stride, s->name);
