@@ -157,6 +157,12 @@ static KbValue site(Rewriter *r, const char *what, const char *detail) {
   return kbI32(&r->b, id);
 }
 
+/* A call whose only argument is a new site. */
+static void siteCall(Rewriter *r, const char *callee, const char *what) {
+  KbValue s = site(r, what, NULL);
+  kbCall(&r->b, callee, (MlirType){NULL}, 1, &s);
+}
+
 static MlirOperation definingOp(MlirValue v) {
   return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
 }
@@ -573,8 +579,7 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     return true;
   }
   if (!strcmp(name, "nvvm.cp.async.bulk.commit.group")) {
-    KbValue s = site(r, "cp.async.bulk.commit_group", NULL);
-    call(r, "nvfp4_sim_bulk_commit_group", 1, &s);
+    siteCall(r, "nvfp4_sim_bulk_commit_group", "cp.async.bulk.commit_group");
     return true;
   }
   if (!strcmp(name, "nvvm.cp.async.bulk.wait_group")) {
@@ -686,13 +691,11 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   /* ---- sm_90a ---- */
   if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
   if (!strcmp(name, "nvvm.wgmma.fence.aligned")) {
-    KbValue s = site(r, "wgmma.fence.sync.aligned", NULL);
-    call(r, "nvfp4_sim_wgmma_fence", 1, &s);
+    siteCall(r, "nvfp4_sim_wgmma_fence", "wgmma.fence.sync.aligned");
     return true;
   }
   if (!strcmp(name, "nvvm.wgmma.commit.group.sync.aligned")) {
-    KbValue s = site(r, "wgmma.commit_group.sync.aligned", NULL);
-    call(r, "nvfp4_sim_wgmma_commit", 1, &s);
+    siteCall(r, "nvfp4_sim_wgmma_commit", "wgmma.commit_group.sync.aligned");
     return true;
   }
   if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {

@@ -123,6 +123,8 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   return true;
 }
 
+static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint32_t fixed,
+                      uint32_t *stages, char *msg, size_t msgSize);
 static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
@@ -196,19 +198,11 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
 
   /* Pipeline depth: as many stages as shared memory holds next to the staging buffers and
    * the barrier area (sized for the worst case of 8 stages). */
-  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
   const uint32_t barrierWorst = 8u * (5u * MLIR_NVFP4_MAX_STAGES + 4u) + 8u;
-  uint32_t fixed = cfg->stagingBuffers * cfg->stagingBytes + barrierWorst;
-  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
-  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
-  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
-  uint32_t stages = spec.stages ? spec.stages : maxBySmem;
-  if (stages > maxBySmem) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
-               spec.stages, maxBySmem);
+  uint32_t stages;
+  if (!fitStages(cfg, spec.stages, cfg->stagingBuffers * cfg->stagingBytes + barrierWorst, &stages,
+                 msg, msgSize))
     return false;
-  }
 
   /* Tensor Memory: accumulators (tileN fp32 columns each), then scale-factor slots.
    * Two accumulators let the epilogue of tile t overlap the MMAs of tile t+1. Each slot
@@ -260,6 +254,24 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
 }
 
 /* ---- the sm_90a variant (docs/kernel-sm90a.md) ------------------------------------------ */
+
+/* The pipeline depth: the spec's, or as many stages of stageBytes as fit next to `fixed`
+ * bytes (at most MLIR_NVFP4_MAX_STAGES); false with a message when it does not fit. */
+static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint32_t fixed,
+                      uint32_t *stages, char *msg, size_t msgSize) {
+  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
+  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
+  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
+  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
+  *stages = requested ? requested : maxBySmem;
+  if (*stages > maxBySmem) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
+               requested, maxBySmem);
+    return false;
+  }
+  return true;
+}
 
 /* Swap-AB only: the weights (B) are decoded into wgmma A register fragments, 64 rows per
  * consumer warpgroup; the tokens (A), sized per group (a multiple of 16 up to tileN), are
@@ -322,17 +334,8 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   const uint32_t barrierWorst = 8u * 2u * MLIR_NVFP4_MAX_STAGES;
   const uint32_t fixed = p->decodedBuffers * p->decodedBytes +
                          cfg->stagingBuffers * cfg->stagingBytes + lutBytes + barrierWorst;
-  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u;
-  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
-  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
-  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
-  uint32_t stages = spec.stages ? spec.stages : maxBySmem;
-  if (stages > maxBySmem) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
-               spec.stages, maxBySmem);
-    return false;
-  }
+  uint32_t stages;
+  if (!fitStages(cfg, spec.stages, fixed, &stages, msg, msgSize)) return false;
   cfg->stages = stages;
   cfg->accBuffers = 1; /* the accumulator lives in the consumers' registers */
 

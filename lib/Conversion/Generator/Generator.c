@@ -211,6 +211,16 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor) {
   return kbGepDyn(b, k->table, off);
 }
 
+void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]) {
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  const MlirNvfp4Tensor tensors[4] = {cfg->roleM.data, cfg->roleN.data, cfg->roleM.scales,
+                                      cfg->roleN.scales};
+  for (int i = 0; i < 4; ++i) {
+    maps[i] = genTensorMap(k, group, tensors[i]);
+    nvPrefetchTensormap(k->b, maps[i]);
+  }
+}
+
 KbValue genRoleNRows(GenKernel *k, GenTile *t) {
   if (k->cfg->spec.ctaGroup == 1) return t->tileN;
   return kbUDiv(k->b, t->tileN, kbI32(k->b, k->cfg->spec.ctaGroup));

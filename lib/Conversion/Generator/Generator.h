@@ -115,6 +115,9 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* Generic pointer to tensor map `tensor` of `group` in the table. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
+/* The four tensor maps a tile's stages load — M-role data, N-role data, M-role scale
+ * factors, N-role scale factors — each prefetched (prefetch.tensormap). */
+void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 
