@@ -620,6 +620,36 @@ static int test_sm90(void) {
   EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_OK);
   T_CHECK(a.box[0] == 64 && a.box[1] == 16 && a.dims[0] == 4096 && a.dims[1] == 176,
           "C: boxes of 64 columns x 16 rows");
+  /* the runtime's choice between the two sm_90a variants on the H200's 132 SMs (what the
+   * pending benchmark will run; docs/performance.md) */
+  nvfp4rt_metadata_table tab;
+  memset(&tab, 0, sizeof tab);
+  tab.count = 2;
+  tab.variants[0] = make_sm90(8, 128);
+  tab.variants[1] = make_sm90(8, 64);
+  tab.variants[1].stages = 6;
+  strcpy(tab.variants[1].kernel_name, "nvfp4_grouped_gemm_swap_n64");
+  for (uint32_t v = 0; v < 2; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 2;
+  static const struct { const char *name; uint32_t g, n, k, m[8]; } bc[] = {
+      {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
+      {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
+      {"B3", 2, 3072, 4096, {192, 320}},
+      {"B4", 2, 4096, 1536, {128, 384}},
+  };
+  for (uint32_t c = 0; c < 4; c++) {
+    nvfp4rt_group bg[8];
+    double cost[2];
+    for (uint32_t i = 0; i < bc[c].g; i++) {
+      bg[i] = good_group(i);
+      bg[i].m = bc[c].m[i]; bg[i].n = bc[c].n; bg[i].k = bc[c].k; bg[i].ldc = bc[c].n;
+    }
+    int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
+    T_CHECK(v == 0 || v == 1, "%s: a variant", bc[c].name);
+    nvfp4rt_plan_layout bl;
+    EXPECT_STATUS(nvfp4rt_plan_validate(&tab.variants[v < 0 ? 0 : v], bg, bc[c].g, &bl), NVFP4RT_STATUS_OK);
+    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us -> %s, %u tiles\n", bc[c].name, cost[0],
+           cost[1], v == 1 ? "swap_n64" : "swap_n128", bl.total_tiles);
+  }
   return t_summary("sm90");
 }
 
