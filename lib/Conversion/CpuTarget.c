@@ -158,9 +158,21 @@ static KbValue site(Rewriter *r, const char *what, const char *detail) {
 }
 
 /* A call whose only argument is a new site. */
-static void siteCall(Rewriter *r, const char *callee, const char *what) {
-  KbValue s = site(r, what, NULL);
-  kbCall(&r->b, callee, (MlirType){NULL}, 1, &s);
+/* Operations without operands that become one simulator call taking only their site. */
+static const struct { const char *op, *callee, *what; } kSiteOnlyOps[] = {
+    {"nvvm.cp.async.bulk.commit.group", "nvfp4_sim_bulk_commit_group", "cp.async.bulk.commit_group"},
+    {"nvvm.wgmma.fence.aligned", "nvfp4_sim_wgmma_fence", "wgmma.fence.sync.aligned"},
+    {"nvvm.wgmma.commit.group.sync.aligned", "nvfp4_sim_wgmma_commit", "wgmma.commit_group.sync.aligned"},
+};
+
+static bool siteOnlyCall(Rewriter *r, const char *name) {
+  for (size_t i = 0; i < sizeof kSiteOnlyOps / sizeof kSiteOnlyOps[0]; i++)
+    if (!strcmp(name, kSiteOnlyOps[i].op)) {
+      KbValue s = site(r, kSiteOnlyOps[i].what, NULL);
+      kbCall(&r->b, kSiteOnlyOps[i].callee, (MlirType){NULL}, 1, &s);
+      return true;
+    }
+  return false;
 }
 
 static MlirOperation definingOp(MlirValue v) {
@@ -273,29 +285,54 @@ static void rewriteLdUses(Rewriter *r, MlirValue res, KbVar buf, KbValue siteId)
   }
 }
 
-/* The empty register fence: each extracted result is its operand. */
-static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
-  MlirValue res = mlirOperationGetResult(op, 0);
-  MlirOpOperand use = mlirValueGetFirstUse(res);
+/* Replaces each llvm.extractvalue of op's struct result by what `value` gives for its
+ * index (a null value: the index is invalid and `value` has reported it); false where a use
+ * is not such an extract. */
+typedef MlirValue (*ExtractValueFn)(Rewriter *r, MlirOperation op, int64_t index, void *ctx);
+static bool replaceExtracts(Rewriter *r, MlirOperation op, const char *what, ExtractValueFn value,
+                            void *ctx) {
+  MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
   while (!mlirOpOperandIsNull(use)) {
     MlirOpOperand next = mlirOpOperandGetNextUse(use);
     MlirOperation user = mlirOpOperandGetOwner(use);
     MlirAttribute pos = mlirOperationGetAttributeByName(user, str("position"));
     if (!nvfp4OpIs(user, "llvm.extractvalue") || mlirAttributeIsNull(pos) ||
         mlirDenseArrayGetNumElements(pos) != 1) {
-      fail(r, op, "register-fence inline asm used other than through llvm.extractvalue");
-      return;
+      char msg[128];
+      snprintf(msg, sizeof msg, "%s used other than through llvm.extractvalue", what);
+      fail(r, op, msg);
+      return false;
     }
-    int64_t i = mlirDenseI64ArrayGetElement(pos, 0);
-    if (i < 0 || i >= mlirOperationGetNumOperands(op)) {
-      fail(r, op, "register-fence result index out of range");
-      return;
-    }
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0),
-                                  mlirOperationGetOperand(op, i));
+    MlirValue v = value(r, op, mlirDenseI64ArrayGetElement(pos, 0), ctx);
+    if (mlirValueIsNull(v)) return false;
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0), v);
     mlirOperationDestroy(user);
     use = next;
   }
+  return true;
+}
+
+static MlirValue fenceOperand(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  (void)ctx;
+  if (i < 0 || i >= mlirOperationGetNumOperands(op)) {
+    fail(r, op, "register-fence result index out of range");
+    return (MlirValue){NULL};
+  }
+  return mlirOperationGetOperand(op, i);
+}
+
+/* The empty register fence: each extracted result is its operand. */
+static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
+  replaceExtracts(r, op, "register-fence inline asm", fenceOperand, NULL);
+}
+
+static MlirValue wgmmaAccumulator(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  const KbVar *buf = ctx;
+  if (i < 0 || i >= mlirOperationGetNumOperands(op) - 6) {
+    fail(r, op, "wgmma result index out of range");
+    return (MlirValue){NULL};
+  }
+  return kbLoad(&r->b, r->b.f32, kbGep(&r->b, buf->slot, (int32_t)(4 * i)), 4);
 }
 
 /* The sm_90a register-A wgmma (Nvvm.c's nvWgmmaBf16RegA): operands acc[0..n/2), a0..a3,
@@ -325,23 +362,7 @@ static bool rewriteWgmma(Rewriter *r, MlirOperation op, const char *text) {
   for (int i = 0; i < 6; ++i) args[2 + i] = mlirOperationGetOperand(op, nacc + i);
   args[8] = site(r, "wgmma.mma_async.sync.aligned.f32.bf16.bf16", detail);
   call(r, "nvfp4_sim_wgmma_bf16", 9, args);
-  MlirValue res = mlirOperationGetResult(op, 0);
-  MlirOpOperand use = mlirValueGetFirstUse(res);
-  while (!mlirOpOperandIsNull(use)) {
-    MlirOpOperand next = mlirOpOperandGetNextUse(use);
-    MlirOperation user = mlirOpOperandGetOwner(use);
-    MlirAttribute pos = mlirOperationGetAttributeByName(user, str("position"));
-    if (!nvfp4OpIs(user, "llvm.extractvalue") || mlirAttributeIsNull(pos)) {
-      fail(r, op, "wgmma results used other than through llvm.extractvalue");
-      return false;
-    }
-    int64_t i = mlirDenseI64ArrayGetElement(pos, 0);
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0),
-                                  kbLoad(b, b->f32, kbGep(b, buf.slot, (int32_t)(4 * i)), 4));
-    mlirOperationDestroy(user);
-    use = next;
-  }
-  return true;
+  return replaceExtracts(r, op, "wgmma results", wgmmaAccumulator, &buf);
 }
 
 static bool isBf16Vector(MlirType t) {
@@ -387,6 +408,7 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   MlirValue o[8] = {{NULL}};
   for (intptr_t i = 0; i < n && i < 8; ++i) o[i] = mlirOperationGetOperand(op, i);
   const uint32_t cg = ctaGroupOf(r, op);
+  if (siteOnlyCall(r, name)) return true;
 
   /* ---- generic memory ---- */
   if (!strcmp(name, "llvm.load") || !strcmp(name, "llvm.store")) {
@@ -578,10 +600,6 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     call(r, "nvfp4_sim_tma_store", 5, args);
     return true;
   }
-  if (!strcmp(name, "nvvm.cp.async.bulk.commit.group")) {
-    siteCall(r, "nvfp4_sim_bulk_commit_group", "cp.async.bulk.commit_group");
-    return true;
-  }
   if (!strcmp(name, "nvvm.cp.async.bulk.wait_group")) {
     MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
     const bool read = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("read")));
@@ -690,14 +708,6 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   }
   /* ---- sm_90a ---- */
   if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
-  if (!strcmp(name, "nvvm.wgmma.fence.aligned")) {
-    siteCall(r, "nvfp4_sim_wgmma_fence", "wgmma.fence.sync.aligned");
-    return true;
-  }
-  if (!strcmp(name, "nvvm.wgmma.commit.group.sync.aligned")) {
-    siteCall(r, "nvfp4_sim_wgmma_commit", "wgmma.commit_group.sync.aligned");
-    return true;
-  }
   if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {
     MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
     KbValue args[2] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),

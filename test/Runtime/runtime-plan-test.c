@@ -280,6 +280,22 @@ static int test_grid(void) {
   return t_summary("grid");
 }
 
+/* PROBLEM.md's B1..B4 (and one large square case) for the variant-choice checks */
+typedef struct { const char *name; uint32_t g, n, k, m[8]; } bench_case;
+static const bench_case kBenchCases[] = {
+    {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
+    {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
+    {"B3", 2, 3072, 4096, {192, 320}},
+    {"B4", 2, 4096, 1536, {128, 384}},
+    {"square", 2, 4096, 4096, {4096, 4096}},
+};
+static void fill_bench_case(const bench_case *bc, nvfp4rt_group *g) {
+  for (uint32_t i = 0; i < bc->g; i++) {
+    g[i] = good_group(i);
+    g[i].m = bc->m[i]; g[i].n = bc->n; g[i].k = bc->k; g[i].ldc = bc->n;
+  }
+}
+
 /* The variant heuristic prefers swap-AB for few tokens per group against wide weights (B1),
  * the 128 x 256 tiles for large square groups (fewer bytes per FLOP than 128 x 128; AB
  * wins the tie), and never a variant that cannot run the launch. */
@@ -362,20 +378,11 @@ static int test_select_pair(void) {
               nvfp4rt_grid_size(&t.variants[4], 1000, 147) == 146 &&
               nvfp4rt_grid_size(&t.variants[4], 3, 148) == 6,
           "pair grid: whole clusters, at most the SM count");
-  static const struct { const char *name; uint32_t g, n, k, m[8]; } cases[] = {
-      {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
-      {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
-      {"B3", 2, 3072, 4096, {192, 320}},
-      {"B4", 2, 4096, 1536, {128, 384}},
-      {"square", 2, 4096, 4096, {4096, 4096}},
-  };
-  for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+  const bench_case *cases = kBenchCases;
+  for (uint32_t c = 0; c < sizeof kBenchCases / sizeof kBenchCases[0]; c++) {
     nvfp4rt_group g[8];
     double cost[8];
-    for (uint32_t i = 0; i < cases[c].g; i++) {
-      g[i] = good_group(i);
-      g[i].m = cases[c].m[i]; g[i].n = cases[c].n; g[i].k = cases[c].k; g[i].ldc = cases[c].n;
-    }
+    fill_bench_case(&cases[c], g);
     int v = nvfp4rt_select_variant(&t, g, cases[c].g, 148, cost);
     printf("select-pair %s:", cases[c].name);
     for (uint32_t i = 0; i < nv; i++) printf(" %s %.1f", names[i], cost[i]);
@@ -630,19 +637,11 @@ static int test_sm90(void) {
   tab.variants[1].stages = 6;
   strcpy(tab.variants[1].kernel_name, "nvfp4_grouped_gemm_swap_n64");
   for (uint32_t v = 0; v < 2; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 2;
-  static const struct { const char *name; uint32_t g, n, k, m[8]; } bc[] = {
-      {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
-      {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
-      {"B3", 2, 3072, 4096, {192, 320}},
-      {"B4", 2, 4096, 1536, {128, 384}},
-  };
-  for (uint32_t c = 0; c < 4; c++) {
+  const bench_case *bc = kBenchCases;
+  for (uint32_t c = 0; c < 4; c++) { /* B1..B4 */
     nvfp4rt_group bg[8];
     double cost[2];
-    for (uint32_t i = 0; i < bc[c].g; i++) {
-      bg[i] = good_group(i);
-      bg[i].m = bc[c].m[i]; bg[i].n = bc[c].n; bg[i].k = bc[c].k; bg[i].ldc = bc[c].n;
-    }
+    fill_bench_case(&bc[c], bg);
     int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
     T_CHECK(v == 0 || v == 1, "%s: a variant", bc[c].name);
     nvfp4rt_plan_layout bl;
