@@ -13,6 +13,7 @@
 # hostlaunch proxy (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants.
+# hopper: the native sm_90a kernel family (its own block at the end; in the default).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -22,7 +23,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -150,6 +151,62 @@ for b in B1 B2 B3 B4; do
 done
 one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
 one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
+
+# ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
+# Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
+# turn on the 10 PROBLEM.md cases, random cases (G 1..16, competition and full-range), the
+# edge cases and B1..B4; the default family with the runtime's choice; compute-sanitizer
+# memcheck, racecheck and synccheck. The kernel runs natively, so runs get a short timeout
+# (HOPPER_TIMEOUT s) and the part stops at the first timeout: a hang is a failure, not a wait.
+if has hopper; then
+  HF="$D/cubin/sm90_family.cubin"
+  H1="--iters 1 --warmup 0 --launch-iters 0"
+  htimeouts=0
+  hone() { # name, timeout, then the command
+    local name=$1 to=$2; shift 2
+    if [ "$htimeouts" -gt 0 ]; then
+      fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
+    fi
+    local t0=$(date +%s%N) rc=0
+    timeout "$to" "$@" > "$LOG/$name.log" 2>&1 || rc=$?
+    if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+    [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
+    local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
+    printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
+  }
+  "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
+  HT=${HOPPER_TIMEOUT:-60}
+  for v in ${HOPPER_VARIANTS:-swap_n128 swap_n64}; do
+    for i in 0 1 2 3 4 5 6 7 8 9; do
+      hone "sm90_${v}_test$i" "$HT" "$RUN" "$HF" --variant $v --case "test:$i" $H1
+    done
+    seed=200
+    for g in 1 3 8 16; do
+      seed=$((seed + 1))
+      hone "sm90_${v}_random_g${g}_s${seed}" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed $H1
+      seed=$((seed + 1))
+      hone "sm90_${v}_random_g${g}_s${seed}_full" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed --full-range $H1
+    done
+    hone "sm90_${v}_edge_g6" "$HT" "$RUN" "$HF" --variant $v --case edge:6 --seed 64 $H1
+    hone "sm90_${v}_edge_g16_ldcpad24" "$HT" "$RUN" "$HF" --variant $v --case edge:16 --seed 65 --ldc-pad 24 --full-range $H1
+    for b in B1 B2 B3 B4; do
+      hone "sm90_${v}_bench_$b" "$HT" "$RUN" "$HF" --variant $v --case $b $H1
+      hone "sm90_${v}_bench_${b}_full" "$HT" "$RUN" "$HF" --variant $v --case $b --full-range $H1
+    done
+  done
+  for c in test:8 B1 B2 B3 B4 random:16; do
+    hone "sm90_auto_${c/:/_}" "$HT" "$RUN" "$HF" --case $c --seed 9 $H1
+  done
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    for v in ${HOPPER_SAN_VARIANTS:-swap_n128 swap_n64}; do
+      for c in test:0 test:8 random:3; do
+        hone "sm90_san_${tool}_${v}_${c/:/_}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+          "$RUN" "$HF" --variant $v --case $c --seed 7 $H1
+      done
+    done
+  done
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"
 [ "$fail" -eq 0 ]

@@ -124,6 +124,21 @@ NVFP4_SIM_ENTRY void nvfp4_sim_tc_ld_use(const uint32_t *dst, uint32_t site);
 /* tcgen05.wait::ld (ld = 1) / tcgen05.wait::st (ld = 0) */
 NVFP4_SIM_ENTRY void nvfp4_sim_tc_wait(uint32_t ld, uint32_t site);
 
+/* ---- sm_90a: warpgroup MMA, matrix store (wgmma.c) ------------------------------------ */
+/* wgmma.mma_async.sync.aligned.m64n<n>k16.f32.bf16.bf16 {acc[0..n/2)}, {a0..a3}, desc,
+ * scale_d, 1, 1, 0 (A in registers, B K-major by descriptor): called by each of the
+ * warpgroup's 128 threads with its accumulator fragment in acc (updated in place). */
+NVFP4_SIM_ENTRY void nvfp4_sim_wgmma_bf16(float *acc, uint32_t n, uint32_t a0, uint32_t a1,
+                                          uint32_t a2, uint32_t a3, uint64_t desc,
+                                          uint32_t scale_d, uint32_t site);
+NVFP4_SIM_ENTRY void nvfp4_sim_wgmma_fence(uint32_t site);
+NVFP4_SIM_ENTRY void nvfp4_sim_wgmma_commit(uint32_t site);
+/* wgmma.wait_group.sync.aligned pending */
+NVFP4_SIM_ENTRY void nvfp4_sim_wgmma_wait(uint32_t pending, uint32_t site);
+/* stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [addr], {r0, r1, r2, r3} (every lane) */
+NVFP4_SIM_ENTRY void nvfp4_sim_stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1,
+                                                 uint32_t r2, uint32_t r3, uint32_t site);
+
 #ifdef __cplusplus
 }
 #endif

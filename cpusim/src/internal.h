@@ -174,6 +174,11 @@ typedef struct sim_fiber {
   uint32_t tc_seq, bulk_seq;
   uint32_t tc_open[SIM_MAX_DEPS];           /* tcgen05 ops of this thread not yet complete */
   uint32_t ntc_open;
+  /* sm_90a (wgmma.c): the operands of a warpgroup MMA / stmatrix this thread brings to the
+   * collective, and its committed wgmma groups (the agent number of each group's last MMA) */
+  float *wg_acc;
+  uint32_t wg_a[4], wg_last_seq, wg_groups[16], wg_ncommit;
+  uint32_t st_addr, st_r[4];
 } sim_fiber;
 
 typedef struct sim_cta {
@@ -187,6 +192,8 @@ typedef struct sim_cta {
   sim_rendezvous bar[16];      /* bar.sync ids */
   sim_rendezvous warp[32];     /* warp collectives */
   sim_rendezvous pair;         /* cta_group::2 alloc/dealloc/relinquish (leader's object) */
+  sim_rendezvous wg[8];        /* warpgroup collectives (wgmma.mma_async) */
+  uint16_t comp_wg[8];         /* a warpgroup's wgmma agent component + 1 (0: none yet) */
   sim_shadow *smem_shadow;     /* SIM_CHUNKS cells */
   sim_shadow *tmem_shadow;     /* SIM_TMEM_CELLS cells */
   uint32_t threads, exited;

@@ -541,6 +541,8 @@ static bool setup_cluster(uint32_t clusterid) {
     memset(c->bar, 0, sizeof c->bar);
     memset(c->warp, 0, sizeof c->warp);
     memset(&c->pair, 0, sizeof c->pair);
+    memset(c->wg, 0, sizeof c->wg);
+    memset(c->comp_wg, 0, sizeof c->comp_wg);
     memset(c->smem_shadow, 0, sizeof(sim_shadow) * SIM_CHUNKS);
     memset(c->tmem_shadow, 0, sizeof(sim_shadow) * SIM_TMEM_CELLS);
     c->threads = G->threads;

@@ -119,7 +119,8 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  * (metadata: orientation, m_box_rows, n_box_rows, sfm_atoms, sfn_atoms):
  *   A, B   native:    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, dims {K, rows}, stride K/2 B,
  *                     box {256, box rows}, SWIZZLE_128B, OOB fill zero; x in elements.
- *          sm_90 (emulation, proxy): CU_TENSOR_MAP_DATA_TYPE_UINT8 over the same bytes,
+ *          sm_90 (native sm_90a kernels, emulation, proxy): CU_TENSOR_MAP_DATA_TYPE_UINT8
+ *                     over the same bytes,
  *                     dims {K/2, rows}, box {128, box rows}, SWIZZLE_128B; x in bytes.
  *          box rows: M role m_box_rows; N role n_box_rows, or for a variant whose N is
  *          sized per group (flag NVFP4_META_VFLAG_DYNAMIC_N) the group's tile_n divided
@@ -153,6 +154,11 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */
+#define NVFP4_META_VFLAG_BALANCED_N 0x2u   /* with DYNAMIC_N: a group with more N-role rows
+                                              than tile_n is split into equal tiles (tile_n
+                                              of the group = ceil(rows / ceil(rows / tile_n))
+                                              rounded up to n_align), and the table is sorted
+                                              by descending tile_n * K (work per tile) */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
  * numbering as KernelConfig.h's enums. */

@@ -12,6 +12,13 @@
  *   AB       X = A (tokens, M x K), Y = B (weights, N x K): D = C tile, lane = row of C;
  *   SWAP_AB  X = B, Y = A: D = C tile transposed, lane = column of C. The N role (tokens)
  *            is sized per group at run time (a multiple of 8 up to tileN).
+ *
+ * Targets. A variant belongs to one target (MlirNvfp4VariantSpec.target): sm_100a kernels
+ * (tcgen05, Tensor Memory; lib/Conversion/Sm100) or sm_90a kernels (FP4 x scale decoded to
+ * BF16 in the consumer warpgroups, wgmma; lib/Conversion/Sm90, docs/kernel-sm90a.md). Both
+ * share the operand-role table, the shared-memory stage layout of the raw operands, the
+ * mbarrier rings and the metadata record; the sm_90a plan has its own extra regions
+ * (MlirNvfp4Sm90Plan).
  */
 #ifndef NVFP4_C_KERNELCONFIG_H
 #define NVFP4_C_KERNELCONFIG_H
@@ -43,6 +50,12 @@ extern "C" {
 #define MLIR_NVFP4_MMA_WARP 5u
 #define MLIR_NVFP4_NUM_THREADS 192u
 
+/* The generator that builds a variant (zero: sm_100a, so existing specs keep their meaning). */
+typedef enum MlirNvfp4Target {
+  MLIR_NVFP4_TARGET_SM100A = 0, /* tcgen05 + TMA */
+  MLIR_NVFP4_TARGET_SM90A = 1   /* BF16 decode + wgmma + TMA */
+} MlirNvfp4Target;
+
 /* Which tensor feeds the MMA's M side (see the vocabulary above). */
 typedef enum MlirNvfp4Orientation {
   MLIR_NVFP4_ORIENTATION_AB = 0,
@@ -71,6 +84,7 @@ typedef struct MlirNvfp4VariantSpec {
   uint32_t tileN;                  /* AB: N of every tile; SWAP_AB: the largest per-group N */
   MlirNvfp4EpilogueKind epilogue;
   uint32_t stages;                 /* 0: as many as shared memory allows */
+  MlirNvfp4Target target;          /* the generator (default sm_100a) */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */
@@ -106,6 +120,18 @@ typedef struct MlirNvfp4TmemRegion {
   uint32_t column, columns; /* total (all copies) */
   uint32_t copies, stride;
 } MlirNvfp4TmemRegion;
+
+/* The sm_90a plan's own parts (docs/kernel-sm90a.md). The consumer warpgroups decode each
+ * 64-K chunk of the N role (tokens) into a BF16 buffer in the wgmma B layout (K-major,
+ * 128-B swizzle) and the M role (weights) into wgmma A register fragments. */
+typedef struct MlirNvfp4Sm90Plan {
+  uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
+  uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
+  uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
+  uint32_t decodedOffset, decodedBytes, decodedBuffers; /* ring of decoded N-role chunks */
+  uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
+  uint32_t producerRegs, consumerRegs; /* setmaxnreg per warpgroup role */
+} MlirNvfp4Sm90Plan;
 
 typedef struct MlirNvfp4KernelConfig {
   MlirNvfp4VariantSpec spec;
@@ -154,13 +180,26 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t numBarrierArrays;
   MlirNvfp4TmemRegion tmem[MLIR_NVFP4_PLAN_MAX_REGIONS];
   uint32_t numTmemRegions;
+
+  /* Per-target launch facts (set by every planner). */
+  uint32_t numThreads;     /* threads per CTA */
+  uint32_t nAlign;         /* granule of a per-group N (metadata n_align) */
+  uint32_t variantFlags;   /* NVFP4_META_VFLAG_* beyond DYNAMIC_N */
+  bool snakeOrder;         /* tile schedule: every other pass over the CTAs runs backwards */
+  MlirNvfp4Sm90Plan sm90;  /* sm_90a only (zero otherwise) */
 } MlirNvfp4KernelConfig;
 
 /* The default spec of an op with tile_n = N and stages = S (the v1 shape): AB, 1 CTA,
  * TMA-store epilogue. */
 MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages);
 
-/* Plans a variant for G groups. Returns false with a message when it cannot be built. */
+/* sm_90a: threads (3 warpgroups: producer, 2 consumers), token-tile granule, tile widths. */
+#define MLIR_NVFP4_SM90_NUM_THREADS 384u
+#define MLIR_NVFP4_SM90_N_ALIGN 16u
+#define MLIR_NVFP4_SM90_STORE_ROWS 16u   /* C rows per TMA-store box */
+
+/* Plans a variant for G groups (for spec.target). Returns false with a message when it
+ * cannot be built. */
 bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                                       MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
@@ -188,6 +227,11 @@ typedef struct MlirNvfp4KernelFamily {
  * number of specs written to out (at most max). */
 uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
                                      uint32_t max);
+/* The default family for a target: sm_100a as above; sm_90a swap_n<tileN> and the other of
+ * swap_n64 / swap_n128 (the runtime picks per launch). */
+uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,
+                                              uint32_t stages, MlirNvfp4VariantSpec *out,
+                                              uint32_t max);
 
 /* Plans every variant; false with a message naming the variant that cannot be built or
  * the duplicate. The family may be large (16 plans): allocate it on the heap. */

@@ -16,7 +16,11 @@
  *   - the empty inline-asm register fence after tcgen05.wait::ld into its operands (its
  *     job — ordering the register uses after the wait — is done by the checked loads);
  *   - the by-value nvvm.grid_constant parameter into a plain pointer (the simulator passes
- *     each CTA's copy of the parameter block), and drops the NVVM kernel attributes.
+ *     each CTA's copy of the parameter block), and drops the NVVM kernel attributes;
+ *   - the sm_90a kernels' operations (docs/kernel-sm90a.md): the register-A wgmma inline
+ *     asm into nvfp4_sim_wgmma_bf16 with its accumulator in a per-call buffer, wgmma.fence /
+ *     commit_group / wait_group, stmatrix.x4.trans; setmaxnreg is dropped (the simulator has
+ *     no register file).
  * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
  * TMEM regions, recomputed from its metadata record, plus the table of rewritten
  * operations the calls' `site` numbers index) as the string global
@@ -77,6 +81,11 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_tc_ld(i32, i32, !llvm.ptr, i32)",
     "llvm.func @nvfp4_sim_tc_ld_use(!llvm.ptr, i32)",
     "llvm.func @nvfp4_sim_tc_wait(i32, i32)",
+    "llvm.func @nvfp4_sim_wgmma_bf16(!llvm.ptr, i32, i32, i32, i32, i32, i64, i32, i32)",
+    "llvm.func @nvfp4_sim_wgmma_fence(i32)",
+    "llvm.func @nvfp4_sim_wgmma_commit(i32)",
+    "llvm.func @nvfp4_sim_wgmma_wait(i32, i32)",
+    "llvm.func @nvfp4_sim_stmatrix_x4_trans(i32, i32, i32, i32, i32, i32)",
 };
 
 /* ---- growing text --------------------------------------------------------------------- */
@@ -146,6 +155,24 @@ static KbValue site(Rewriter *r, const char *what, const char *detail) {
   uint32_t id = r->nextSite++;
   textf(&r->sites, "site %u %s%s%s\n", id, what, detail && *detail ? " " : "", detail ? detail : "");
   return kbI32(&r->b, id);
+}
+
+/* A call whose only argument is a new site. */
+/* Operations without operands that become one simulator call taking only their site. */
+static const struct { const char *op, *callee, *what; } kSiteOnlyOps[] = {
+    {"nvvm.cp.async.bulk.commit.group", "nvfp4_sim_bulk_commit_group", "cp.async.bulk.commit_group"},
+    {"nvvm.wgmma.fence.aligned", "nvfp4_sim_wgmma_fence", "wgmma.fence.sync.aligned"},
+    {"nvvm.wgmma.commit.group.sync.aligned", "nvfp4_sim_wgmma_commit", "wgmma.commit_group.sync.aligned"},
+};
+
+static bool siteOnlyCall(Rewriter *r, const char *name) {
+  for (size_t i = 0; i < sizeof kSiteOnlyOps / sizeof kSiteOnlyOps[0]; i++)
+    if (!strcmp(name, kSiteOnlyOps[i].op)) {
+      KbValue s = site(r, kSiteOnlyOps[i].what, NULL);
+      kbCall(&r->b, kSiteOnlyOps[i].callee, (MlirType){NULL}, 1, &s);
+      return true;
+    }
+  return false;
 }
 
 static MlirOperation definingOp(MlirValue v) {
@@ -258,29 +285,117 @@ static void rewriteLdUses(Rewriter *r, MlirValue res, KbVar buf, KbValue siteId)
   }
 }
 
-/* The empty register fence: each extracted result is its operand. */
-static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
-  MlirValue res = mlirOperationGetResult(op, 0);
-  MlirOpOperand use = mlirValueGetFirstUse(res);
+/* Replaces each llvm.extractvalue of op's struct result by what `value` gives for its
+ * index (a null value: the index is invalid and `value` has reported it); false where a use
+ * is not such an extract. */
+typedef MlirValue (*ExtractValueFn)(Rewriter *r, MlirOperation op, int64_t index, void *ctx);
+static bool replaceExtracts(Rewriter *r, MlirOperation op, const char *what, ExtractValueFn value,
+                            void *ctx) {
+  MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
   while (!mlirOpOperandIsNull(use)) {
     MlirOpOperand next = mlirOpOperandGetNextUse(use);
     MlirOperation user = mlirOpOperandGetOwner(use);
     MlirAttribute pos = mlirOperationGetAttributeByName(user, str("position"));
     if (!nvfp4OpIs(user, "llvm.extractvalue") || mlirAttributeIsNull(pos) ||
         mlirDenseArrayGetNumElements(pos) != 1) {
-      fail(r, op, "register-fence inline asm used other than through llvm.extractvalue");
-      return;
+      char msg[128];
+      snprintf(msg, sizeof msg, "%s used other than through llvm.extractvalue", what);
+      fail(r, op, msg);
+      return false;
     }
-    int64_t i = mlirDenseI64ArrayGetElement(pos, 0);
-    if (i < 0 || i >= mlirOperationGetNumOperands(op)) {
-      fail(r, op, "register-fence result index out of range");
-      return;
-    }
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0),
-                                  mlirOperationGetOperand(op, i));
+    MlirValue v = value(r, op, mlirDenseI64ArrayGetElement(pos, 0), ctx);
+    if (mlirValueIsNull(v)) return false;
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, 0), v);
     mlirOperationDestroy(user);
     use = next;
   }
+  return true;
+}
+
+static MlirValue fenceOperand(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  (void)ctx;
+  if (i < 0 || i >= mlirOperationGetNumOperands(op)) {
+    fail(r, op, "register-fence result index out of range");
+    return (MlirValue){NULL};
+  }
+  return mlirOperationGetOperand(op, i);
+}
+
+/* The empty register fence: each extracted result is its operand. */
+static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
+  replaceExtracts(r, op, "register-fence inline asm", fenceOperand, NULL);
+}
+
+static MlirValue wgmmaAccumulator(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  const KbVar *buf = ctx;
+  if (i < 0 || i >= mlirOperationGetNumOperands(op) - 6) {
+    fail(r, op, "wgmma result index out of range");
+    return (MlirValue){NULL};
+  }
+  return kbLoad(&r->b, r->b.f32, kbGep(&r->b, buf->slot, (int32_t)(4 * i)), 4);
+}
+
+/* The sm_90a register-A wgmma (Nvvm.c's nvWgmmaBf16RegA): operands acc[0..n/2), a0..a3,
+ * the B descriptor, scale-d; its results, read through llvm.extractvalue, become loads of
+ * the buffer the simulator updates. */
+static bool rewriteWgmma(Rewriter *r, MlirOperation op, const char *text) {
+  KbBuilder *b = &r->b;
+  const char *m = strstr(text, "wgmma.mma_async.sync.aligned.m64n");
+  unsigned n = 0;
+  if (!m || !strstr(text, "k16.f32.bf16.bf16") || sscanf(m + 33, "%u", &n) != 1 || n < 8 ||
+      n > 256 || n % 8) {
+    fail(r, op, "inline assembly has no CPU implementation (only the empty register fence and "
+                "the register-A bf16 wgmma)");
+    return false;
+  }
+  const intptr_t nacc = n / 2;
+  if (mlirOperationGetNumOperands(op) != nacc + 6) {
+    fail(r, op, "wgmma inline asm with an unexpected operand list");
+    return false;
+  }
+  KbVar buf = kbVar(b, mlirLLVMArrayTypeGet(b->f32, (unsigned)nacc), (MlirValue){NULL});
+  for (intptr_t i = 0; i < nacc; ++i)
+    kbStore(b, mlirOperationGetOperand(op, i), kbGep(b, buf.slot, (int32_t)(4 * i)), 4);
+  char detail[24];
+  snprintf(detail, sizeof detail, "m64n%uk16", n);
+  KbValue args[9] = {buf.slot, kbI32(b, n)};
+  for (int i = 0; i < 6; ++i) args[2 + i] = mlirOperationGetOperand(op, nacc + i);
+  args[8] = site(r, "wgmma.mma_async.sync.aligned.f32.bf16.bf16", detail);
+  call(r, "nvfp4_sim_wgmma_bf16", 9, args);
+  return replaceExtracts(r, op, "wgmma results", wgmmaAccumulator, &buf);
+}
+
+static bool isBf16Vector(MlirType t) {
+  return mlirTypeIsAVector(t) && mlirTypeIsABF16(mlirShapedTypeGetElementType(t));
+}
+
+/* A bf16 (vector) multiply in integer and fp32 operations: each product in fp32, rounded to
+ * nearest even into BF16 (quiet NaN kept), so that the host object needs no bf16 runtime
+ * support (the sm_90a decode multiplies bf16x2). */
+static bool rewriteBf16Mul(Rewriter *r, MlirOperation op) {
+  KbBuilder *b = &r->b;
+  MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
+  const int64_t lanes = mlirShapedTypeGetDimSize(vt, 0);
+  int64_t shape[1] = {lanes};
+  MlirType vi16 = mlirVectorTypeGet(1, shape, b->i16);
+  KbValue x = kbBitcast(b, mlirOperationGetOperand(op, 0), vi16);
+  KbValue y = kbBitcast(b, mlirOperationGetOperand(op, 1), vi16);
+  KbValue out = kbUndef(b, vi16);
+  for (int64_t i = 0; i < lanes; ++i) {
+    KbValue idx = kbI32(b, i);
+    KbValue fx = kbBitcast(b, kbShl(b, kbZExt(b, kbExtract(b, x, idx), b->i32), kbI32(b, 16)), b->f32);
+    KbValue fy = kbBitcast(b, kbShl(b, kbZExt(b, kbExtract(b, y, idx), b->i32), kbI32(b, 16)), b->f32);
+    KbValue bits = kbBitcast(b, kbFMul(b, fx, fy), b->i32);
+    KbValue round = kbAdd(b, kbAddI(b, bits, 0x7FFF), kbAnd(b, kbLShr(b, bits, kbI32(b, 16)), kbI32(b, 1)));
+    KbValue nan = kbCmpI(b, KB_UGT, kbAnd(b, bits, kbI32(b, 0x7FFFFFFF)), 0x7F800000);
+    KbValue h = kbSelect(b, nan, kbOr(b, kbLShr(b, bits, kbI32(b, 16)), kbI32(b, 0x40)),
+                         kbLShr(b, round, kbI32(b, 16)));
+    MlirType i16 = b->i16;
+    KbValue h16 = mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &i16, 1, &h, 0, NULL), 0);
+    out = kbInsert(b, out, h16, idx);
+  }
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbBitcast(b, out, vt));
+  return true;
 }
 
 /* Rewrites one operation (the builder inserts before it). Returns true when the op is to
@@ -293,6 +408,7 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   MlirValue o[8] = {{NULL}};
   for (intptr_t i = 0; i < n && i < 8; ++i) o[i] = mlirOperationGetOperand(op, i);
   const uint32_t cg = ctaGroupOf(r, op);
+  if (siteOnlyCall(r, name)) return true;
 
   /* ---- generic memory ---- */
   if (!strcmp(name, "llvm.load") || !strcmp(name, "llvm.store")) {
@@ -329,6 +445,8 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     }
     return false;
   }
+  if (!strcmp(name, "llvm.fmul"))
+    return isBf16Vector(mlirValueGetType(mlirOperationGetResult(op, 0))) && rewriteBf16Mul(r, op);
   if (!strcmp(name, "llvm.ptrtoint")) {
     if (!isPtr(mlirValueGetType(o[0]), 3)) return false;
     KbValue a = sharedAddr(r, op, o[0]);
@@ -339,7 +457,13 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
   }
   if (!strcmp(name, "llvm.inline_asm")) {
     MlirAttribute s = mlirOperationGetAttributeByName(op, str("asm_string"));
-    if (mlirAttributeIsNull(s) || mlirStringAttrGetValue(s).length != 0) {
+    if (!mlirAttributeIsNull(s) && mlirStringAttrGetValue(s).length != 0) {
+      MlirStringRef t = mlirStringAttrGetValue(s);
+      char text[4096];
+      snprintf(text, sizeof text, "%.*s", (int)t.length, t.data);
+      return rewriteWgmma(r, op, text);
+    }
+    if (mlirAttributeIsNull(s)) {
       fail(r, op, "inline assembly has no CPU implementation (only the empty register fence)");
       return false;
     }
@@ -476,11 +600,6 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     call(r, "nvfp4_sim_tma_store", 5, args);
     return true;
   }
-  if (!strcmp(name, "nvvm.cp.async.bulk.commit.group")) {
-    KbValue s = site(r, "cp.async.bulk.commit_group", NULL);
-    call(r, "nvfp4_sim_bulk_commit_group", 1, &s);
-    return true;
-  }
   if (!strcmp(name, "nvvm.cp.async.bulk.wait_group")) {
     MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
     const bool read = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("read")));
@@ -587,6 +706,27 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     call(r, "nvfp4_sim_tc_wait", 2, args);
     return true;
   }
+  /* ---- sm_90a ---- */
+  if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
+  if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {
+    MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
+    KbValue args[2] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),
+                       site(r, "wgmma.wait_group.sync.aligned", NULL)};
+    call(r, "nvfp4_sim_wgmma_wait", 2, args);
+    return true;
+  }
+  if (!strcmp(name, "nvvm.stmatrix")) {
+    if (n != 5 || !attrIs(r, op, "layout", "#nvvm.mma_layout<col>") ||
+        !attrIs(r, op, "shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>") ||
+        !attrIs(r, op, "eltType", "#nvvm.ld_st_matrix_elt_type<b16>")) {
+      fail(r, op, "only stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 is implemented");
+      return false;
+    }
+    KbValue args[6] = {sharedAddr(r, op, o[0]), o[1], o[2], o[3], o[4],
+                       site(r, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", NULL)};
+    call(r, "nvfp4_sim_stmatrix_x4_trans", 6, args);
+    return true;
+  }
   fail(r, op, "this NVVM operation has no CPU implementation");
   return false;
 }
@@ -608,7 +748,8 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   char name[128];
   opName(op, name, sizeof name);
   if (!strncmp(name, "nvvm.", 5) || !strcmp(name, "llvm.load") || !strcmp(name, "llvm.store") ||
-      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm"))
+      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm") ||
+      !strcmp(name, "llvm.fmul"))
     push(user, op);
   return MlirWalkResultAdvance;
 }
@@ -680,10 +821,12 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
 #define F(field, off) m.field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
   NVFP4_META_U32_FIELDS(F)
 #undef F
+  const bool sm90 = m.target_sm == 90 && !(m.flags & NVFP4_META_FLAG_EMULATION);
   MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
                                .ctaGroup = m.cta_group, .tileN = m.tile_n,
                                .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
-                               .stages = m.stages};
+                               .stages = m.stages,
+                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A};
   MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
   if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
     free(cfg);
@@ -693,9 +836,13 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
   mlirNvfp4VariantName(spec, vname, sizeof vname);
   textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
         m.block[0], m.cluster[0], m.dyn_smem_bytes);
-  textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
-        MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
-        MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
+  if (sm90) /* warpgroup 0 produces; warpgroups 1.. decode, issue wgmma and store C */
+    textf(t, "role %u %u epilogue\nrole 0 3 producer\nrole 4 %u mma\n", m.block[0] / 32,
+          m.block[0] / 32 - 1, m.block[0] / 32 - 1);
+  else
+    textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
+          MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
+          MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
   for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *s = &cfg->smem[i];
     textf(t, "smem %u %u %u %u %s\n", s->offset, s->bytes, s->copies, s->stride, s->name);

@@ -89,6 +89,10 @@ KbValue kbConst(KbBuilder *b, MlirType type, int64_t v) {
 KbValue kbI32(KbBuilder *b, int64_t v) { return kbConst(b, b->i32, v); }
 KbValue kbI64(KbBuilder *b, int64_t v) { return kbConst(b, b->i64, v); }
 KbValue kbBool(KbBuilder *b, bool v) { return kbConst(b, b->i1, v ? 1 : 0); }
+KbValue kbF32(KbBuilder *b, double v) {
+  MlirNamedAttribute a = kbNamed(b, "value", mlirFloatAttrDoubleGet(b->ctx, b->f32, v));
+  return result(kbOp(b, "llvm.mlir.constant", 1, &b->f32, 0, NULL, 1, &a));
+}
 
 static KbValue binary(KbBuilder *b, const char *name, KbValue x, KbValue y) {
   MlirType t = mlirValueGetType(x);
@@ -105,6 +109,7 @@ KbValue kbOr(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.or", x
 KbValue kbXor(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.xor", x, y); }
 KbValue kbShl(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.shl", x, y); }
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.lshr", x, y); }
+KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fmul", x, y); }
 
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c) {
   if (c == 0) return x;
@@ -136,6 +141,7 @@ static KbValue cast(KbBuilder *b, const char *name, KbValue x, MlirType to) {
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.zext", x, to); }
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.bitcast", x, to); }
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.fptrunc", x, to); }
+KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.uitofp", x, to); }
 KbValue kbIntToPtr(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.inttoptr", x, to); }
 KbValue kbPtrToInt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.ptrtoint", x, to); }
 KbValue kbAddrSpaceCast(KbBuilder *b, KbValue x, MlirType to) {

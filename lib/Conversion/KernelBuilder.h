@@ -62,6 +62,7 @@ KbValue kbConst(KbBuilder *b, MlirType type, int64_t v);
 KbValue kbI32(KbBuilder *b, int64_t v);
 KbValue kbI64(KbBuilder *b, int64_t v);
 KbValue kbBool(KbBuilder *b, bool v);
+KbValue kbF32(KbBuilder *b, double v);
 KbValue kbAdd(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbSub(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbMul(KbBuilder *b, KbValue x, KbValue y);
@@ -72,6 +73,7 @@ KbValue kbOr(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbXor(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbShl(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y);
+KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y); /* floating point (scalar or vector) */
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c); /* x + constant */
 KbValue kbMulI(KbBuilder *b, KbValue x, int64_t c);
 KbValue kbCmp(KbBuilder *b, KbPred p, KbValue x, KbValue y);
@@ -80,6 +82,7 @@ KbValue kbSelect(KbBuilder *b, KbValue c, KbValue x, KbValue y);
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to);
+KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbIntToPtr(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbPtrToInt(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbAddrSpaceCast(KbBuilder *b, KbValue x, MlirType to);

@@ -1,8 +1,8 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
- * Each nvfp4.grouped_matmul becomes a gpu.module (target sm_100a, +ptx88) holding its
- * kernel family (KernelConfig.h: one kernel per variant, all sharing the parameter-block
- * ABI of KernelABI.h):
+ * Each nvfp4.grouped_matmul becomes a gpu.module for its target (sm_100a: the tcgen05
+ * kernels of Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/; both +ptx88) holding its kernel family (KernelConfig.h: one kernel per
+ * variant, all sharing the parameter-block ABI of KernelABI.h):
  *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
  *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
  *   - the metadata table `nvfp4_kernel_metadata`, one 256-byte record per variant,
@@ -28,6 +28,7 @@
 
 #include "LoweringCommon.h"
 #include "Sm100/Sm100Kernel.h"
+#include "Sm90/Sm90Kernel.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Dialect/LLVM.h"
@@ -81,19 +82,26 @@ static bool textf(Text *t, const char *fmt, ...) {
   }
 }
 
+/* What differs between the targets' modules. */
+typedef struct TargetInfo {
+  const char *chip;        /* "sm_100a" / "sm_90a": the NVVM target and the metadata string */
+  uint32_t sm;             /* metadata target_sm */
+} TargetInfo;
+
 /* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
  * signature per variant (bodies are built afterwards). */
 static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
-                      char names[][NVFP4_META_KERNEL_NAME_BYTES], bool patchTmaps) {
+                      char names[][NVFP4_META_KERNEL_NAME_BYTES], const TargetInfo *target,
+                      bool patchTmaps) {
   Text t = {0};
   uint32_t v = family->count;
   bool ok = textf(&t,
-                  "gpu.module @%s_module [#nvvm.target<chip = \"sm_100a\", features = \"+ptx88\", "
+                  "gpu.module @%s_module [#nvvm.target<chip = \"%s\", features = \"+ptx88\", "
                   "O = 3>] {\n  llvm.mlir.global external constant @%s(dense<[",
-                  base, NVFP4_METADATA_SYMBOL);
+                  base, target->chip, NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
-    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], "sm_100a", 100,
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->chip, target->sm,
                                         patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u, 0, i, v,
                                         meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
@@ -116,7 +124,7 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                "  llvm.func @%s(%%params: !llvm.ptr {llvm.byval = !llvm.array<%u x i8>, "
                "llvm.align = 64 : i64, nvvm.grid_constant}) attributes {nvvm.kernel, "
                "nvvm.reqntid = array<i32: %u, 1, 1>, nvvm.minctasm = 1 : i32%s} {\n    llvm.return\n  }\n",
-               names[i], cfg->paramBytes, MLIR_NVFP4_NUM_THREADS, cluster);
+               names[i], cfg->paramBytes, cfg->numThreads, cluster);
   }
   ok = ok && textf(&t, "}\n");
   if (!ok) {
@@ -142,10 +150,14 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   uint32_t groups = (uint32_t)(nOperands / 5);
   char target[32] = "sm_100a";
   strAttr(op, "target", target, sizeof target);
-  if (strcmp(target, "sm_100a") != 0) {
+  static const TargetInfo kSm100 = {"sm_100a", 100}, kSm90 = {"sm_90a", 90};
+  const TargetInfo *info = !strcmp(target, "sm_100a") ? &kSm100
+                           : !strcmp(target, "sm_90a") ? &kSm90
+                                                       : NULL;
+  if (!info) {
     snprintf(msg, sizeof msg,
-             "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (only sm_100a; "
-             "use --nvfp4-emulate-tcgen05 after lowering to run on sm_90a)", target);
+             "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (sm_100a, sm_90a)",
+             target);
     nvfp4EmitError(loc, msg);
     return false;
   }
@@ -177,10 +189,17 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   }
 
   /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
-   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). */
+   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). Only the sm_100a
+   * kernel (and its sm_90a retargetings) implements it. */
   const bool patchTmaps = !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
-  char *text = skeleton(base, family, names, patchTmaps);
+  if (patchTmaps && info != &kSm100) {
+    nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
+                        "the sm_100a kernel only, not by target \"sm_90a\"");
+    free(family);
+    return false;
+  }
+  char *text = skeleton(base, family, names, info, patchTmaps);
   MlirOperation gpuModule = {NULL};
   if (text)
     gpuModule = mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString(text),
@@ -201,8 +220,12 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */
     KbBuilder b;
     kbInit(&b, ctx, loc, body, entry);
-    nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                          "nvfp4_dyn_smem", patchTmaps);
+    if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
+      nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                           "nvfp4_dyn_smem");
+    else
+      nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                            "nvfp4_dyn_smem", patchTmaps);
     if (b.failed) {
       nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: internal error: an op could not be built");
       free(family);
@@ -248,6 +271,7 @@ MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void) {
                                mlirGetDialectHandle__gpu__()};
   return nvfp4CreateModulePass(
       &id, "NVFP4LowerGroupedMatmul", "nvfp4-lower-grouped-matmul",
-      "Lower nvfp4.grouped_matmul to a persistent tcgen05/TMA kernel for sm_100a", 3, deps,
+      "Lower nvfp4.grouped_matmul to a persistent kernel family for its target (sm_100a: "
+      "tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA)", 3, deps,
       runLower);
 }

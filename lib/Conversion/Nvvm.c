@@ -175,6 +175,106 @@ KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num) {
   return out;
 }
 
+/* ---- sm_90a ------------------------------------------------------------------------------ */
+
+void nvSetMaxRegisters(KbBuilder *b, uint32_t count, bool increase) {
+  MlirNamedAttribute attrs[2] = {
+      kbNamed(b, "regCount", mlirIntegerAttrGet(b->i32, count)),
+      kbNamed(b, "action", kbAttr(b, increase ? "#nvvm<action increase>" : "#nvvm<action decrease>"))};
+  kbOp(b, "nvvm.setmaxregister", 0, NULL, 0, NULL, 2, attrs);
+}
+
+void nvWgmmaFence(KbBuilder *b) { kbOp(b, "nvvm.wgmma.fence.aligned", 0, NULL, 0, NULL, 0, NULL); }
+
+void nvWgmmaCommitGroup(KbBuilder *b) {
+  kbOp(b, "nvvm.wgmma.commit.group.sync.aligned", 0, NULL, 0, NULL, 0, NULL);
+}
+
+void nvWgmmaWaitGroup(KbBuilder *b, uint32_t pending) {
+  MlirNamedAttribute a = kbNamed(b, "group", mlirIntegerAttrGet(b->i64, pending));
+  kbOp(b, "nvvm.wgmma.wait.group.sync.aligned", 0, NULL, 0, NULL, 1, &a);
+}
+
+/* An llvm.inline_asm with side effects returning a struct of `nres` values of `types`. */
+static KbValue inlineAsm(KbBuilder *b, const char *text, const char *constraints, uint32_t nres,
+                         const MlirType *types, intptr_t n, const KbValue *operands) {
+  MlirType st = mlirLLVMStructTypeLiteralGet(b->ctx, nres, types, false);
+  MlirNamedAttribute attrs[3] = {
+      kbNamed(b, "asm_string", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(text))),
+      kbNamed(b, "constraints",
+              mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(constraints))),
+      kbNamed(b, "has_side_effects", mlirUnitAttrGet(b->ctx))};
+  return res0(kbOp(b, "llvm.inline_asm", 1, &st, n, operands, 3, attrs));
+}
+
+static KbValue extractField(KbBuilder *b, KbValue s, MlirType t, uint32_t i) {
+  int64_t pos[1] = {i};
+  MlirNamedAttribute p = kbNamed(b, "position", mlirDenseI64ArrayGet(b->ctx, 1, pos));
+  return res0(kbOp(b, "llvm.extractvalue", 1, &t, 1, &s, 1, &p));
+}
+
+#define NV_ASM_MAX 160
+
+void nvWgmmaBf16RegA(KbBuilder *b, uint32_t n, KbValue *acc, const KbValue a[4], KbValue descB,
+                     KbValue scaleD) {
+  const uint32_t nacc = n / 2;
+  if (n < 8 || n > 256 || n % 8 || nacc + 6 > NV_ASM_MAX) {
+    b->failed = true;
+    return;
+  }
+  static char text[4096], cons[2048];
+  int tl = snprintf(text, sizeof text,
+                    "{\n.reg .pred p;\nsetp.ne.b32 p, $%u, 0;\n"
+                    "wgmma.mma_async.sync.aligned.m64n%uk16.f32.bf16.bf16 {",
+                    2 * nacc + 5, n);
+  for (uint32_t i = 0; i < nacc; ++i) tl += snprintf(text + tl, sizeof text - tl, "%s$%u", i ? ", " : "", i);
+  snprintf(text + tl, sizeof text - tl, "}, {$%u, $%u, $%u, $%u}, $%u, p, 1, 1, 0;\n}\n",
+           2 * nacc, 2 * nacc + 1, 2 * nacc + 2, 2 * nacc + 3, 2 * nacc + 4);
+  int cl = 0;
+  for (uint32_t i = 0; i < nacc; ++i) cl += snprintf(cons + cl, sizeof cons - cl, "%s=f", i ? "," : "");
+  for (uint32_t i = 0; i < nacc; ++i) cl += snprintf(cons + cl, sizeof cons - cl, ",%u", i);
+  snprintf(cons + cl, sizeof cons - cl, ",r,r,r,r,l,r");
+  KbValue ops[NV_ASM_MAX];
+  MlirType types[NV_ASM_MAX];
+  for (uint32_t i = 0; i < nacc; ++i) {
+    ops[i] = acc[i];
+    types[i] = b->f32;
+  }
+  for (uint32_t i = 0; i < 4; ++i) ops[nacc + i] = a[i];
+  ops[nacc + 4] = descB;
+  ops[nacc + 5] = scaleD;
+  KbValue s = inlineAsm(b, text, cons, nacc, types, nacc + 6, ops);
+  for (uint32_t i = 0; i < nacc; ++i) acc[i] = extractField(b, s, b->f32, i);
+}
+
+void nvStMatrixX4Trans(KbBuilder *b, KbValue sharedPtr, const KbValue regs[4]) {
+  KbValue ops[5] = {sharedPtr, regs[0], regs[1], regs[2], regs[3]};
+  MlirNamedAttribute attrs[3] = {
+      kbNamed(b, "layout", kbAttr(b, "#nvvm.mma_layout<col>")),
+      kbNamed(b, "shape", kbAttr(b, "#nvvm.ld_st_matrix_shape<m = 8, n = 8>")),
+      kbNamed(b, "eltType", kbAttr(b, "#nvvm.ld_st_matrix_elt_type<b16>"))};
+  kbOp(b, "nvvm.stmatrix", 0, NULL, 5, ops, 3, attrs);
+}
+
+void nvRegisterFenceValues(KbBuilder *b, KbValue *values, uint32_t n) {
+  if (n == 0) return;
+  if (n > NV_ASM_MAX) {
+    b->failed = true;
+    return;
+  }
+  static char cons[2048];
+  MlirType types[NV_ASM_MAX];
+  int len = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    types[i] = mlirValueGetType(values[i]);
+    len += snprintf(cons + len, sizeof cons - len, "%s=%s", i ? "," : "",
+                    mlirTypeEqual(types[i], b->f32) ? "f" : "r");
+  }
+  for (uint32_t i = 0; i < n; ++i) len += snprintf(cons + len, sizeof cons - len, ",%u", i);
+  KbValue s = inlineAsm(b, "", cons, n, types, n, values);
+  for (uint32_t i = 0; i < n; ++i) values[i] = extractField(b, s, types[i], i);
+}
+
 static KbValue tmemPtr(KbBuilder *b, KbValue taddr) { return kbIntToPtr(b, taddr, b->ptrTmem); }
 
 static MlirNamedAttribute ctaGroupAttr(KbBuilder *b, const char *name, uint32_t ctaGroup) {

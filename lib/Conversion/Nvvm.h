@@ -65,6 +65,26 @@ void nvFenceProxyTensormapAcquire(KbBuilder *b, KbValue map);
  * so no use of tcgen05.ld registers can be scheduled before the wait. */
 KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num);
 
+/* ---- sm_90a: register reallocation, warpgroup MMA, matrix store --------------------- */
+
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 count (every thread of the warpgroup). */
+void nvSetMaxRegisters(KbBuilder *b, uint32_t count, bool increase);
+void nvWgmmaFence(KbBuilder *b);
+void nvWgmmaCommitGroup(KbBuilder *b);
+/* wgmma.wait_group.sync.aligned pending: all but the `pending` most recent groups done. */
+void nvWgmmaWaitGroup(KbBuilder *b, uint32_t pending);
+/* wgmma.mma_async.sync.aligned.m64n<n>k16.f32.bf16.bf16 with A in registers: acc[0..n/2)
+ * (f32, updated in place) += a[0..3] (i32: bf16x2 fragments) x B (descriptor, K-major);
+ * scaleD (i32) 0 ignores the accumulator's input. */
+void nvWgmmaBf16RegA(KbBuilder *b, uint32_t n, KbValue *acc, const KbValue a[4], KbValue descB,
+                     KbValue scaleD);
+/* stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [ptr], {r0, r1, r2, r3}. */
+void nvStMatrixX4Trans(KbBuilder *b, KbValue sharedPtr, const KbValue regs[4]);
+/* Replaces each of values[0..n) (i32 or f32) by itself passed through one empty
+ * side-effecting inline-asm statement: the definitions stay before, the uses after, every
+ * other side-effecting op around it (wgmma fences and waits). */
+void nvRegisterFenceValues(KbBuilder *b, KbValue *values, uint32_t n);
+
 /* tcgen05. TMEM addresses are i32 values (lane << 16 | column). `ctaGroup` (1 or 2) is the
  * .cta_group of the instruction; every tcgen05 op of one kernel uses the same one. */
 void nvTcAlloc(KbBuilder *b, KbValue dstShared, uint32_t cols, uint32_t ctaGroup);

@@ -140,12 +140,30 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   return ok;
 }
 
+/* A native sm_90a module (metadata target_sm 90 without the emulation or proxy flag) has
+ * no tcgen05 op to rewrite: the sm_90a targets of the sm_100a kernel leave it as it is. */
+static bool isNativeSm90(MlirOperation gpuModule) {
+  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
+  MlirAttribute v = mlirOperationIsNull(g) ? (MlirAttribute){NULL}
+                                           : mlirOperationGetAttributeByName(g, str("value"));
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v) ||
+      mlirElementsAttrGetNumElements(v) < NVFP4_METADATA_BYTES)
+    return false;
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)
+    rec[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
+  return nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 90 &&
+         !(nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) &
+           (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY));
+}
+
 bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *t) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!nvfp4OpIs(op, "gpu.module")) continue;
     if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
+    if (isNativeSm90(op)) continue;
     if (!retargetModule(op, t)) return false;
   }
   return true;

@@ -40,7 +40,8 @@ typedef struct Nvfp4Sm90Target {
 } Nvfp4Sm90Target;
 
 /* Retargets every nvfp4 gpu.module (one holding the metadata symbol) directly inside
- * `module`. False after a diagnostic. */
+ * `module`, except native sm_90a modules (target_sm 90 without the emulation or proxy flag),
+ * which have no tcgen05 op. False after a diagnostic. */
 bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *target);
 
 /* True when attribute `name` of `op` equals the attribute parsed from `text`. */

@@ -1,6 +1,6 @@
 /* Variants.c — reads the kernel family of an nvfp4.grouped_matmul from its attributes
- * (`variants`, `tile_n`, `stages`): used by the verifier, which then asks the planner
- * whether every variant can be built, and by the lowering, which builds them. */
+ * (`target`, `variants`, `tile_n`, `stages`): used by the verifier, which then asks the
+ * planner whether every variant can be built, and by the lowering, which builds them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,9 +26,15 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
   a = attrOf(op, "stages");
   if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
     stages = (uint32_t)mlirIntegerAttrGetValueInt(a);
+  MlirNvfp4Target target = MLIR_NVFP4_TARGET_SM100A;
+  a = attrOf(op, "target");
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a) &&
+      mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString("sm_90a")))
+    target = MLIR_NVFP4_TARGET_SM90A;
   a = attrOf(op, "variants");
   if (mlirAttributeIsNull(a))
-    return (intptr_t)mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max > 0 ? (uint32_t)max : 0);
+    return (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
+                                                          max > 0 ? (uint32_t)max : 0);
   if (!mlirAttributeIsAArray(a)) {
     if (msg && msgSize) snprintf(msg, msgSize, "'variants' must be an array of strings");
     return -1;
@@ -53,6 +59,7 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
                       "unknown variant '%.*s' (expected ab_n<N> or swap_n<N>, optionally "
                       "ab2_/swap2_ for a CTA pair and _st for direct stores; N in 64, 128, "
                       "192, 256)", s);
+    out[i].target = target;
   }
   return n;
 }

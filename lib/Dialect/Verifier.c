@@ -11,8 +11,9 @@
  *     that C may have a row stride: strided<[ldc, 1]> with ldc a multiple of 8, >= N;
  *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
  *     positive multiple of 64; A's and B's K are both static or both dynamic;
- *   - target "sm_100a" ("sm_90a" reserved); tile_n in {64,128,192,256}; stages in 1..8;
- *     kernel_name a C identifier of at most 63 characters.
+ *   - target "sm_100a" or "sm_90a"; tile_n in {64,128,192,256}; stages in 1..8;
+ *     kernel_name a C identifier of at most 63 characters; and every variant of the kernel
+ *     family must be one the target's planner can build (sm_90a: swap_n64 / swap_n128).
  */
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
@@ -128,11 +129,8 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
   if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
     return fail(op, "requires a string attribute 'target'");
   MlirStringRef t = mlirStringAttrGetValue(target);
-  if (str_eq(t, "sm_90a"))
-    return fail(op, "target 'sm_90a' is reserved for the native Hopper path and is not "
-                    "supported yet (supported: sm_100a)");
-  if (!str_eq(t, "sm_100a"))
-    return fail(op, "unknown target '%.*s' (supported: sm_100a)", (int)t.length, t.data);
+  if (!str_eq(t, "sm_100a") && !str_eq(t, "sm_90a"))
+    return fail(op, "unknown target '%.*s' (supported: sm_100a, sm_90a)", (int)t.length, t.data);
 
   int64_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, numStages = 0;
   MlirAttribute tile_n = get_attr(op, "tile_n");

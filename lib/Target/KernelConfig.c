@@ -123,6 +123,11 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   return true;
 }
 
+static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint32_t fixed,
+                      uint32_t *stages, char *msg, size_t msgSize);
+static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                            MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
+
 bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                                       MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
   memset(cfg, 0, sizeof *cfg);
@@ -131,6 +136,9 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
       snprintf(msg, msgSize, "group count must be between 1 and %u", NVFP4_ABI_MAX_GROUPS);
     return false;
   }
+  if (spec.target == MLIR_NVFP4_TARGET_SM90A)
+    return planSm90Variant(cfg, numGroups, spec, msg, msgSize);
+  if (spec.target != MLIR_NVFP4_TARGET_SM100A) return fail(msg, msgSize, "unknown target");
   if (!validateSpec(spec, msg, msgSize)) return false;
   const bool swap = spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
 
@@ -190,19 +198,11 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
 
   /* Pipeline depth: as many stages as shared memory holds next to the staging buffers and
    * the barrier area (sized for the worst case of 8 stages). */
-  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
   const uint32_t barrierWorst = 8u * (5u * MLIR_NVFP4_MAX_STAGES + 4u) + 8u;
-  uint32_t fixed = cfg->stagingBuffers * cfg->stagingBytes + barrierWorst;
-  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
-  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
-  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
-  uint32_t stages = spec.stages ? spec.stages : maxBySmem;
-  if (stages > maxBySmem) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
-               spec.stages, maxBySmem);
+  uint32_t stages;
+  if (!fitStages(cfg, spec.stages, cfg->stagingBuffers * cfg->stagingBytes + barrierWorst, &stages,
+                 msg, msgSize))
     return false;
-  }
 
   /* Tensor Memory: accumulators (tileN fp32 columns each), then scale-factor slots.
    * Two accumulators let the epilogue of tile t overlap the MMAs of tile t+1. Each slot
@@ -248,6 +248,117 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
+  cfg->numThreads = MLIR_NVFP4_NUM_THREADS;
+  cfg->nAlign = MLIR_NVFP4_N_STEP * spec.ctaGroup;
+  return true;
+}
+
+/* ---- the sm_90a variant (docs/kernel-sm90a.md) ------------------------------------------ */
+
+/* The pipeline depth: the spec's, or as many stages of stageBytes as fit next to `fixed`
+ * bytes (at most MLIR_NVFP4_MAX_STAGES); false with a message when it does not fit. */
+static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint32_t fixed,
+                      uint32_t *stages, char *msg, size_t msgSize) {
+  const uint32_t smemBudget = MLIR_NVFP4_MAX_DYN_SMEM - 1024u /* alignment slack */;
+  uint32_t maxBySmem = fixed < smemBudget ? (smemBudget - fixed) / cfg->stageBytes : 0;
+  if (maxBySmem > MLIR_NVFP4_MAX_STAGES) maxBySmem = MLIR_NVFP4_MAX_STAGES;
+  if (maxBySmem < 2) return fail(msg, msgSize, "two pipeline stages do not fit in shared memory");
+  *stages = requested ? requested : maxBySmem;
+  if (*stages > maxBySmem) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "stages = %u does not fit in shared memory (at most %u)",
+               requested, maxBySmem);
+    return false;
+  }
+  return true;
+}
+
+/* Swap-AB only: the weights (B) are decoded into wgmma A register fragments, 64 rows per
+ * consumer warpgroup; the tokens (A), sized per group (a multiple of 16 up to tileN), are
+ * decoded into the wgmma B operand in shared memory. One stage holds the raw operands
+ * exactly as the sm_100a stage does (TMA boxes of 256 K); the scale factors of the tokens
+ * take two atom rows because a token tile starts at any multiple of 16 rows. */
+static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                            MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
+  if (spec.orientation != MLIR_NVFP4_ORIENTATION_SWAP_AB)
+    return fail(msg, msgSize, "the sm_90a kernel has the swap-AB orientation only (variants "
+                              "swap_n64, swap_n128): the weights feed the wgmma M side");
+  if (spec.ctaGroup != 1) return fail(msg, msgSize, "the sm_90a kernel has no CTA-pair variant");
+  if (spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
+    return fail(msg, msgSize, "the sm_90a kernel has the TMA-store epilogue only");
+  if (spec.tileN != 64 && spec.tileN != 128)
+    return fail(msg, msgSize, "tile_n of an sm_90a variant (its largest token tile, the wgmma N) "
+                              "must be 64 or 128");
+  if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
+
+  const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2;
+  const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
+  cfg->spec = spec;
+  cfg->numGroups = numGroups;
+  cfg->tileM = cfg->mmaM = MLIR_NVFP4_TILE_M;
+  cfg->tileN = spec.tileN;
+  cfg->tileK = MLIR_NVFP4_TILE_K;
+  cfg->roleM = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_B, .scales = MLIR_NVFP4_TENSOR_SFB,
+                                      .rowsPerCta = MLIR_NVFP4_TILE_M, .sfAtoms = 1};
+  cfg->roleN = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_A, .scales = MLIR_NVFP4_TENSOR_SFA,
+                                      .rowsPerCta = spec.tileN, .sfAtoms = 2, .dynamicRows = true};
+  cfg->mBytes = cfg->roleM.rowsPerCta * rowBytes;
+  cfg->nBytes = cfg->roleN.rowsPerCta * rowBytes;
+  cfg->sfmBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->roleM.sfAtoms;
+  cfg->sfnBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->roleN.sfAtoms;
+  cfg->mOffset = 0;
+  cfg->nOffset = cfg->mBytes;
+  cfg->sfmOffset = cfg->nOffset + cfg->nBytes;
+  cfg->sfnOffset = cfg->sfmOffset + cfg->sfmBytes;
+  cfg->stageBytes = roundUp(cfg->sfnOffset + cfg->sfnBytes, 1024);
+  cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes;
+
+  MlirNvfp4Sm90Plan *p = &cfg->sm90;
+  p->consumerGroups = 2;
+  p->mmaDepth = 1;
+  p->chunkK = MLIR_NVFP4_MMA_K;
+  /* A chunk's buffer is rewritten while the other warpgroup may still run the wgmmas of
+   * mmaDepth + 1 chunks before it (docs/kernel-sm90a.md, "Hazards"). */
+  p->decodedBuffers = p->mmaDepth + 2;
+  p->decodedBytes = spec.tileN * 128u; /* tileN rows x 64 BF16 */
+  p->producerRegs = 40;
+  p->consumerRegs = 232;
+  /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
+   * warpgroup, tileN rows; stored as boxes of 16 rows. */
+  cfg->stagingBuffers = p->consumerGroups;
+  cfg->stagingRows = MLIR_NVFP4_SM90_STORE_ROWS;
+  cfg->stagingBoxes = spec.tileN / MLIR_NVFP4_SM90_STORE_ROWS;
+  cfg->stagingBytes = cfg->stagingRows * MLIR_NVFP4_STORE_COLS * 2u * cfg->stagingBoxes;
+
+  const uint32_t lutBytes = 256u * 4u;
+  const uint32_t barrierWorst = 8u * 2u * MLIR_NVFP4_MAX_STAGES;
+  const uint32_t fixed = p->decodedBuffers * p->decodedBytes +
+                         cfg->stagingBuffers * cfg->stagingBytes + lutBytes + barrierWorst;
+  uint32_t stages;
+  if (!fitStages(cfg, spec.stages, fixed, &stages, msg, msgSize)) return false;
+  cfg->stages = stages;
+  cfg->accBuffers = 1; /* the accumulator lives in the consumers' registers */
+
+  uint32_t top = 0;
+  planSmem(cfg, &top, "stage", cfg->stageBytes, stages, 1024);
+  p->decodedOffset = planSmem(cfg, &top, "decoded tokens", p->decodedBytes, p->decodedBuffers, 1024);
+  cfg->stagingOffset =
+      planSmem(cfg, &top, "store staging", cfg->stagingBytes, cfg->stagingBuffers, 1024);
+  p->lutOffset = planSmem(cfg, &top, "scale table", lutBytes, 1, 16);
+  planBarriers(cfg, &cfg->full, "full", stages, 1);
+  planBarriers(cfg, &cfg->empty, "empty", stages, 1);
+  cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
+  cfg->tmemSlotOffset = top; /* no Tensor Memory */
+  cfg->dynSmemBytes = 1024u + top;
+  if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
+    return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
+  cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
+  cfg->numThreads = MLIR_NVFP4_SM90_NUM_THREADS;
+  cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
+  cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
+  /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
+   * the smallest of the next evens out the CTAs' totals */
+  cfg->snakeOrder = true;
   return true;
 }
 
@@ -273,6 +384,10 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
     fprintf(f, "  tmem %-14s column %3u columns %3u copies %u\n", r->name, r->column,
             r->columns, r->copies);
   }
+  if (cfg->spec.target == MLIR_NVFP4_TARGET_SM90A)
+    fprintf(f, "  sm_90a: %u consumer warpgroups, wgmma depth %u, registers %u/%u\n",
+            cfg->sm90.consumerGroups, cfg->sm90.mmaDepth, cfg->sm90.producerRegs,
+            cfg->sm90.consumerRegs);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
 }
@@ -286,7 +401,8 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
   nvfp4_kernel_metadata m = {
       .magic = NVFP4_METADATA_MAGIC, .abi_version = NVFP4_ABI_VERSION,
       .record_bytes = NVFP4_METADATA_BYTES, .target_sm = targetSm, .flags = flags,
-      .block = {MLIR_NVFP4_NUM_THREADS, 1, 1}, .cluster = {cta, 1, 1},
+      .block = {cfg->numThreads ? cfg->numThreads : MLIR_NVFP4_NUM_THREADS, 1, 1},
+      .cluster = {cta, 1, 1},
       .dyn_smem_bytes = cfg->dynSmemBytes, .tile_m = cfg->mmaM, .tile_n = cfg->tileN,
       .tile_k = cfg->tileK, .stages = cfg->stages, .max_groups = cfg->numGroups,
       .param_bytes = cfg->paramBytes, .tmem_cols = cfg->tmemCols,
@@ -295,10 +411,11 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
       .variant_index = variantIndex, .variant_count = variantCount,
       .orientation = (uint32_t)cfg->spec.orientation, .cta_group = cta,
       .epilogue = (uint32_t)cfg->spec.epilogue,
-      .variant_flags = cfg->roleN.dynamicRows ? NVFP4_META_VFLAG_DYNAMIC_N : 0u,
+      .variant_flags =
+          (cfg->roleN.dynamicRows ? NVFP4_META_VFLAG_DYNAMIC_N : 0u) | cfg->variantFlags,
       .m_box_rows = cfg->roleM.rowsPerCta, .n_box_rows = cfg->roleN.rowsPerCta,
       .sfm_atoms = cfg->roleM.sfAtoms, .store_box_rows = cfg->stagingRows,
-      .n_align = MLIR_NVFP4_N_STEP * cta};
+      .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta};
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)
@@ -317,6 +434,23 @@ uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4V
   all[1].orientation = all[2].orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
   uint32_t n = 0;
   for (uint32_t i = 0; i < 3 && n < max; ++i) out[n++] = all[i];
+  return n;
+}
+
+uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,
+                                              uint32_t stages, MlirNvfp4VariantSpec *out,
+                                              uint32_t max) {
+  if (target != MLIR_NVFP4_TARGET_SM90A)
+    return mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max);
+  uint32_t first = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N;
+  uint32_t widths[2] = {first, first == 64 ? 128u : 64u};
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < 2 && n < max; ++i) {
+    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[i], stages);
+    s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+    s.target = MLIR_NVFP4_TARGET_SM90A;
+    out[n++] = s;
+  }
   return n;
 }
 

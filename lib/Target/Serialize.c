@@ -93,6 +93,22 @@ static MlirWalkResult findBinary(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* The architecture ptxas assembles for: the PTX's own `.target sm_XXa` line (the gpu.module
+ * target decides it: sm_100a, or sm_90a for native Hopper kernels and the emulation). */
+static void ptxArch(const char *ptx, bool emulate, char *out, size_t size) {
+  const char *t = ptx ? strstr(ptx, "\n.target ") : NULL;
+  if (t) {
+    t += 9;
+    size_t n = 0;
+    while (t[n] && t[n] != '\n' && t[n] != ',' && t[n] != ' ' && n + 1 < size) ++n;
+    if (n > 0 && n < 16) {
+      snprintf(out, size, "%.*s", (int)n, t);
+      return;
+    }
+  }
+  snprintf(out, size, "%s", emulate ? "sm_90a" : "sm_100a");
+}
+
 /* ptxas PTX -> cubin in a private temporary directory; its output goes to the log. */
 static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r) {
   char dir[] = "/tmp/nvfp4-XXXXXX";
@@ -105,7 +121,9 @@ static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r
   snprintf(cubinPath, sizeof cubinPath, "%s/k.cubin", dir);
   snprintf(logPath, sizeof logPath, "%s/ptxas.log", dir);
   snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", o->toolkitPath ? o->toolkitPath : NVFP4_CUDA_ROOT);
-  snprintf(arch, sizeof arch, "-arch=%s", o->emulate || o->proxy ? "sm_90a" : "sm_100a");
+  char target[24];
+  ptxArch(r->ptx, o->emulate || o->proxy, target, sizeof target);
+  snprintf(arch, sizeof arch, "-arch=%s", target);
   bool ok = false;
   FILE *f = fopen(ptxPath, "wb");
   if (!f || fwrite(r->ptx, 1, r->ptxSize, f) != r->ptxSize) {

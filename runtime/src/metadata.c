@@ -154,8 +154,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->store_box_rows == 0 || m->store_box_rows > 256))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata store box of %u rows",
                         m->store_box_rows);
-  if (m->variant_flags & ~NVFP4_META_VFLAG_DYNAMIC_N)
+  if (m->variant_flags & ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata variant flags 0x%x: unknown bits",
+                        m->variant_flags);
+  if ((m->variant_flags & NVFP4_META_VFLAG_BALANCED_N) &&
+      !(m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata variant flags 0x%x: BALANCED_N without DYNAMIC_N",
                         m->variant_flags);
   if ((m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) &&
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))

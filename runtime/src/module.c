@@ -26,11 +26,8 @@ nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
   if ((st = nvfp4rt_metadata_check_target(&meta, ctx->info.cc_major, ctx->info.cc_minor)) !=
       NVFP4RT_STATUS_OK)
     return st;
-  const int sm90_kind = (meta.flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY)) != 0;
-  if (meta.target_sm == 90 && !sm90_kind)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
-                        "sm_90 cubin without the emulation or proxy flag: no native Hopper "
-                        "kernel ABI");
+  /* target_sm 90 is the tcgen05 emulation (EMULATION flag, workspace), the timing proxy
+   * (PROXY flag) or a native sm_90a kernel (docs/kernel-sm90a.md); all use the same ABI. */
   for (uint32_t v = 0; v < table.count; v++) {
     const nvfp4_kernel_metadata *vm = &table.variants[v];
     if (vm->cluster[1] != 1 || vm->cluster[2] != 1)

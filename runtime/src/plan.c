@@ -30,6 +30,8 @@ uint32_t nvfp4rt_group_tile_n(const nvfp4_kernel_metadata *meta, const nvfp4rt_g
   if (!(meta->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) || meta->n_align == 0)
     return meta->tile_n;
   uint32_t rows = rows_n_role(meta, G);
+  if (rows > meta->tile_n && (meta->variant_flags & NVFP4_META_VFLAG_BALANCED_N))
+    rows = (uint32_t)ceil_div64(rows, ceil_div64(rows, meta->tile_n)); /* equal tiles */
   if (rows > meta->tile_n) return meta->tile_n;
   uint32_t n = (uint32_t)ceil_div64(rows ? rows : 1, meta->n_align) * meta->n_align;
   return n < meta->tile_n ? n : meta->tile_n;
@@ -75,12 +77,19 @@ static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nv
   return NVFP4RT_STATUS_OK;
 }
 
-/* Table order: descending M, ties in the caller's order (insertion sort: stable, and the
- * group counts that matter for host cost are small). */
-static void sort_by_m(const nvfp4rt_group *groups, uint32_t n, uint32_t *order) {
+/* Table order: descending M — or, for BALANCED_N variants, descending work per tile
+ * (tile_n * K) — ties in the caller's order (insertion sort: stable, and the group counts
+ * that matter for host cost are small). */
+static uint64_t sort_key(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *G) {
+  if (meta->variant_flags & NVFP4_META_VFLAG_BALANCED_N)
+    return (uint64_t)nvfp4rt_group_tile_n(meta, G) * G->k;
+  return G->m;
+}
+static void sort_by_m(const nvfp4_kernel_metadata *meta, const nvfp4rt_group *groups, uint32_t n,
+                      uint32_t *order) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t g = i, j = i;
-    while (j > 0 && groups[order[j - 1]].m < groups[g].m) {
+    while (j > 0 && sort_key(meta, &groups[order[j - 1]]) < sort_key(meta, &groups[g])) {
       order[j] = order[j - 1];
       j--;
     }
@@ -108,7 +117,7 @@ nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
   if (!layout) return NVFP4RT_STATUS_OK;
   nvfp4rt_plan_layout *L = layout;
   L->num_groups = num_groups;
-  sort_by_m(groups, num_groups, L->order);
+  sort_by_m(meta, groups, num_groups, L->order);
   uint64_t total = 0;
   for (uint32_t s = 0; s < num_groups; s++) {
     const uint32_t g = L->order[s];
@@ -260,7 +269,9 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
 
 /* Device model: DRAM bandwidth, the shared-memory fill rate one SM sustains, and its FP4
  * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4);
- * sm_90 cubins (emulation) are timed as if the MMA were free. */
+ * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs), BF16 wgmma at the ~790 TFLOP/s a large
+ * GEMM reaches, of which the in-kernel FP4 decode leaves about three quarters; sm_90
+ * emulation cubins are timed as if the MMA were free. */
 typedef struct device_model { double dram_bps, sm_bps, sm_flops, tile_overhead_s; } device_model;
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
@@ -268,6 +279,9 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
   if (m->target_sm == 100) {
     d.dram_bps = 7.68e12 * 0.85;
     d.sm_flops = 10.0e15 / 148.0;
+  } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
+    d.dram_bps = 4.8e12 * 0.85;
+    d.sm_flops = 0.75 * 790e12 / 132.0;
   } else {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;

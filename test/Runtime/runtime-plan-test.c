@@ -3,8 +3,9 @@
  * parameter-block packing at the KernelABI.h offsets (table order, per-group tile widths,
  * inline and global group tables), grid size, the variant heuristic, metadata
  * decode/validate (records and tables) and target checks, ELF metadata lookup in a
- * ptxas-built cubin, and the behaviour without a driver. Usage: runtime-plan-test
- * status|validate|tmap|pack|grid|select|select-pair|meta|elf CUBIN|elf-bad FILE|nodriver */
+ * ptxas-built cubin, the native sm_90a kernel's metadata and tiles, and the behaviour
+ * without a driver. Usage: runtime-plan-test
+ * status|validate|tmap|pack|grid|select|select-pair|meta|sm90|elf CUBIN|elf-bad FILE|nodriver */
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,22 @@ static int test_grid(void) {
   return t_summary("grid");
 }
 
+/* PROBLEM.md's B1..B4 (and one large square case) for the variant-choice checks */
+typedef struct { const char *name; uint32_t g, n, k, m[8]; } bench_case;
+static const bench_case kBenchCases[] = {
+    {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
+    {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
+    {"B3", 2, 3072, 4096, {192, 320}},
+    {"B4", 2, 4096, 1536, {128, 384}},
+    {"square", 2, 4096, 4096, {4096, 4096}},
+};
+static void fill_bench_case(const bench_case *bc, nvfp4rt_group *g) {
+  for (uint32_t i = 0; i < bc->g; i++) {
+    g[i] = good_group(i);
+    g[i].m = bc->m[i]; g[i].n = bc->n; g[i].k = bc->k; g[i].ldc = bc->n;
+  }
+}
+
 /* The variant heuristic prefers swap-AB for few tokens per group against wide weights (B1),
  * the 128 x 256 tiles for large square groups (fewer bytes per FLOP than 128 x 128; AB
  * wins the tie), and never a variant that cannot run the launch. */
@@ -361,20 +378,11 @@ static int test_select_pair(void) {
               nvfp4rt_grid_size(&t.variants[4], 1000, 147) == 146 &&
               nvfp4rt_grid_size(&t.variants[4], 3, 148) == 6,
           "pair grid: whole clusters, at most the SM count");
-  static const struct { const char *name; uint32_t g, n, k, m[8]; } cases[] = {
-      {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
-      {"B2", 8, 7168, 2048, {40, 76, 168, 72, 164, 148, 196, 160}},
-      {"B3", 2, 3072, 4096, {192, 320}},
-      {"B4", 2, 4096, 1536, {128, 384}},
-      {"square", 2, 4096, 4096, {4096, 4096}},
-  };
-  for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+  const bench_case *cases = kBenchCases;
+  for (uint32_t c = 0; c < sizeof kBenchCases / sizeof kBenchCases[0]; c++) {
     nvfp4rt_group g[8];
     double cost[8];
-    for (uint32_t i = 0; i < cases[c].g; i++) {
-      g[i] = good_group(i);
-      g[i].m = cases[c].m[i]; g[i].n = cases[c].n; g[i].k = cases[c].k; g[i].ldc = cases[c].n;
-    }
+    fill_bench_case(&cases[c], g);
     int v = nvfp4rt_select_variant(&t, g, cases[c].g, 148, cost);
     printf("select-pair %s:", cases[c].name);
     for (uint32_t i = 0; i < nv; i++) printf(" %s %.1f", names[i], cost[i]);
@@ -550,8 +558,118 @@ static int test_nodriver(void) {
   return t_summary("nodriver");
 }
 
+/* The native sm_90a kernel (docs/kernel-sm90a.md): its metadata validates (target_sm 90
+ * without the emulation flag, 384 threads, DYNAMIC_N | BALANCED_N), groups wider than
+ * tile_n split into equal token tiles (multiples of n_align 16), the table is sorted by
+ * descending work per tile, FP4 tensor maps are UINT8 with the tokens' box the group's
+ * tile, the tokens' scale box two atom rows, C boxes of 16 rows; no workspace. */
+static nvfp4_kernel_metadata make_sm90(uint32_t max_groups, uint32_t tile_n) {
+  nvfp4_kernel_metadata m = make_swap(0, max_groups, tile_n);
+  m.target_sm = 90;
+  strcpy(m.target, "sm_90a");
+  m.block[0] = 384;
+  m.variant_flags = NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N;
+  m.n_align = 16;
+  m.sfn_atoms = 2;
+  m.store_box_rows = 16;
+  m.tmem_cols = 0;
+  m.acc_buffers = 1;
+  m.stages = 3;
+  strcpy(m.kernel_name, "nvfp4_grouped_gemm_swap_n128");
+  return m;
+}
+
+static int test_sm90(void) {
+  nvfp4_kernel_metadata m = make_sm90(8, 128);
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_encode(&m, rec);
+  nvfp4_kernel_metadata back;
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_OK);
+  T_CHECK(back.target_sm == 90 && back.flags == 0 && back.block[0] == 384, "native sm90 record");
+  EXPECT_STATUS(nvfp4rt_metadata_check_target(&back, 9, 0), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_metadata_check_target(&back, 10, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
+  nvfp4_kernel_metadata bad = m;
+  bad.variant_flags = NVFP4_META_VFLAG_BALANCED_N;
+  nvfp4rt_metadata_encode(&bad, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_ABI_MISMATCH);
+  printf("balanced without dynamic: %s\n", nvfp4rt_last_error()->message);
+  bad.variant_flags = 0x4 | NVFP4_META_VFLAG_DYNAMIC_N;
+  nvfp4rt_metadata_encode(&bad, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_UNSUPPORTED);
+
+  /* equal token tiles: rows -> per-group tile_n (128 max, granule 16) */
+  static const uint32_t rows[] = {1, 16, 40, 72, 128, 129, 160, 176, 248, 256, 300, 384, 512};
+  static const uint32_t want[] = {16, 16, 48, 80, 128, 80, 80, 96, 128, 128, 112, 128, 128};
+  for (uint32_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    nvfp4rt_group g = good_group(i);
+    g.m = rows[i];
+    uint32_t tn = nvfp4rt_group_tile_n(&m, &g);
+    T_CHECK(tn == want[i], "M = %u: tile_n %u, want %u", rows[i], tn, want[i]);
+    printf("sm90 M %u tile_n %u\n", rows[i], tn);
+  }
+  /* B1: table sorted by tile_n * K; tiles = 32 weight tiles x token tiles */
+  static const uint32_t b1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+  nvfp4rt_group g[8];
+  for (int i = 0; i < 8; i++) {
+    g[i] = good_group((uint32_t)i);
+    g[i].m = b1[i];
+    g[i].n = 4096;
+    g[i].k = 7168;
+    g[i].ldc = 4096;
+  }
+  nvfp4rt_plan_layout L;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 8, &L), NVFP4RT_STATUS_OK);
+  printf("sm90 B1 order");
+  for (int s = 0; s < 8; s++) printf(" %u:%u", b1[L.order[s]], L.tile_n[s]);
+  printf(" tiles %u\n", L.total_tiles);
+  for (int s = 1; s < 8; s++)
+    T_CHECK(L.tile_n[s - 1] >= L.tile_n[s], "sorted by work per tile");
+  T_CHECK(L.total_tiles == 32 * 11, "B1 tiles %u", L.total_tiles);
+  /* tensor maps */
+  nvfp4rt_group t = good_group(0);
+  t.m = 176; t.n = 4096; t.k = 7168; t.ldc = 4096;
+  nvfp4rt_tmap_args a;
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_UINT8 && a.dims[0] == 3584 && a.dims[1] == 176 &&
+          a.box[0] == 128 && a.box[1] == 96 && a.swizzle == CU_TENSOR_MAP_SWIZZLE_128B,
+          "tokens: UINT8, box {128 B, the group's tile_n}");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_B, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_UINT8 && a.box[0] == 128 && a.box[1] == 128,
+          "weights: UINT8, box {128 B, 128 rows}");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_SFA, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[0] == 256 && a.box[1] == 2, "token scales: two atom rows");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[1] == 1, "weight scales: one atom row");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[0] == 64 && a.box[1] == 16 && a.dims[0] == 4096 && a.dims[1] == 176,
+          "C: boxes of 64 columns x 16 rows");
+  /* the runtime's choice between the two sm_90a variants on the H200's 132 SMs (what the
+   * pending benchmark will run; docs/performance.md) */
+  nvfp4rt_metadata_table tab;
+  memset(&tab, 0, sizeof tab);
+  tab.count = 2;
+  tab.variants[0] = make_sm90(8, 128);
+  tab.variants[1] = make_sm90(8, 64);
+  tab.variants[1].stages = 6;
+  strcpy(tab.variants[1].kernel_name, "nvfp4_grouped_gemm_swap_n64");
+  for (uint32_t v = 0; v < 2; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 2;
+  const bench_case *bc = kBenchCases;
+  for (uint32_t c = 0; c < 4; c++) { /* B1..B4 */
+    nvfp4rt_group bg[8];
+    double cost[2];
+    fill_bench_case(&bc[c], bg);
+    int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
+    T_CHECK(v == 0 || v == 1, "%s: a variant", bc[c].name);
+    nvfp4rt_plan_layout bl;
+    EXPECT_STATUS(nvfp4rt_plan_validate(&tab.variants[v < 0 ? 0 : v], bg, bc[c].g, &bl), NVFP4RT_STATUS_OK);
+    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us -> %s, %u tiles\n", bc[c].name, cost[0],
+           cost[1], v == 1 ? "swap_n64" : "swap_n128", bl.total_tiles);
+  }
+  return t_summary("sm90");
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|sm90|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
@@ -561,6 +679,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "select")) return test_select();
   if (!strcmp(t, "select-pair")) return test_select_pair();
   if (!strcmp(t, "meta")) return test_meta();
+  if (!strcmp(t, "sm90")) return test_sm90();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);
   if (!strcmp(t, "nodriver")) return test_nodriver();

@@ -91,6 +91,126 @@ static void golden(const char *name, uint32_t stages, uint32_t acc, uint32_t slo
   if (ok && c.stages == stages) printf("PASS: golden %s: %s\n", name, what);
 }
 
+/* The sm_90a plan (docs/kernel-sm90a.md): regions in bounds and disjoint, 1024-B aligned
+ * stages, decoded buffers and staging boxes, the scale table 16-B aligned, the raw stage
+ * exactly the TMA boxes, the barrier arrays, the register budget, the launch facts. */
+static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
+  const uint32_t limit = c->dynSmemBytes - 1024;
+  check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "sm90: smem within the opt-in limit", name);
+  for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
+    const MlirNvfp4SmemRegion *r = &c->smem[i];
+    check(r->offset + r->bytes <= limit, "sm90: smem region inside the allocation", name);
+    for (uint32_t j = 0; j < i; ++j)
+      check(!overlaps(r->offset, r->bytes, c->smem[j].offset, c->smem[j].bytes),
+            "sm90: smem regions disjoint", name);
+  }
+  const MlirNvfp4Sm90Plan *p = &c->sm90;
+  check(c->stageBytes % 1024 == 0 && c->nOffset % 1024 == 0 && c->sfmOffset % 512 == 0 &&
+            c->sfnOffset % 512 == 0,
+        "sm90: stage, token tile 1024-B aligned, scale atoms 512-B aligned", name);
+  check(c->mBytes == 128u * 128u && c->nBytes == c->tileN * 128u && c->sfmBytes == 2048 &&
+            c->sfnBytes == 4096 && c->txBytesFixed == c->mBytes + c->sfmBytes + c->sfnBytes,
+        "sm90: stage = weight box + token box (tile_n rows) + 1 + 2 scale atom rows", name);
+  check(p->decodedBuffers == p->mmaDepth + 2 && p->decodedOffset % 1024 == 0 &&
+            p->decodedBytes == c->tileN * 128u,
+        "sm90: depth + 2 decoded chunks of tile_n rows x 64 BF16, 1024-B aligned", name);
+  check(c->stagingBuffers == p->consumerGroups && c->stagingOffset % 1024 == 0 &&
+            c->stagingRows == MLIR_NVFP4_SM90_STORE_ROWS &&
+            c->stagingBytes == c->stagingRows * 128u * c->stagingBoxes &&
+            c->stagingBoxes * c->stagingRows == c->tileN,
+        "sm90: one staging column of tile_n rows per consumer warpgroup", name);
+  check(p->lutOffset % 16 == 0, "sm90: scale table aligned", name);
+  check(c->full.count == c->stages && c->empty.count == c->stages && c->full.arrivals == 1 &&
+            c->empty.arrivals == 1 && c->numBarriers == 2 * c->stages,
+        "sm90: full / empty rings, one arrival each", name);
+  check(c->numThreads == 128u * (1 + p->consumerGroups) &&
+            128u * (p->producerRegs + p->consumerGroups * p->consumerRegs) <= 65536u &&
+            p->producerRegs % 8 == 0 && p->consumerRegs % 8 == 0,
+        "sm90: three warpgroups whose setmaxnreg budgets fit the register file", name);
+  check(c->tmemCols == 0 && c->accBuffers == 1 && c->roleN.dynamicRows &&
+            c->nAlign == MLIR_NVFP4_SM90_N_ALIGN && c->tileN % c->nAlign == 0 &&
+            (c->variantFlags & NVFP4_META_VFLAG_BALANCED_N) && c->snakeOrder,
+        "sm90: no TMEM, per-group balanced token tiles, snake schedule", name);
+}
+
+static void sm90Tests(void) {
+  static const uint32_t groups[] = {1, 8, 46, 47, 1024};
+  static const uint32_t widths[] = {64, 128};
+  static const uint32_t wantStages[] = {6, 3};
+  static const uint32_t wantSmem[] = {227424, 200752};
+  for (int w = 0; w < 2; ++w) {
+    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
+    s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+    s.target = MLIR_NVFP4_TARGET_SM90A;
+    char name[32];
+    mlirNvfp4VariantName(s, name, sizeof name);
+    for (uint32_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
+      MlirNvfp4KernelConfig c;
+      char why[200];
+      int ok = mlirNvfp4KernelConfigInitVariant(&c, groups[g], s, why, sizeof why);
+      check(ok, ok ? "sm90: planned" : why, name);
+      if (ok) sm90Invariants(&c, name);
+    }
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
+    printf("%s: sm90 golden %s: stages %u smem %u (got %u %u)\n",
+           ok && c.stages == wantStages[w] && c.dynSmemBytes == wantSmem[w] ? "PASS" : "FAIL",
+           name, wantStages[w], wantSmem[w], c.stages, c.dynSmemBytes);
+    ok && c.stages == wantStages[w] && c.dynSmemBytes == wantSmem[w] ? ++gPassed : ++gFailed;
+  }
+  /* what the sm_90a generator cannot build, each with its reason */
+  static const struct { const char *variant; const char *reason; } bad[] = {
+      {"ab_n128", "swap-AB orientation only"},
+      {"swap2_n128", "no CTA-pair variant"},
+      {"swap_n192", "must be 64 or 128"},
+      {"swap_n256", "must be 64 or 128"}};
+  for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    MlirNvfp4VariantSpec s;
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    mlirNvfp4VariantSpecParse(bad[i].variant, strlen(bad[i].variant), 0, &s);
+    s.target = MLIR_NVFP4_TARGET_SM90A;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
+              strstr(why, bad[i].reason) != NULL,
+          "sm90: refused with its reason", bad[i].variant);
+  }
+  MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 4);
+  s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  s.target = MLIR_NVFP4_TARGET_SM90A;
+  MlirNvfp4KernelConfig c;
+  char why[200] = "";
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, "at most 3"),
+        "sm90: stages = 4 refused for swap_n128", "sm90 stages");
+  /* the sm_90a default family: swap_n<tile_n>, then the other width */
+  MlirNvfp4VariantSpec fam[4];
+  uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 4);
+  char n0[32] = "", n1[32] = "";
+  if (k == 2) {
+    mlirNvfp4VariantName(fam[0], n0, sizeof n0);
+    mlirNvfp4VariantName(fam[1], n1, sizeof n1);
+  }
+  check(k == 2 && !strcmp(n0, "swap_n64") && !strcmp(n1, "swap_n128") &&
+            fam[0].target == MLIR_NVFP4_TARGET_SM90A && fam[1].target == MLIR_NVFP4_TARGET_SM90A,
+        "sm90 default family swap_n<tile_n>, the other width", "sm90 family");
+  /* the metadata record of a variant */
+  MlirNvfp4KernelConfig m;
+  MlirNvfp4VariantSpec sp = fam[0];
+  mlirNvfp4KernelConfigInitVariant(&m, 8, sp, why, sizeof why);
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  mlirNvfp4KernelConfigEncodeMetadata(&m, "k_swap_n64", "sm_90a", 90, 0, 0, 0, 1, rec);
+  check(nvfp4_meta_read_u32(rec, NVFP4_META_BLOCK_X) == 384 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 90 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_N_ALIGN) == 16 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) ==
+                (NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N) &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_SFN_ATOMS) == 2 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_STORE_BOX_ROWS) == 16 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
+        "sm90 metadata: 384 threads, sm 90, n_align 16, DYNAMIC_N | BALANCED_N, 2 token SF atom "
+        "rows, 16-row store boxes, no TMEM", "sm90 metadata");
+}
+
 int main(int argc, char **argv) {
   static const char *const all[] = {"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st",
                                     "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64",
@@ -176,6 +296,7 @@ int main(int argc, char **argv) {
   check(k == 3 && !strcmp(names[0], "ab_n192") && !strcmp(names[1], "swap_n128") &&
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
+  sm90Tests();
   printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);
   return gFailed ? 1 : 0;
 }

@@ -179,7 +179,10 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state) {
   KbValue total = genParamU32(k, NVFP4_ABI_HDR_TOTAL_TILES);
   KbValue numGroups = genParamU32(k, NVFP4_ABI_HDR_NUM_GROUPS);
   KbValue step = nvSreg(b, pair ? "nclusterid.x" : "nctaid.x");
-  KbVar tile = kbVar(b, b->i32, nvSreg(b, pair ? "clusterid.x" : "ctaid.x"));
+  KbValue first = nvSreg(b, pair ? "clusterid.x" : "ctaid.x");
+  KbVar tile = kbVar(b, b->i32, first);
+  KbVar pass = {{NULL}, {NULL}};
+  if (k->cfg->snakeOrder) pass = kbVar(b, b->i32, kbI32(b, 0));
   KbVar g = kbVar(b, b->i32, kbI32(b, 0));
   kbWhile(b);
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, tile), total));
@@ -187,7 +190,15 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state) {
     GenTile t;
     tileInfo(k, &t, g, kbGet(b, tile), numGroups);
     body(k, &t, state);
-    kbSet(b, tile, kbAdd(b, kbGet(b, tile), step));
+    if (k->cfg->snakeOrder) {
+      KbValue p = kbAddI(b, kbGet(b, pass), 1);
+      KbValue back = kbSub(b, kbAddI(b, step, -1), first);
+      KbValue odd = kbCmpI(b, KB_NE, kbAnd(b, p, kbI32(b, 1)), 0);
+      kbSet(b, tile, kbAdd(b, kbMul(b, p, step), kbSelect(b, odd, back, first)));
+      kbSet(b, pass, p);
+    } else {
+      kbSet(b, tile, kbAdd(b, kbGet(b, tile), step));
+    }
   }
   kbEndWhile(b);
 }
@@ -201,6 +212,16 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor) {
   if (!k->patchable) return kbGepDyn(b, k->table, off);
   KbValue copy = kbIntToPtr(b, kbAdd(b, k->mapCopies, kbZExt(b, off, b->i64)), b->ptr);
   return kbSelect(b, k->patchMaps, copy, kbGepDyn(b, k->table, off));
+}
+
+void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]) {
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  const MlirNvfp4Tensor tensors[4] = {cfg->roleM.data, cfg->roleN.data, cfg->roleM.scales,
+                                      cfg->roleN.scales};
+  for (int i = 0; i < 4; ++i) {
+    maps[i] = genTensorMap(k, group, tensors[i]);
+    nvPrefetchTensormap(k->b, maps[i]);
+  }
 }
 
 KbValue genRoleNRows(GenKernel *k, GenTile *t) {

@@ -112,7 +112,9 @@ typedef struct GenTile {
 
 typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
 /* Runs `body` for every tile of this CTA (or CTA pair): tile = first; tile < total;
- * tile += step, with first/step the CTA (cluster) index and count. */
+ * tile += step, with first/step the CTA (cluster) index and count. With the plan's
+ * snakeOrder, pass i takes tile i * step + (i odd ? step - 1 - first : first) instead (still
+ * increasing per CTA). */
 void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
@@ -120,6 +122,9 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 /* Generic pointer to tensor map `tensor` of `group`: in the table, or, in a patchable
  * kernel, this CTA's patched copy when the launch patches its maps. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
+/* The four tensor maps a tile's stages load — M-role data, N-role data, M-role scale
+ * factors, N-role scale factors — each prefetched (prefetch.tensormap). */
+void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 

@@ -45,12 +45,9 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   ProducerState *st = state;
   const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
-  KbValue mapM = genTensorMap(g, t->group, rm->data);
-  KbValue mapN = genTensorMap(g, t->group, rn->data);
-  KbValue mapSfm = genTensorMap(g, t->group, rm->scales);
-  KbValue mapSfn = genTensorMap(g, t->group, rn->scales);
-  KbValue maps[4] = {mapM, mapN, mapSfm, mapSfn};
-  for (int i = 0; i < 4; ++i) nvPrefetchTensormap(b, maps[i]);
+  KbValue maps[4];
+  genRoleTensorMaps(g, t->group, maps);
+  KbValue mapM = maps[0], mapN = maps[1], mapSfm = maps[2], mapSfn = maps[3];
 
   /* This CTA's rows of each role and the 128-row scale-factor atom rows holding them. In a
    * CTA pair each CTA loads its half of both roles' rows, its own M-role scale factors and

@@ -415,13 +415,13 @@ func.func @memory_space(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// Only sm_100a is supported.
+// The targets are sm_100a and sm_90a.
 func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{unknown target 'sm_80' (supported: sm_100a)}}
+  // expected-error @+1 {{unknown target 'sm_80' (supported: sm_100a, sm_90a)}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
@@ -433,19 +433,73 @@ func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// sm_90a is reserved for the native Hopper path.
-func.func @reserved_target(%a0: memref<128x256xf4E2M1FN>,
+// sm_90a: the wgmma kernel has the swap-AB orientation only.
+func.func @sm90_ab_variant(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{target 'sm_90a' is reserved for the native Hopper path and is not supported yet (supported: sm_100a)}}
+  // expected-error @+1 {{variant ab_n128: the sm_90a kernel has the swap-AB orientation only (variants swap_n64, swap_n128): the weights feed the wgmma M side}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c0 : memref<128x128xf16>)
-      {target = "sm_90a"}
+      {target = "sm_90a", variants = ["swap_n128", "ab_n128"]}
+  return
+}
+
+// -----
+
+// sm_90a: the largest token tile (the wgmma N) is 64 or 128.
+func.func @sm90_tile_n(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n256: tile_n of an sm_90a variant (its largest token tile, the wgmma N) must be 64 or 128}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_90a", tile_n = 256}
+  return
+}
+
+// -----
+
+// sm_90a: no CTA-pair or direct-store variants.
+func.func @sm90_pair(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap2_n128: the sm_90a kernel has no CTA-pair variant}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_90a", variants = ["swap2_n128"]}
+  return
+}
+
+// -----
+
+// sm_90a: stages beyond what shared memory holds (3 for swap_n128).
+func.func @sm90_stages(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n128: stages = 4 does not fit in shared memory (at most 3)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_90a", stages = 4}
   return
 }
 

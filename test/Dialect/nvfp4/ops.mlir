@@ -269,3 +269,23 @@ func.func @strided_c(%a0: memref<?x256xf4E2M1FN>, %a1: memref<?x256xf4E2M1FN>,
       {target = "sm_100a"}
   return
 }
+
+// The native Hopper target with its tuning attributes (tile_n 64, the swap-AB family).
+// CHECK-LABEL: func.func @sm90a_target(
+// CHECK: nvfp4.grouped_matmul
+// CHECK-SAME: {target = "sm_90a", tile_n = 64 : i64, variants = ["swap_n64", "swap_n128"]}
+// GENERIC: target = "sm_90a", tile_n = 64 : i64, variants = ["swap_n64", "swap_n128"]
+func.func @sm90a_target(%a0: memref<?x7168xf4E2M1FN>,
+    %b0: memref<4096x7168xf4E2M1FN>,
+    %sfa0: memref<?x112x32x4x4xf8E4M3FN>,
+    %sfb0: memref<32x112x32x4x4xf8E4M3FN>,
+    %c0: memref<?x4096xf16>) {
+  nvfp4.grouped_matmul
+      a(%a0 : memref<?x7168xf4E2M1FN>)
+      b(%b0 : memref<4096x7168xf4E2M1FN>)
+      sfa(%sfa0 : memref<?x112x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<32x112x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<?x4096xf16>)
+      {target = "sm_90a", tile_n = 64, variants = ["swap_n64", "swap_n128"]}
+  return
+}

@@ -1,0 +1,124 @@
+/* Epilogue.c — the sm_90a epilogue (each consumer warpgroup, its 64 weight columns of C):
+ *
+ *   accumulator (fp32, m64nT fragment: rows = weights, columns = tokens) x 2^14 -> fp16x2
+ *   -> stmatrix.x4.trans into the warpgroup's staging box (T token rows x 64 weight
+ *   columns = 128 B, 128-B swizzle), i.e. C's orientation -> TMA stores of 16-row boxes.
+ *
+ * Staging is rewritten only after the previous tile's stores have read it (the storing
+ * thread waits cp.async.bulk.wait_group.read 0 before the consumers' barrier). The C map
+ * covers the first N8 = N & ~7 columns (a TMA store writes whole 16-byte chunks); the last
+ * N - N8 columns and boxes past N8 are stored from the staging buffer with plain 2-byte
+ * stores, one thread per token row.
+ */
+#include "Sm90Kernel.h"
+
+#include "../Nvvm.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "nvfp4-c/DescriptorsSm90.h"
+
+static MlirType vecType(KbBuilder *b, MlirType elt, int64_t n) {
+  return mlirVectorTypeGet(1, &n, elt);
+}
+
+/* fp16x2 of (x, y) * 2^14 (exact scaling, then round to nearest even). */
+static KbValue packHalf2(KbBuilder *b, KbValue x, KbValue y) {
+  MlirType v2f = vecType(b, b->f32, 2);
+  KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2f), x, kbI32(b, 0)), y, kbI32(b, 1));
+  KbValue f = kbF32(b, (double)(1u << MLIR_NVFP4_SM90_ACC_EXPONENT));
+  KbValue fs = kbInsert(b, kbInsert(b, kbUndef(b, v2f), f, kbI32(b, 0)), f, kbI32(b, 1));
+  KbValue h = kbFPTrunc(b, kbFMul(b, v, fs), vecType(b, b->f16, 2));
+  return kbBitcast(b, h, b->i32);
+}
+
+static KbValue storeThread(Sm90Kernel *k) { return kbCmpI(k->g.b, KB_EQ, k->c.wt, 0); }
+
+static KbValue minI(KbBuilder *b, KbValue x, KbValue y) {
+  return kbSelect(b, kbCmp(b, KB_ULT, x, y), x, y);
+}
+
+void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  const Sm90Consumer *c = &k->c;
+  const uint32_t consumers = 32u * 4u * cfg->sm90.consumerGroups;
+  KbValue staging = genSmemAddr(g, cfg->stagingOffset, cfg->stagingBytes, c->wg);
+  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  kbIf(b, storeThread(k));
+  nvPrefetchTensormap(b, map);
+  nvBulkWaitGroupRead(b, 0);
+  kbEndIf(b);
+  nvWarpSync(b);
+  nvNamedBarrier(b, SM90_BAR_CONSUMERS, consumers);
+
+  /* stmatrix.x4.trans: matrix m (lane group 8 m .. 8 m + 7) is token block 2 j2 + m / 2,
+   * weight half m % 2 of the warp's 16 rows; lane 8 m + r gives the address of stored row r
+   * (a token): chunk (2 warp + m % 2) ^ r of its 128-byte staging row. */
+  KbValue m = kbLShr(b, g->lane, kbI32(b, 3));
+  KbValue r = kbAnd(b, g->lane, kbI32(b, 7));
+  KbValue token = kbAdd(b, kbMulI(b, kbLShr(b, m, kbI32(b, 1)), 8), r);
+  KbValue col = kbAdd(b, kbMulI(b, c->warpInWg, 2), kbAnd(b, m, kbI32(b, 1)));
+  KbValue laneAddr = kbAdd(b, kbAdd(b, staging, kbMulI(b, token, 128)),
+                           kbMulI(b, kbXor(b, col, r), 16));
+  for (uint32_t j2 = 0; j2 < n / 16; ++j2) {
+    KbValue regs[4];
+    for (int i = 0; i < 4; ++i) regs[i] = packHalf2(b, acc[8 * j2 + 2 * i], acc[8 * j2 + 2 * i + 1]);
+    nvStMatrixX4Trans(b, genSharedPtr(g, kbAddI(b, laneAddr, 2048 * j2)), regs);
+  }
+  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);
+  nvNamedBarrier(b, SM90_BAR_CONSUMERS, consumers);
+
+  KbValue x = kbAdd(b, t->cCol0, kbMulI(b, c->wg, MLIR_NVFP4_STORE_COLS)); /* first column */
+  KbValue n8 = kbAnd(b, t->n, kbI32(b, ~7));
+  kbIf(b, storeThread(k));
+  {
+    kbIf(b, kbCmp(b, KB_ULT, x, n8));
+    for (uint32_t i = 0; i < n / MLIR_NVFP4_SM90_STORE_ROWS; ++i) {
+      KbValue y = kbAddI(b, t->cRow0, MLIR_NVFP4_SM90_STORE_ROWS * i);
+      kbIf(b, kbCmp(b, KB_ULT, y, t->m));
+      nvTmaStore2d(b, map, genSharedPtr(g, kbAddI(b, staging, 128 * MLIR_NVFP4_SM90_STORE_ROWS * i)),
+                   x, y, "c");
+      kbEndIf(b);
+    }
+    kbEndIf(b);
+    nvBulkCommitGroup(b);
+  }
+  kbEndIf(b);
+
+  /* Columns the C map does not cover: [max(N8, x), min(N, x + 64)), one thread per row. */
+  KbValue lo = kbSelect(b, kbCmp(b, KB_UGT, n8, x), minI(b, kbSub(b, n8, x), kbI32(b, 64)),
+                        kbI32(b, 0));
+  KbValue hi = kbSelect(b, kbCmp(b, KB_UGT, t->n, x), minI(b, kbSub(b, t->n, x), kbI32(b, 64)),
+                        kbI32(b, 0));
+  KbValue row = c->wt;
+  KbValue cRow = kbAdd(b, t->cRow0, row);
+  kbIf(b, kbAnd(b, kbAnd(b, kbCmp(b, KB_ULT, lo, hi), kbCmpI(b, KB_ULT, row, n)),
+                kbCmp(b, KB_ULT, cRow, t->m)));
+  {
+    KbVar lc = kbVar(b, b->i32, lo);
+    kbWhile(b);
+    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, lc), hi));
+    {
+      KbValue l = kbGet(b, lc);
+      KbValue chunk = kbXor(b, kbLShr(b, l, kbI32(b, 3)), kbAnd(b, row, kbI32(b, 7)));
+      KbValue src = kbAdd(b, kbAdd(b, staging, kbMulI(b, row, 128)),
+                          kbAdd(b, kbMulI(b, chunk, 16), kbMulI(b, kbAnd(b, l, kbI32(b, 7)), 2)));
+      KbValue v = kbLoad(b, b->i16, genSharedPtr(g, src), 2);
+      KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, cRow, b->i64), kbZExt(b, t->ldc, b->i64)),
+                           kbZExt(b, kbAdd(b, x, l), b->i64));
+      KbValue addr = kbAdd(b, t->cPtr, kbMulI(b, elem, 2));
+      kbStore(b, v, kbIntToPtr(b, addr, mlirLLVMPointerTypeGet(b->ctx, 1)), 2);
+      kbSet(b, lc, kbAddI(b, l, 1));
+    }
+    kbEndWhile(b);
+  }
+  kbEndIf(b);
+}
+
+void sm90EpilogueFinish(Sm90Kernel *k) {
+  kbIf(k->g.b, storeThread(k));
+  nvBulkWaitGroup(k->g.b, 0);
+  kbEndIf(k->g.b);
+}

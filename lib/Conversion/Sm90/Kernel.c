@@ -1,0 +1,67 @@
+/* Kernel.c — assembles the sm_90a kernel of one variant: the prologue (one thread
+ * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
+ * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
+ * warpgroup 0 gives registers back and its first thread runs the TMA producer, warpgroups
+ * 1 and 2 take them and run the decode + wgmma mainloop and the epilogue
+ * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
+ * their TMA stores: every mbarrier arrive is a plain (synchronous) one.
+ */
+#include <stdio.h>
+
+#include "Sm90Kernel.h"
+
+#include "../Nvvm.h"
+
+/* Entry `code` (i32 0..255) of the E4M3 scale table, with the steps of
+ * mlirNvfp4Sm90ScaleTableEntry: the float of e4m3 (normal codes: the exponent re-biased in
+ * the bits; subnormal ones: the 3-bit mantissa converted, times 2^-9), times 2^119 (exact),
+ * NaN for the NaN codes, the sign bit; its upper half (the BF16) twice. */
+static KbValue scaleTableEntry(KbBuilder *b, KbValue code) {
+  KbValue mag = kbAnd(b, code, kbI32(b, 0x7F));
+  KbValue normal = kbBitcast(b, kbAddI(b, kbShl(b, mag, kbI32(b, 20)), 120 << 23), b->f32);
+  KbValue sub = kbFMul(b, kbUIToFP(b, kbAnd(b, code, kbI32(b, 7)), b->f32), kbF32(b, 1.0 / 512.0));
+  KbValue v = kbSelect(b, kbCmpI(b, KB_ULT, mag, 8), sub, normal);
+  v = kbFMul(b, v, kbF32(b, 0x1p119));
+  KbValue bits = kbBitcast(b, v, b->i32);
+  bits = kbSelect(b, kbCmpI(b, KB_EQ, mag, 0x7F), kbI32(b, 0x7FC00000), bits);
+  bits = kbOr(b, bits, kbShl(b, kbAnd(b, code, kbI32(b, 0x80)), kbI32(b, 24)));
+  KbValue hi = kbLShr(b, bits, kbI32(b, 16));
+  return kbOr(b, hi, kbShl(b, hi, kbI32(b, 16)));
+}
+
+void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
+                          const char *dynSmemGlobal) {
+  Sm90Kernel k = {0};
+  GenKernel *g = &k.g;
+  genKernelInit(g, b, cfg, params, dynSmemGlobal);
+
+  kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
+  genInitBarriers(g);
+  kbEndIf(b);
+  /* The scale table in shared memory (the decode reads it with data-dependent indices):
+   * thread t computes entry t. */
+  kbIf(b, kbCmpI(b, KB_ULT, g->tid, 256));
+  {
+    KbValue off = kbMulI(b, g->tid, 4);
+    kbStore(b, scaleTableEntry(b, g->tid),
+            genSharedPtr(g, kbAdd(b, kbAddI(b, g->smem, cfg->sm90.lutOffset), off)), 4);
+  }
+  kbEndIf(b);
+  nvBarrier0(b);
+
+  /* One role per warpgroup, each one branch of a single if/else (setmaxnreg needs it). */
+  kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4));
+  {
+    nvSetMaxRegisters(b, cfg->sm90.producerRegs, false);
+    kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
+    sm90ProducerLoop(&k);
+    kbEndIf(b);
+  }
+  kbElse(b);
+  {
+    nvSetMaxRegisters(b, cfg->sm90.consumerRegs, true);
+    sm90ConsumerLoop(&k);
+  }
+  kbEndIf(b);
+  kbReturn(b);
+}

@@ -1,0 +1,159 @@
+/* Mainloop.c — the sm_90a consumer warpgroups (1 and 2; docs/kernel-sm90a.md).
+ *
+ * A tile is 128 weight rows (warpgroup w: rows 64 w .. 64 w + 63, the wgmma M) by the
+ * group's token tile T (a multiple of 16 up to tileN, the wgmma N), K in chunks of 64.
+ * Per chunk c (q = c % 4 within its 256-K stage):
+ *   1. (q = 0) wait full[s];
+ *   2. decode the chunk's weights into 16 A-fragment registers and this thread's part of
+ *      the tokens into decoded buffer c % NB (BF16, the wgmma B layout);
+ *   3. fence.proxy.async, bar.sync over both warpgroups: the buffer is complete;
+ *   4. (last chunk of the stage) release it: one thread arrives on empty[s];
+ *   5. wgmma.fence, four m64nTk16 wgmmas (A registers, B descriptor 32 B apart), commit;
+ *   6. wgmma.wait_group(depth): chunk c - depth has completed, so the decode of chunk c + 1
+ *      overlaps the wgmmas of chunk c.
+ * wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and the
+ * tile's T selects one (the token decode is skipped by warps whose 16-row block is >= T).
+ * The first wgmma of a tile ignores the accumulator (scale-d 0); after the last chunk,
+ * wait_group(0) and the epilogue.
+ */
+#include "Sm90Kernel.h"
+
+#include "../Nvvm.h"
+#include "nvfp4-c/DescriptorsSm90.h"
+
+#define MAX_ACC 128
+
+static void consumerSetup(Sm90Kernel *k) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  Sm90Consumer *c = &k->c;
+  c->ct = kbSub(b, g->tid, kbI32(b, 128));
+  c->wg = kbLShr(b, c->ct, kbI32(b, 7));
+  c->wt = kbAnd(b, c->ct, kbI32(b, 127));
+  c->warpInWg = kbLShr(b, c->wt, kbI32(b, 5));
+  c->aT0 = kbAnd(b, g->lane, kbI32(b, 3));
+  c->aCol = kbLShr(b, g->lane, kbI32(b, 2));
+  KbValue r0 = kbAdd(b, kbAdd(b, kbMulI(b, c->wg, 64), kbMulI(b, c->warpInWg, 16)), c->aCol);
+  c->aRowByte = kbMulI(b, r0, 128);
+  /* byte (r % 32) * 16 + (r / 32) * 4 + t0 of a 512-B atom (PROBLEM.md §3), r < 128 */
+  KbValue r1 = kbAddI(b, r0, 8);
+  c->aSf0 = kbAdd(b, kbAdd(b, kbMulI(b, kbAnd(b, r0, kbI32(b, 31)), 16),
+                           kbMulI(b, kbLShr(b, r0, kbI32(b, 5)), 4)), c->aT0);
+  c->aSf1 = kbAdd(b, kbAdd(b, kbMulI(b, kbAnd(b, r1, kbI32(b, 31)), 16),
+                           kbMulI(b, kbLShr(b, r1, kbI32(b, 5)), 4)), c->aT0);
+  /* Token rows: consumer warp cw takes 16-row block cw ^ ((cw & 1) << 2), so that the
+   * first blocks (a small tile) spread over both warpgroups and all four SM sub-partitions. */
+  KbValue cw = kbLShr(b, c->ct, kbI32(b, 5));
+  c->tBlock = kbXor(b, cw, kbShl(b, kbAnd(b, cw, kbI32(b, 1)), kbI32(b, 2)));
+  c->tRow = kbAdd(b, kbMulI(b, c->tBlock, 16), kbLShr(b, g->lane, kbI32(b, 1)));
+  c->tCh = kbAnd(b, g->lane, kbI32(b, 1));
+}
+
+/* The B descriptor of decoded buffer `buf`, instruction s. */
+static KbValue operandDescriptor(KbBuilder *b, KbValue addr) {
+  KbValue field = kbAnd(b, kbLShr(b, addr, kbI32(b, MLIR_NVFP4_WGMMA_START_GRANULE_SHIFT)),
+                        kbI32(b, MLIR_NVFP4_WGMMA_START_MASK));
+  field = kbShl(b, kbZExt(b, field, b->i64), kbI64(b, MLIR_NVFP4_WGMMA_START_SHIFT));
+  return kbOr(b, kbI64(b, (int64_t)mlirNvfp4WgmmaOperandDescriptor(0)), field);
+}
+
+/* One tile with token width n (compile time). */
+static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  const uint32_t nacc = n / 2;
+  KbVar acc[MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) acc[i] = kbVar(b, b->f32, kbF32(b, 0.0));
+
+  KbVar chunkVar = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, chunkVar), t->kSteps));
+  {
+    KbValue cv = kbGet(b, chunkVar);
+    KbValue q = kbAnd(b, cv, kbI32(b, 3));
+    kbIf(b, kbCmpI(b, KB_EQ, q, 0));
+    genPipeConsumerWait(g, &k->stages);
+    nvWarpSync(b);
+    kbEndIf(b);
+    KbValue stage = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &k->stages));
+
+    KbValue a[16];
+    sm90DecodeWeights(k, stage, q, a);
+    nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
+    KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes,
+                              kbGet(b, k->decoded.index));
+    kbIf(b, kbCmpI(b, KB_ULT, k->c.tBlock, n / 16));
+    sm90DecodeTokens(k, stage, q, sfRow, buf);
+    kbEndIf(b);
+    nvFenceProxyAsyncShared(b);
+    nvWarpSync(b);
+    nvNamedBarrier(b, SM90_BAR_CONSUMERS, 32u * 4u * cfg->sm90.consumerGroups);
+
+    /* The stage's raw bytes have all been read: release it after its last chunk. */
+    KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
+    kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
+    {
+      kbIf(b, kbCmpI(b, KB_EQ, k->c.ct, 0));
+      nvMbarArrive(b, genPipeEmptyBar(g, &k->stages));
+      kbEndIf(b);
+      genRingAdvance(b, &k->stages.pos);
+    }
+    kbEndIf(b);
+    nvWarpSync(b);
+
+    KbValue accv[MAX_ACC];
+    for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, acc[i]);
+    KbValue first = kbZExt(b, kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
+    nvWgmmaFence(b);
+    for (uint32_t s = 0; s < 4; ++s)
+      nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
+                      s ? kbI32(b, 1) : first);
+    nvWgmmaCommitGroup(b);
+    nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);
+    for (uint32_t i = 0; i < nacc; ++i) kbSet(b, acc[i], accv[i]);
+    genRingAdvance(b, &k->decoded);
+    kbSet(b, chunkVar, kbAddI(b, cv, 1));
+  }
+  kbEndWhile(b);
+  nvWgmmaWaitGroup(b, 0);
+  KbValue accv[MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, acc[i]);
+  nvRegisterFenceValues(b, accv, nacc); /* no use of the accumulator before the wait */
+  sm90Epilogue(k, t, n, accv);
+}
+
+static void consumerTile(GenKernel *g, GenTile *t, void *state) {
+  KbBuilder *b = g->b;
+  Sm90Kernel *k = state;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  /* This thread's token row in the tile's scale factors: atom row (relative to the tile's
+   * first), then (n % 32) * 16 + ((n % 128) / 32) * 4, then its two groups 2 ch, 2 ch + 1. */
+  KbValue nAbs = kbAdd(b, t->nRow0, k->c.tRow);
+  KbValue atomRow = kbSub(b, kbLShr(b, nAbs, kbI32(b, 7)), kbLShr(b, t->nRow0, kbI32(b, 7)));
+  KbValue sfRow = kbAdd(b, kbMulI(b, atomRow, MLIR_NVFP4_SF_ATOM_BYTES * 4),
+                        kbAdd(b, kbMulI(b, kbAnd(b, nAbs, kbI32(b, 31)), 16),
+                              kbMulI(b, kbAnd(b, kbLShr(b, nAbs, kbI32(b, 5)), kbI32(b, 3)), 4)));
+  sfRow = kbAdd(b, sfRow, kbMulI(b, k->c.tCh, 2));
+  /* The width: ceil(T / 16) clamped to 1 .. tileN / 16, so that every tile consumes its
+   * stages whatever its record says. */
+  const uint32_t widths = cfg->tileN / MLIR_NVFP4_SM90_N_ALIGN;
+  KbValue w = kbLShr(b, kbAddI(b, t->tileN, MLIR_NVFP4_SM90_N_ALIGN - 1), kbI32(b, 4));
+  w = kbSelect(b, kbCmpI(b, KB_UGT, w, widths), kbI32(b, widths), w);
+  w = kbSelect(b, kbCmpI(b, KB_EQ, w, 0), kbI32(b, 1), w);
+  for (uint32_t i = 1; i <= widths; ++i) {
+    kbIf(b, kbCmpI(b, KB_EQ, w, i));
+    tileBody(k, t, i * MLIR_NVFP4_SM90_N_ALIGN, sfRow);
+    kbEndIf(b);
+  }
+}
+
+void sm90ConsumerLoop(Sm90Kernel *k) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  consumerSetup(k);
+  k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
+  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
+  genForEachTile(g, consumerTile, k);
+  sm90EpilogueFinish(k);
+}

@@ -1,0 +1,75 @@
+/* Sm90Kernel.h — the sm_90a grouped block-scaled NVFP4 kernel (swap-AB, BF16 decode +
+ * wgmma), assembled from the shared generator parts (../Generator/Generator.h) and this
+ * folder's emitters:
+ *
+ *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
+ *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers);
+ *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
+ *               256-K stage, UINT8 maps for the FP4 bytes;
+ *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
+ *               wgmma B buffer (include/nvfp4-c/DescriptorsSm90.h has the arithmetic);
+ *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width,
+ *               decode of chunk c overlapping the wgmmas of chunk c - 1;
+ *   Epilogue.c  accumulator -> fp16 -> stmatrix into swizzled staging -> TMA store.
+ *
+ * docs/kernel-sm90a.md describes the result.
+ */
+#ifndef NVFP4_CONVERSION_SM90_KERNEL_H
+#define NVFP4_CONVERSION_SM90_KERNEL_H
+
+#include "../Generator/Generator.h"
+
+/* Builds the body of one sm_90a variant's kernel function: `params` is the by-value
+ * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol. */
+void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
+                          const char *dynSmemGlobal);
+
+/* ---- internal: shared by the files of this folder ------------------------------------- */
+
+/* Per consumer thread: its place in the A fragments and in the token decode. */
+typedef struct Sm90Consumer {
+  KbValue ct;        /* consumer thread 0..255 */
+  KbValue wg;        /* consumer warpgroup 0/1 (weights 64 wg .. 64 wg + 63 of the tile) */
+  KbValue wt;        /* thread within the warpgroup 0..127 */
+  KbValue warpInWg;  /* 0..3 */
+  /* A side: fragment rows r0 = 64 wg + 16 warpInWg + lane / 4 and r0 + 8; group t0 = lane % 4 */
+  KbValue aRowByte;  /* r0 * 128: the row's offset in the weight tile */
+  KbValue aSf0, aSf1;/* byte of rows r0 / r0 + 8 (group t0) inside a 512-B scale atom */
+  KbValue aCol;      /* lane / 4: the row's swizzle phase (r0 % 8) */
+  KbValue aT0;       /* lane % 4 */
+  /* token side: row n = 16 block + lane / 2, half ch = lane % 2 of a 16-byte raw chunk */
+  KbValue tBlock;    /* 16-row block 0..7 of this warp (spread over warpgroups and SMSPs) */
+  KbValue tRow;      /* n */
+  KbValue tCh;       /* ch */
+} Sm90Consumer;
+
+typedef struct Sm90Kernel {
+  GenKernel g;
+  Sm90Consumer c;
+  GenPipe stages;    /* the raw operand ring (full / empty) */
+  GenRing decoded;   /* the decoded token buffer ring */
+} Sm90Kernel;
+
+/* Warpgroup 0, thread 0: streams every tile's stages. */
+void sm90ProducerLoop(Sm90Kernel *k);
+/* Warpgroups 1-2: every tile's mainloop and epilogue. */
+void sm90ConsumerLoop(Sm90Kernel *k);
+
+/* Decode.c: the 16 A registers of chunk q (instruction s = i / 4, register i % 4) from the
+ * raw stage at `stage`. */
+void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]);
+/* Decode.c: this thread's part of the token chunk q into the decoded buffer at `buf`;
+ * `sfRow` is the byte of its row and group pair inside a 512-B atom of the stage's token
+ * scale factors (including the atom row). */
+void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue sfRow, KbValue buf);
+
+/* Epilogue.c: converts the warpgroup's accumulator (n tokens) to fp16 and stores it. */
+void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
+/* Epilogue.c: outstanding TMA stores have completed (at teardown). */
+void sm90EpilogueFinish(Sm90Kernel *k);
+
+/* Named barriers (0 is bar.sync 0). */
+#define SM90_BAR_CONSUMERS 1u    /* both consumer warpgroups: a decoded chunk is complete */
+#define SM90_BAR_EPILOGUE0 2u    /* + wg: one warpgroup's staging buffer */
+
+#endif /* NVFP4_CONVERSION_SM90_KERNEL_H */
