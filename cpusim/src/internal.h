@@ -205,7 +205,6 @@ typedef struct sim_stats {
 } sim_stats;
 
 typedef struct sim_state {
-  const nvfp4sim_module *mod;
   const nvfp4_kernel_metadata *meta;
   const sim_plan *plan;
   void (*kernel)(void *);

@@ -479,7 +479,7 @@ uint32_t nvfp4_sim_dyn_smem(void) { return SIM_DYN_SMEM_BASE; }
 void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site) {
   sim_fiber *f = sim_self();
   sim_epoch e = sim_epoch_thread(f, SIM_ACC_GENERIC, site);
-  if (addr % (bytes ? bytes : 1))
+  if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && addr % (bytes ? bytes : 1))
     sim_fault(f, site, "misaligned %u-byte shared-memory access at 0x%x", bytes, addr);
   if (write) sim_smem_write(f->cta, addr, bytes, &e, f->vc, f);
   else sim_smem_read(f->cta, addr, bytes, &e, f->vc, f, false);
@@ -610,6 +610,11 @@ const char *nvfp4sim_outcome_name(nvfp4sim_outcome o) {
   return (unsigned)o <= NVFP4SIM_ERROR ? names[o] : "?";
 }
 
+static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                               const sim_plan *plan, const void *params, uint32_t grid,
+                               const nvfp4sim_range *writable, uint32_t nwritable,
+                               const nvfp4sim_options *options, nvfp4sim_result *result);
+
 nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, const void *params,
                                  uint32_t grid, const nvfp4sim_range *writable, uint32_t nwritable,
                                  const nvfp4sim_options *options, nvfp4sim_result *result) {
@@ -622,8 +627,33 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
     snprintf(result->message, sizeof result->message, "launch: no such variant or no parameters");
     return result->outcome;
   }
-  const nvfp4_kernel_metadata *meta = &table->variants[variant];
-  const sim_plan *plan = sim_module_plan(mod, variant);
+  return launch(sim_module_kernel(mod, variant), &table->variants[variant],
+                sim_module_plan(mod, variant), params, grid, writable, nwritable, options, result);
+}
+
+nvfp4sim_outcome nvfp4sim_launch_kernel(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                                        const char *plan_text, const void *params, uint32_t grid,
+                                        const nvfp4sim_range *writable, uint32_t nwritable,
+                                        const nvfp4sim_options *options, nvfp4sim_result *result) {
+  nvfp4sim_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  sim_plan plan;
+  if (!kernel || !meta || !params || !plan_text ||
+      sim_plan_parse(plan_text, &plan, result->message, sizeof result->message) != 0) {
+    result->outcome = NVFP4SIM_ERROR;
+    if (!result->message[0]) snprintf(result->message, sizeof result->message, "launch: NULL argument");
+    return result->outcome;
+  }
+  launch(kernel, meta, &plan, params, grid, writable, nwritable, options, result);
+  sim_plan_free(&plan);
+  return result->outcome;
+}
+
+static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                               const sim_plan *plan, const void *params, uint32_t grid,
+                               const nvfp4sim_range *writable, uint32_t nwritable,
+                               const nvfp4sim_options *options, nvfp4sim_result *result) {
   const uint32_t cluster = meta->cluster[0], threads = meta->block[0];
   if (cluster < 1 || cluster > SIM_MAX_CTAS || grid % cluster || threads > SIM_MAX_THREADS ||
       threads % 32 || meta->block[1] != 1 || meta->block[2] != 1 ||
@@ -642,10 +672,9 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
     return result->outcome;
   }
   nvfp4sim_g = s;
-  s->mod = mod;
   s->meta = meta;
   s->plan = plan;
-  s->kernel = sim_module_kernel(mod, variant);
+  s->kernel = kernel;
   s->opts = options ? options : &defaults;
   s->params = params;
   s->param_bytes = meta->param_bytes;
