@@ -46,7 +46,7 @@ open(path, "w").write(s.replace(old, new) if mode == "all" else s.replace(old, n
 EOF
 }
 
-# Each mutation: ID, description, then the edits (a shell function).
+# Each mutation: a shell function making the edits, and an "ID|description" entry below.
 m1() { mutate lib/Conversion/Sm100/Epilogue.c "kbCmp(b, KB_ULT, row, t->m)" "kbCmp(b, KB_ULE, row, t->m)" all &&
        mutate lib/Conversion/Sm100/Epilogue.c "kbCmp(b, KB_ULT, cRow, t->m)" "kbCmp(b, KB_ULE, cRow, t->m)"; }
 m2() { mutate lib/Conversion/Sm100/Mainloop.c "kbAdd(b, kbAddI(b, sfnCol, 4 * sfnAtoms * j), sfnShift)" "kbAddI(b, sfnCol, 4 * sfnAtoms * j)"; }
@@ -73,6 +73,7 @@ m9() { mutate lib/Conversion/Sm100/Epilogue.c "  nvBulkCommitGroup(b);
   KbValue n8 = mapColumns(b, t);" "  nvBulkCommitGroup(b);
   KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
   KbValue n8 = mapColumns(b, t);"; }
+m11() { mutate lib/Conversion/Generator/Generator.c "nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);" "nvMbarWaitScoped(k->b, bar, parity, false);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
 
@@ -87,6 +88,7 @@ MUTATIONS=(
   "m8|the accumulator released (accEmpty arrive) after its first tcgen05.ld instead of its last"
   "m9|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
   "m10|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
+  "m11|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
 )
 
 VARIANTS1='"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256"'

@@ -96,8 +96,10 @@ typedef struct sim_mbar {
   uint32_t pending;  /* arrivals left in the current phase */
   int64_t tx;        /* tx-count of the current phase */
   uint32_t phase;    /* number of completed phases */
-  sim_clock *cur;    /* join of this phase's releases */
+  sim_clock *cur;    /* join of this phase's releases by the barrier's own CTA */
   sim_clock *done;   /* the last completed phase's */
+  sim_clock *cur_remote, *done_remote; /* the same for releases by the other CTA */
+  int32_t remote_cur, remote_done;     /* rank of such a releaser, -1: none */
   uint32_t last_site;
 } sim_mbar;
 
@@ -308,8 +310,10 @@ void sim_tmem_check_quiet(sim_cta *c, uint32_t col, uint32_t ncols, const sim_cl
 
 /* mbarrier.c */
 sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);
-void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim_fiber *f,
-                        uint32_t site, int64_t expect_tx);
+/* an arrive by fiber f (release == NULL: f's clock) or on behalf of CTA `from` with the
+ * clock `release` (tcgen05.commit) */
+void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, uint32_t from,
+                        sim_fiber *f, uint32_t site, int64_t expect_tx);
 void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t comp,
                           uint32_t seq, bool op_done);
 void sim_mbar_exit_check(sim_cta *c);

@@ -504,6 +504,8 @@ static void free_cluster_state(void) {
       if (c->mbar[i]) {
         free(c->mbar[i]->cur);
         free(c->mbar[i]->done);
+        free(c->mbar[i]->cur_remote);
+        free(c->mbar[i]->done_remote);
         free(c->mbar[i]);
         c->mbar[i] = NULL;
       }

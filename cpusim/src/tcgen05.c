@@ -353,7 +353,7 @@ void sim_tc_complete(sim_op *op) {
   if (release[op->comp] < op->covers) release[op->comp] = op->covers;
   for (uint32_t r = 0; r < G->cluster; ++r)
     if (op->mask ? (op->mask >> r) & 1u : r == op->cta)
-      sim_mbar_arrive_on(&G->cta[r], op->bar, release, f, op->site, 0);
+      sim_mbar_arrive_on(&G->cta[r], op->bar, release, op->cta, f, op->site, 0);
   free(release);
   op->done = true;
 }

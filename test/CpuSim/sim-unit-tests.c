@@ -72,7 +72,7 @@ static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nv
 static uint32_t base(void) { return (nvfp4_sim_dyn_smem() + 1023u) & ~1023u; }
 static uint8_t *smem(uint32_t a) { return (uint8_t *)nvfp4_sim_smem_base() + a; }
 static void wait_bar(uint32_t bar, uint32_t parity) {
-  while (!nvfp4_sim_mbar_try_wait(bar, parity, 3)) {
+  while (!nvfp4_sim_mbar_try_wait(bar, parity, 0, 3)) {
   }
 }
 
