@@ -74,6 +74,10 @@ m9() { mutate lib/Conversion/Sm100/Epilogue.c "  nvBulkCommitGroup(b);
   KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
   KbValue n8 = mapColumns(b, t);"; }
 m11() { mutate lib/Conversion/Generator/Generator.c "nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);" "nvMbarWaitScoped(k->b, bar, parity, false);"; }
+m12() { mutate lib/Conversion/Sm100/Epilogue.c "  genPipeConsumerWait(g, &st->acc);
+  nvTcFenceAfter(b);" "  genPipeConsumerWait(g, &st->acc);"; }
+m13() { mutate lib/Conversion/Sm100/Epilogue.c "  nvTcFenceBefore(b);
+  if (g->cfg->spec.ctaGroup > 1)" "  if (g->cfg->spec.ctaGroup > 1)"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
 
@@ -89,6 +93,8 @@ MUTATIONS=(
   "m9|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
   "m10|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
   "m11|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
+  "m12|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
+  "m13|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
 )
 
 VARIANTS1='"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256"'

@@ -107,6 +107,7 @@ typedef struct nvfp4sim_result {
   uint64_t mma_ops, tma_ops;
   uint32_t clusters;      /* clusters simulated */
   double wall_ms;
+  double cpu_ms;          /* CPU time of the calling thread during the launch */
   char message[512];      /* the first problem, one line ("" when OK) */
 } nvfp4sim_result;
 

@@ -166,6 +166,9 @@ typedef struct sim_fiber {
   uint64_t wait_gen;
   uint32_t wait_parity, wait_site;
   sim_clock *vc;
+  sim_clock *vc_tc;   /* what tcgen05 ops may rely on: vc at the last fence::after_thread_sync */
+  uint16_t comp_ld;   /* this thread's tcgen05.ld reads (0xFFFF: none yet) */
+  uint32_t ld_clock;  /* their current generation; fence::before_thread_sync publishes it */
   sim_ld ld[SIM_MAX_LDS];
   uint32_t nld;
   /* bulk groups of TMA stores: committed groups 1..committed, the open one after */
@@ -279,6 +282,9 @@ sim_clock *sim_vc_new(void);
 void sim_vc_join(sim_clock *dst, const sim_clock *src);
 void sim_vc_release(sim_fiber *f, sim_clock *into);   /* join f's clock, then tick f */
 void sim_vc_acquire(sim_fiber *f, const sim_clock *from);
+/* The clock a tcgen05 operation of f is ordered by (its own program order, plus the
+ * synchronisation before its last tcgen05.fence::after_thread_sync). */
+const sim_clock *sim_tc_view(sim_fiber *f);
 uint16_t sim_comp_new(uint32_t kind, sim_fiber *f, uint32_t bar);
 uint16_t sim_comp_tma(sim_fiber *f, uint32_t bar);     /* f's TMA loads into `bar` */
 void sim_comp_complete(uint16_t comp, uint32_t seq);  /* marks one number complete */

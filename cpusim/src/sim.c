@@ -446,9 +446,18 @@ void nvfp4_sim_cluster_wait(uint32_t site) {
   f->cl_gen = UINT64_MAX;
 }
 
+/* tcgen05.fence::after_thread_sync: the thread's later tcgen05 operations are ordered after
+ * its earlier synchronisation; ::before_thread_sync: its earlier tcgen05.ld reads are
+ * released by its later synchronisation. The proxy and mbarrier-init fences are not
+ * modelled (cpusim/README.md). */
 void nvfp4_sim_fence(uint32_t kind, uint32_t site) {
-  (void)kind;
-  (void)site; /* fences are not modelled (cpusim/README.md) */
+  (void)site;
+  sim_fiber *f = sim_self();
+  if (kind == NVFP4_SIM_FENCE_TC_AFTER) {
+    memcpy(f->vc_tc, f->vc, sizeof(sim_clock) * G->ncomp);
+  } else if (kind == NVFP4_SIM_FENCE_TC_BEFORE && f->comp_ld != 0xFFFF) {
+    f->vc[f->comp_ld] = f->ld_clock++;
+  }
 }
 
 /* ---- special registers, memory ------------------------------------------------------------ */
@@ -554,18 +563,20 @@ static bool setup_cluster(uint32_t clusterid) {
   for (uint32_t i = 0; i < T; ++i) {
     sim_fiber *f = &G->fibers[i];
     void *stack = f->stack;
-    sim_clock *vc = f->vc;
+    sim_clock *vc = f->vc, *vc_tc = f->vc_tc;
     memset(f, 0, sizeof *f);
     f->stack = stack;
     f->vc = vc;
+    f->vc_tc = vc_tc;
     memset(vc, 0, sizeof(sim_clock) * G->capcomp);
+    memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
     f->index = i;
     f->cta = &G->cta[i / G->threads];
     f->tid = i % G->threads;
     f->warp = f->tid / 32;
     f->lane = f->tid % 32;
     f->vc[i] = 1;
-    f->comp_tc = f->comp_bulk = 0xFFFF;
+    f->comp_tc = f->comp_bulk = f->comp_ld = 0xFFFF;
     f->cl_gen = UINT64_MAX;
     f->sp = sim_fiber_prepare(stack, SIM_STACK_BYTES, fiber_main, f);
   }
@@ -587,6 +598,7 @@ static void free_state(sim_state *s) {
     for (uint32_t i = 0; i < s->threads * s->cluster; ++i) {
       sim_fiber_stack_free(s->fibers[i].stack, SIM_STACK_BYTES);
       free(s->fibers[i].vc);
+      free(s->fibers[i].vc_tc);
     }
   free(s->fibers);
   free(s->ops);
@@ -601,9 +613,9 @@ static void free_state(sim_state *s) {
   g_cl_cur = g_cl_done = NULL;
 }
 
-static double now_ms(void) {
+static double clock_ms(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
@@ -688,7 +700,7 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
   s->result = result;
   s->profile = (uint32_t)(s->opts->schedule_seed % 3);
   const uint32_t T = threads * cluster;
-  s->capcomp = T + 128;
+  s->capcomp = 2 * T + 128; /* threads, their tcgen05.ld reads, the async agents */
   s->comps = calloc(s->capcomp, sizeof *s->comps);
   s->fibers = calloc(T, sizeof *s->fibers);
   g_runq = calloc(T, sizeof *g_runq);
@@ -712,20 +724,22 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
   for (uint32_t i = 0; ok && i < T; ++i) {
     s->fibers[i].stack = sim_fiber_stack_alloc(SIM_STACK_BYTES);
     s->fibers[i].vc = calloc(s->capcomp, sizeof(sim_clock));
-    ok = s->fibers[i].stack && s->fibers[i].vc;
+    s->fibers[i].vc_tc = calloc(s->capcomp, sizeof(sim_clock));
+    ok = s->fibers[i].stack && s->fibers[i].vc && s->fibers[i].vc_tc;
   }
   if (!ok) {
     result->outcome = NVFP4SIM_ERROR;
     snprintf(result->message, sizeof result->message, "launch: out of host memory");
   } else {
-    double t0 = now_ms();
+    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t cl = 0; cl < grid / cluster; ++cl) {
       setup_cluster(cl);
       run_cluster();
       result->clusters++;
       if (s->aborted || s->deadlocked) break; /* hazards: every cluster still runs */
     }
-    result->wall_ms = now_ms() - t0;
+    result->wall_ms = clock_ms(CLOCK_MONOTONIC) - t0;
+    result->cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
     result->hazards = s->stats.hazards;
     result->switches = s->stats.switches;
     result->async_ops = s->stats.async_ops;

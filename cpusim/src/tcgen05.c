@@ -140,7 +140,7 @@ static void dealloc_last(sim_rendezvous *rv, void *ctxp) {
         sim_report("dealloc-with-outstanding-access", f, ctx->site,
                    "tcgen05.dealloc while warp %u lane %u has a tcgen05.ld not waited for",
                    G->fibers[t].warp, G->fibers[t].lane);
-    sim_tmem_check_quiet(&c[i], taddr & 0xFFFFu, ncols, f->vc, f, ctx->site);
+    sim_tmem_check_quiet(&c[i], taddr & 0xFFFFu, ncols, sim_tc_view(f), f, ctx->site);
     nvfp4_emu_err e;
     if (nvfp4_emu_state_dealloc(&c[i].alloc, taddr, ncols, &e)) core_fault(f, ctx->site, &e);
     c[i].deallocated = true;
@@ -211,8 +211,9 @@ void nvfp4_sim_tc_cp(uint32_t taddr, uint64_t sdesc, uint32_t cg, uint32_t site)
   for (uint32_t i = 0; i < n; ++i) {
     cols_checked(&c[i], opn, "destination", taddr & 0xFFFFu, 4, f, site);
     for (uint32_t r = 0; r < 32; ++r)
-      sim_smem_read(&c[i], s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, 16, &e, f->vc, f, true);
-    sim_tmem_write(&c[i], taddr & 0xFFFFu, 4, 0xF, &e, f->vc, f);
+      sim_smem_read(&c[i], s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, 16, &e, sim_tc_view(f),
+                    f, true);
+    sim_tmem_write(&c[i], taddr & 0xFFFFu, 4, 0xF, &e, sim_tc_view(f), f);
   }
   open_op(f, op);
   sim_op_schedule(op);
@@ -231,7 +232,7 @@ static void read_rows(sim_cta *c, const nvfp4_emu_sdesc *s, uint32_t first, uint
                       const sim_epoch *e, sim_fiber *f) {
   for (uint32_t r = first; r < first + count; ++r)
     for (uint32_t k = 0; k < 2; ++k)
-      sim_smem_read(c, nvfp4_emu_kmajor_chunk_addr(s, r, k), 16, e, f->vc, f, true);
+      sim_smem_read(c, nvfp4_emu_kmajor_chunk_addr(s, r, k), 16, e, sim_tc_view(f), f, true);
 }
 
 void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
@@ -275,10 +276,11 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
     cols_checked(&c[i], opn, "scale-B", sfb, sfbCols, f, site);
     read_rows(&c[i], &as, 0, 128, &e, f);
     read_rows(&c[i], &bs, 0, N / n, &e, f);
-    sim_tmem_read(&c[i], sfa, 4, 0xF, &e, f->vc, f);
-    sim_tmem_read(&c[i], sfb, sfbCols, 0xF, &e, f->vc, f);
-    if (enable_input_d) sim_tmem_read(&c[i], dcol, N, 0xF, &e, f->vc, f);
-    sim_tmem_write(&c[i], dcol, N, 0xF, &e, f->vc, f);
+    const sim_clock *by = sim_tc_view(f);
+    sim_tmem_read(&c[i], sfa, 4, 0xF, &e, by, f);
+    sim_tmem_read(&c[i], sfb, sfbCols, 0xF, &e, by, f);
+    if (enable_input_d) sim_tmem_read(&c[i], dcol, N, 0xF, &e, by, f);
+    sim_tmem_write(&c[i], dcol, N, 0xF, &e, by, f);
   }
   open_op(f, op);
   G->stats.mma++;
@@ -369,8 +371,14 @@ static void ld_last(sim_rendezvous *rv, void *ctxp) {
   const uint32_t taddr = rv->args[0], num = rv->args[1];
   if (nvfp4_emu_core_ld_check(&f->cta->alloc, taddr, num, f->warp % 4u, &e))
     core_fault(f, ctx->site, &e);
-  sim_epoch ep = sim_epoch_thread(f, SIM_ACC_LD, ctx->site);
-  sim_tmem_read(f->cta, taddr & 0xFFFFu, num, 1u << (f->warp % 4u), &ep, f->vc, f);
+  /* the read is this thread's, released by a sync after its next fence::before_thread_sync */
+  if (f->comp_ld == 0xFFFF) {
+    f->comp_ld = sim_comp_new(SIM_ACC_LD, f, 0);
+    f->ld_clock = 1;
+  }
+  sim_epoch ep = {f->comp_ld, (uint16_t)f->index, f->ld_clock, ctx->site, 0, SIM_ACC_LD,
+                  (uint8_t)f->cta->rank, 0};
+  sim_tmem_read(f->cta, taddr & 0xFFFFu, num, 1u << (f->warp % 4u), &ep, sim_tc_view(f), f);
 }
 
 void nvfp4_sim_tc_ld(uint32_t taddr, uint32_t num, uint32_t *dst, uint32_t site) {

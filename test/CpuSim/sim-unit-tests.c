@@ -10,10 +10,10 @@
  *   store    a TMA store clips to the tensor; without a bar.sync between the threads'
  *            writes of the staging box and the store, the store's read is a hazard;
  *   mma      one tcgen05.mma (M 128, N 64, K 64) on the emulation core through cp /
- *            commit / ld / wait::ld gives D = 64 under every schedule; and four broken
+ *            commit / ld / wait::ld gives D = 64 under every schedule; and five broken
  *            orders are each reported: ld before the commit is observed, cp over the scale
  *            factors an uncommitted MMA reads, a store into its operands, a register used
- *            before wait::ld.
+ *            before wait::ld, and an ld after the wait without tcgen05.fence::after_thread_sync.
  * Prints one line per check and "ALL PASSED"; exits 1 on any failure.
  */
 #include <stdio.h>
@@ -114,15 +114,20 @@ static nvfp4rt_tmap_args a_args(void) {
   return a;
 }
 
+/* The parameters of k_tma: the A map in slot 0, the output buffer, the mode. */
+static void tma_params(params *p, uint8_t *out, int mode) {
+  nvfp4rt_tmap_args a = a_args();
+  char why[200];
+  CHECK(nvfp4sim_tmap_encode(&a, p->tmap, why, sizeof why) == 0, "encode: %s", why);
+  p->out = out;
+  p->mode = mode;
+}
+
 static void test_tma(void) {
   fill_a();
   static _Alignas(64) params p;
   uint8_t out[128 * BOX_ROWS];
-  nvfp4rt_tmap_args a = a_args();
-  char why[200];
-  CHECK(nvfp4sim_tmap_encode(&a, p.tmap, why, sizeof why) == 0, "encode: %s", why);
-  p.out = out;
-  p.mode = 0;
+  tma_params(&p, out, 0);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     nvfp4sim_result r;
     memset(out, 0xCC, sizeof out);
@@ -165,11 +170,7 @@ static void test_tmap(void) {
 static void test_tx(void) {
   static _Alignas(64) params p;
   uint8_t out[128 * BOX_ROWS];
-  nvfp4rt_tmap_args a = a_args();
-  char why[200];
-  CHECK(nvfp4sim_tmap_encode(&a, p.tmap, why, sizeof why) == 0, "encode: %s", why);
-  p.out = out;
-  p.mode = 1;
+  tma_params(&p, out, 1);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     nvfp4sim_result r;
     nvfp4sim_outcome o = run(k_tma, &p, seed, &r, NULL, 0);
@@ -269,7 +270,7 @@ static uint32_t idesc(uint32_t n) {
   return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((128u >> 7) << 27);
 }
 
-enum { MMA_OK = 0, MMA_LD_EARLY, MMA_CP_OVER, MMA_STORE_OPERAND, MMA_USE_EARLY };
+enum { MMA_OK = 0, MMA_LD_EARLY, MMA_CP_OVER, MMA_STORE_OPERAND, MMA_USE_EARLY, MMA_NO_FENCE };
 
 static void k_mma(void *pp) {
   params *p = pp;
@@ -304,7 +305,7 @@ static void k_mma(void *pp) {
     nvfp4_sim_tc_commit(bar, 0, 1, 13);
   }
   if (p->mode != MMA_LD_EARLY) wait_bar(bar, 0);
-  nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_AFTER, 6);
+  if (p->mode != MMA_NO_FENCE) nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_AFTER, 6);
   _Alignas(16) uint32_t regs[32];
   nvfp4_sim_tc_ld(tmem, 32, regs, 14);
   if (p->mode != MMA_USE_EARLY) nvfp4_sim_tc_wait(1, 15);
@@ -320,6 +321,7 @@ static void k_mma(void *pp) {
   if (p->mode == MMA_LD_EARLY) wait_bar(bar, 0);
   nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_BEFORE, 6);
   nvfp4_sim_barrier(0, 0, 6);
+  nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_AFTER, 6);
   nvfp4_sim_tc_dealloc(tmem, 128, 1, 16);
 }
 
@@ -341,7 +343,8 @@ static void test_mma(void) {
       {MMA_LD_EARLY, "tmem-read-before-commit"},
       {MMA_CP_OVER, "tmem-overwrite-during-mma-read"},
       {MMA_STORE_OPERAND, "smem-write-during-async-read"},
-      {MMA_USE_EARLY, "ld-register-before-wait"}};
+      {MMA_USE_EARLY, "ld-register-before-wait"},
+      {MMA_NO_FENCE, "tmem-read-before-commit"}};
   for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i)
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       p.mode = broken[i].mode;
@@ -352,7 +355,8 @@ static void test_mma(void) {
             (unsigned long long)seed, broken[i].report, nvfp4sim_outcome_name(o), r.message);
     }
   printf("mma: D = 64 under 3 schedules; ld before commit, cp over in-flight scale factors, "
-         "store into operands, use before wait::ld all reported under every schedule\n");
+         "store into operands, use before wait::ld, ld without fence::after_thread_sync all "
+         "reported under every schedule\n");
 }
 
 int main(void) {
