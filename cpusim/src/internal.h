@@ -247,7 +247,6 @@ typedef struct sim_state {
   uint64_t report_keys[256];
   uint32_t nkeys;
   sim_stats stats;
-  uint8_t *scratch_smem;            /* cta_group::2 MMA: the pair's operand rows */
   nvfp4_emu_mma_scratch *mma_scratch;
 } sim_state;
 

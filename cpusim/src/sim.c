@@ -604,7 +604,6 @@ static void free_state(sim_state *s) {
   free(s->ops);
   free(s->pending);
   free(s->comps);
-  free(s->scratch_smem);
   free(s->mma_scratch);
   free(g_runq);
   g_runq = NULL;
@@ -706,10 +705,8 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
   g_runq = calloc(T, sizeof *g_runq);
   g_cl_cur = calloc(s->capcomp, sizeof(sim_clock));
   g_cl_done = calloc(s->capcomp, sizeof(sim_clock));
-  s->scratch_smem = calloc(1, SIM_SMEM_WINDOW);
   s->mma_scratch = aligned_alloc(64, sizeof *s->mma_scratch);
-  bool ok = s->comps && s->fibers && g_runq && g_cl_cur && g_cl_done && s->scratch_smem &&
-            s->mma_scratch;
+  bool ok = s->comps && s->fibers && g_runq && g_cl_cur && g_cl_done && s->mma_scratch;
   for (uint32_t r = 0; ok && r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &s->cta[r];
     c->smem = aligned_alloc(1024, SIM_SMEM_WINDOW + 1024);
