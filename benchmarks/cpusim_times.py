@@ -46,7 +46,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nvfp4-cpusim-times-")
     objects = {}
     for pair in (False, True):
-        part = [v for v in variants if ("2_" in v) == pair]
+        part = [v for v in variants if v.startswith(("ab2_", "swap2_")) == pair]
         if part:
             path = os.path.join(tmp, "pair.so" if pair else "single.so")
             compile_family(args.build, part, path)

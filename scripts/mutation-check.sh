@@ -3,7 +3,8 @@
 # one at a time, deliberate bugs to the kernel generator (lib/Conversion, lib/Target),
 # rebuilds nvfp4-compile, compiles the whole kernel family for the CPU target, runs the CPU
 # suite's cases until one catches the bug — a failed reference or outside-C check (exit 1),
-# a hazard or illegal-operation report (exit 4) or a deadlock report (exit 3) — and prints
+# a hazard or illegal-operation report (exit 4) or a deadlock report (exit 3); any other
+# exit is an error of the check itself and stops it — and prints
 # one table row per mutation: what was changed, which run caught it and how. The sources
 # are restored (and the build brought back) on exit, also on failure or interrupt.
 #   usage: scripts/mutation-check.sh [--all] [--only ID[,ID...]] [BUILD_DIR]
@@ -143,11 +144,17 @@ for entry in "${MUTATIONS[@]}"; do
   first="" mode="" caught=0 ran=0
   for c in "${CASES[@]}"; do
     v=${c%%|*}; args=${c#*|}
-    so=$WORK/f1.so; [[ $v == *2_* ]] && so=$WORK/f2.so
+    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so
     timeout 300 "$RUN" --cpu "$so" --variant "$v" $args > "$WORK/run.log" 2>&1; rc=$?
     ran=$((ran + 1))
+    if [[ $rc -ne 0 && $rc -ne 1 && $rc -ne 3 && $rc -ne 4 ]]; then
+      echo "mutation-check: $id: $v $args did not run (exit $rc):" >&2
+      tail -3 "$WORK/run.log" >&2
+      exit 2
+    fi
     if [[ $rc -ne 0 ]]; then
       caught=$((caught + 1))
+      [[ $ALL -eq 1 ]] && echo "  caught by $v $args (exit $rc)" >&2
       if [[ -z $first ]]; then first="$v $args"; mode=$(how $rc "$WORK/run.log"); fi
       [[ $ALL -eq 0 ]] && break
     fi
