@@ -507,6 +507,13 @@ void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
 /* ---- the launch ------------------------------------------------------------------------------ */
 
 static void free_cluster_state(void) {
+  /* what operations still in flight own (a launch stopped by a fault or deadlock) */
+  for (uint32_t i = 0; i < G->nops; ++i) {
+    free(G->ops[i].staging);
+    free(G->ops[i].release);
+    G->ops[i].staging = NULL;
+    G->ops[i].release = NULL;
+  }
   for (uint32_t r = 0; r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &G->cta[r];
     for (uint32_t i = 0; i < SIM_SMEM_WINDOW / 8; ++i)
@@ -525,11 +532,11 @@ static bool setup_cluster(uint32_t clusterid) {
   G->clusterid = clusterid;
   G->rng = G->opts->schedule_seed * 0x2545F4914F6CDD1Dull + clusterid * 0x9E3779B97F4A7C15ull + 1;
   G->now = 0;
+  free_cluster_state();
   G->nops = 0;
   G->npending = 0;
   G->cl_arrived = 0;
   G->cl_generation = 0;
-  free_cluster_state();
   const uint32_t T = G->threads * G->cluster;
   G->ncomp = T;
   memset(G->comps, 0, sizeof *G->comps * G->capcomp);
