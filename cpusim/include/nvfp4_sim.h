@@ -84,8 +84,11 @@ NVFP4_SIM_ENTRY void nvfp4_sim_mbar_init(uint32_t bar, uint32_t count, uint32_t 
 NVFP4_SIM_ENTRY void nvfp4_sim_mbar_arrive(uint32_t bar, uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_mbar_arrive_expect_tx(uint32_t bar, uint32_t tx_bytes, uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_mbar_arrive_cluster(uint64_t bar, uint32_t site);
-/* mbarrier.try_wait.parity: 1 when the phase with `parity` has completed. */
-NVFP4_SIM_ENTRY uint32_t nvfp4_sim_mbar_try_wait(uint32_t bar, uint32_t parity, uint32_t site);
+/* mbarrier.try_wait.parity{.acquire.cluster when cluster_scope}: 1 when the phase with
+ * `parity` has completed. A .cta-scope (default) acquire synchronizes only with releases
+ * by threads of the waiting CTA. */
+NVFP4_SIM_ENTRY uint32_t nvfp4_sim_mbar_try_wait(uint32_t bar, uint32_t parity,
+                                                 uint32_t cluster_scope, uint32_t site);
 /* mapa.shared::cluster: the address of `addr` in the CTA of cluster rank `rank`. */
 NVFP4_SIM_ENTRY uint64_t nvfp4_sim_mapa(uint32_t addr, uint32_t rank);
 /* cvta shared::cta -> shared::cluster (the calling CTA's own window). */

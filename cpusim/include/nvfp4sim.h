@@ -107,6 +107,7 @@ typedef struct nvfp4sim_result {
   uint64_t mma_ops, tma_ops;
   uint32_t clusters;      /* clusters simulated */
   double wall_ms;
+  double cpu_ms;          /* CPU time of the calling thread during the launch */
   char message[512];      /* the first problem, one line ("" when OK) */
 } nvfp4sim_result;
 
@@ -126,6 +127,20 @@ NVFP4SIM_API nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32
                                               uint32_t num_writable,
                                               const nvfp4sim_options *options,
                                               nvfp4sim_result *result);
+
+/* Runs a host function as a kernel: for tests of the simulator and hand-written kernels
+ * calling the nvfp4_sim.h interface directly. `meta` supplies the block and cluster dims,
+ * the dynamic shared-memory size and param_bytes; `plan` is a plan text as the CPU pass
+ * writes it (at least "kernel NAME", "threads N" and "cluster N" lines; role, smem,
+ * barrier, tmem and site lines name things in reports). */
+NVFP4SIM_API nvfp4sim_outcome nvfp4sim_launch_kernel(void (*kernel)(void *),
+                                                     const nvfp4_kernel_metadata *meta,
+                                                     const char *plan, const void *params,
+                                                     uint32_t grid,
+                                                     const nvfp4sim_range *writable,
+                                                     uint32_t num_writable,
+                                                     const nvfp4sim_options *options,
+                                                     nvfp4sim_result *result);
 
 /* Short name of an outcome ("OK", "HAZARD", "DEADLOCK", "FAULT", "ERROR"). */
 NVFP4SIM_API const char *nvfp4sim_outcome_name(nvfp4sim_outcome outcome);

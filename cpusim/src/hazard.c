@@ -39,6 +39,11 @@ void sim_vc_release(sim_fiber *f, sim_clock *into) {
 
 void sim_vc_acquire(sim_fiber *f, const sim_clock *from) { sim_vc_join(f->vc, from); }
 
+const sim_clock *sim_tc_view(sim_fiber *f) {
+  f->vc_tc[f->index] = f->vc[f->index];
+  return f->vc_tc;
+}
+
 uint16_t sim_comp_new(uint32_t kind, sim_fiber *f, uint32_t bar) {
   if (G->ncomp >= G->capcomp) sim_fault(f, 0, "more than %u asynchronous agents", G->capcomp);
   sim_comp *c = &G->comps[G->ncomp];

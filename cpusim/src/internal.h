@@ -96,8 +96,10 @@ typedef struct sim_mbar {
   uint32_t pending;  /* arrivals left in the current phase */
   int64_t tx;        /* tx-count of the current phase */
   uint32_t phase;    /* number of completed phases */
-  sim_clock *cur;    /* join of this phase's releases */
+  sim_clock *cur;    /* join of this phase's releases by the barrier's own CTA */
   sim_clock *done;   /* the last completed phase's */
+  sim_clock *cur_remote, *done_remote; /* the same for releases by the other CTA */
+  int32_t remote_cur, remote_done;     /* rank of such a releaser, -1: none */
   uint32_t last_site;
 } sim_mbar;
 
@@ -164,6 +166,9 @@ typedef struct sim_fiber {
   uint64_t wait_gen;
   uint32_t wait_parity, wait_site;
   sim_clock *vc;
+  sim_clock *vc_tc;   /* what tcgen05 ops may rely on: vc at the last fence::after_thread_sync */
+  uint16_t comp_ld;   /* this thread's tcgen05.ld reads (0xFFFF: none yet) */
+  uint32_t ld_clock;  /* their current generation; fence::before_thread_sync publishes it */
   sim_ld ld[SIM_MAX_LDS];
   uint32_t nld;
   /* bulk groups of TMA stores: committed groups 1..committed, the open one after */
@@ -205,7 +210,6 @@ typedef struct sim_stats {
 } sim_stats;
 
 typedef struct sim_state {
-  const nvfp4sim_module *mod;
   const nvfp4_kernel_metadata *meta;
   const sim_plan *plan;
   void (*kernel)(void *);
@@ -243,7 +247,6 @@ typedef struct sim_state {
   uint64_t report_keys[256];
   uint32_t nkeys;
   sim_stats stats;
-  uint8_t *scratch_smem;            /* cta_group::2 MMA: the pair's operand rows */
   nvfp4_emu_mma_scratch *mma_scratch;
 } sim_state;
 
@@ -278,6 +281,9 @@ sim_clock *sim_vc_new(void);
 void sim_vc_join(sim_clock *dst, const sim_clock *src);
 void sim_vc_release(sim_fiber *f, sim_clock *into);   /* join f's clock, then tick f */
 void sim_vc_acquire(sim_fiber *f, const sim_clock *from);
+/* The clock a tcgen05 operation of f is ordered by (its own program order, plus the
+ * synchronisation before its last tcgen05.fence::after_thread_sync). */
+const sim_clock *sim_tc_view(sim_fiber *f);
 uint16_t sim_comp_new(uint32_t kind, sim_fiber *f, uint32_t bar);
 uint16_t sim_comp_tma(sim_fiber *f, uint32_t bar);     /* f's TMA loads into `bar` */
 void sim_comp_complete(uint16_t comp, uint32_t seq);  /* marks one number complete */
@@ -309,8 +315,10 @@ void sim_tmem_check_quiet(sim_cta *c, uint32_t col, uint32_t ncols, const sim_cl
 
 /* mbarrier.c */
 sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);
-void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim_fiber *f,
-                        uint32_t site, int64_t expect_tx);
+/* an arrive by fiber f (release == NULL: f's clock) or on behalf of CTA `from` with the
+ * clock `release` (tcgen05.commit) */
+void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, uint32_t from,
+                        sim_fiber *f, uint32_t site, int64_t expect_tx);
 void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t comp,
                           uint32_t seq, bool op_done);
 void sim_mbar_exit_check(sim_cta *c);

@@ -27,6 +27,10 @@ sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site) {
 static void complete_phase(sim_mbar *b) {
   memcpy(b->done, b->cur, sizeof(sim_clock) * G->capcomp);
   memset(b->cur, 0, sizeof(sim_clock) * G->capcomp);
+  memcpy(b->done_remote, b->cur_remote, sizeof(sim_clock) * G->capcomp);
+  memset(b->cur_remote, 0, sizeof(sim_clock) * G->capcomp);
+  b->remote_done = b->remote_cur;
+  b->remote_cur = -1;
   b->phase++;
   b->pending = b->count;
   b->tx = 0;
@@ -48,8 +52,11 @@ void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
     if (b) {
       b->cur = sim_vc_new();
       b->done = sim_vc_new();
+      b->cur_remote = sim_vc_new();
+      b->done_remote = sim_vc_new();
     }
-    if (!b || !b->cur || !b->done) sim_fault(f, site, "out of host memory");
+    if (!b || !b->cur || !b->done || !b->cur_remote || !b->done_remote)
+      sim_fault(f, site, "out of host memory");
     c->mbar[addr / 8] = b;
   } else if (b->init && (b->pending != b->count || b->tx != 0)) {
     char what[160];
@@ -67,10 +74,13 @@ void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
   b->last_site = site;
   memset(b->cur, 0, sizeof(sim_clock) * G->capcomp);
   memset(b->done, 0, sizeof(sim_clock) * G->capcomp);
+  memset(b->cur_remote, 0, sizeof(sim_clock) * G->capcomp);
+  memset(b->done_remote, 0, sizeof(sim_clock) * G->capcomp);
+  b->remote_cur = b->remote_done = -1;
 }
 
-void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim_fiber *f,
-                        uint32_t site, int64_t expect_tx) {
+void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, uint32_t from,
+                        sim_fiber *f, uint32_t site, int64_t expect_tx) {
   sim_mbar *b = sim_mbar_at(c, addr, f, site);
   if (b->pending == 0) {
     char what[160];
@@ -85,8 +95,12 @@ void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, sim
     sim_describe_bar(c, addr, what, sizeof what);
     sim_fault(f, site, "%s tx-count %lld outside the ISA's range", what, (long long)b->tx);
   }
-  if (release) sim_vc_join(b->cur, release);
-  else sim_vc_release(f, b->cur);
+  if (!release) from = f->cta->rank;
+  const bool remote = from != c->rank;
+  sim_clock *into = remote ? b->cur_remote : b->cur;
+  if (remote) b->remote_cur = (int32_t)from;
+  if (release) sim_vc_join(into, release);
+  else sim_vc_release(f, into);
   b->last_site = site;
   if (--b->pending == 0 && b->tx == 0) complete_phase(b);
 }
@@ -115,13 +129,13 @@ void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t co
 
 void nvfp4_sim_mbar_arrive(uint32_t addr, uint32_t site) {
   sim_fiber *f = sim_self();
-  sim_mbar_arrive_on(f->cta, addr, NULL, f, site, 0);
+  sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, 0);
   sim_maybe_yield();
 }
 
 void nvfp4_sim_mbar_arrive_expect_tx(uint32_t addr, uint32_t tx, uint32_t site) {
   sim_fiber *f = sim_self();
-  sim_mbar_arrive_on(f->cta, addr, NULL, f, site, tx);
+  sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, tx);
   sim_maybe_yield();
 }
 
@@ -135,21 +149,41 @@ static sim_cta *cta_of_cluster_addr(uint64_t caddr, sim_fiber *f, uint32_t site)
 
 void nvfp4_sim_mbar_arrive_cluster(uint64_t caddr, uint32_t site) {
   sim_fiber *f = sim_self();
-  sim_mbar_arrive_on(cta_of_cluster_addr(caddr, f, site), (uint32_t)caddr, NULL, f, site, 0);
+  sim_mbar_arrive_on(cta_of_cluster_addr(caddr, f, site), (uint32_t)caddr, NULL, 0, f, site, 0);
   sim_maybe_yield();
 }
 
-uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t site) {
+/* The acquire of a completed phase: its own CTA's releases, and the other CTA's only at
+ * cluster scope (a .cta-scope acquire is not morally strong with them). */
+static void acquire_phase(sim_fiber *f, const sim_mbar *b, uint32_t cluster, uint32_t site) {
+  sim_vc_acquire(f, b->done);
+  if (b->remote_done < 0) return;
+  if (cluster) {
+    sim_vc_acquire(f, b->done_remote);
+    return;
+  }
+  char what[160];
+  sim_describe_bar(f->cta, b->addr, what, sizeof what);
+  sim_report("mbarrier-acquire-scope", f, site,
+             "waits with .acquire.cta (the default scope) on %s, whose phase %u was completed "
+             "with releases by CTA rank %d (remote arrives or multicast tcgen05.commit): a "
+             "CTA-scope acquire does not synchronize with them, so that CTA's accesses are "
+             "not ordered before what this thread does next (needs .acquire.cluster)",
+             what, b->phase - 1, b->remote_done);
+}
+
+uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t cluster,
+                                 uint32_t site) {
   sim_fiber *f = sim_self();
   sim_mbar *b = sim_mbar_at(f->cta, addr, f, site);
   if ((b->phase & 1u) != (parity & 1u)) {
-    sim_vc_acquire(f, b->done);
+    acquire_phase(f, b, cluster, site);
     return 1;
   }
   f->wait_parity = parity & 1u;
   sim_block(f, SIM_WAIT_MBAR, b, b->phase, site);
   if ((b->phase & 1u) != (parity & 1u)) {
-    sim_vc_acquire(f, b->done);
+    acquire_phase(f, b, cluster, site);
     return 1;
   }
   return 0;

@@ -446,9 +446,18 @@ void nvfp4_sim_cluster_wait(uint32_t site) {
   f->cl_gen = UINT64_MAX;
 }
 
+/* tcgen05.fence::after_thread_sync: the thread's later tcgen05 operations are ordered after
+ * its earlier synchronisation; ::before_thread_sync: its earlier tcgen05.ld reads are
+ * released by its later synchronisation. The proxy and mbarrier-init fences are not
+ * modelled (cpusim/README.md). */
 void nvfp4_sim_fence(uint32_t kind, uint32_t site) {
-  (void)kind;
-  (void)site; /* fences are not modelled (cpusim/README.md) */
+  (void)site;
+  sim_fiber *f = sim_self();
+  if (kind == NVFP4_SIM_FENCE_TC_AFTER) {
+    memcpy(f->vc_tc, f->vc, sizeof(sim_clock) * G->ncomp);
+  } else if (kind == NVFP4_SIM_FENCE_TC_BEFORE && f->comp_ld != 0xFFFF) {
+    f->vc[f->comp_ld] = f->ld_clock++;
+  }
 }
 
 /* ---- special registers, memory ------------------------------------------------------------ */
@@ -479,7 +488,7 @@ uint32_t nvfp4_sim_dyn_smem(void) { return SIM_DYN_SMEM_BASE; }
 void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site) {
   sim_fiber *f = sim_self();
   sim_epoch e = sim_epoch_thread(f, SIM_ACC_GENERIC, site);
-  if (addr % (bytes ? bytes : 1))
+  if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && addr % (bytes ? bytes : 1))
     sim_fault(f, site, "misaligned %u-byte shared-memory access at 0x%x", bytes, addr);
   if (write) sim_smem_write(f->cta, addr, bytes, &e, f->vc, f);
   else sim_smem_read(f->cta, addr, bytes, &e, f->vc, f, false);
@@ -498,12 +507,21 @@ void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
 /* ---- the launch ------------------------------------------------------------------------------ */
 
 static void free_cluster_state(void) {
+  /* what operations still in flight own (a launch stopped by a fault or deadlock) */
+  for (uint32_t i = 0; i < G->nops; ++i) {
+    free(G->ops[i].staging);
+    free(G->ops[i].release);
+    G->ops[i].staging = NULL;
+    G->ops[i].release = NULL;
+  }
   for (uint32_t r = 0; r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &G->cta[r];
     for (uint32_t i = 0; i < SIM_SMEM_WINDOW / 8; ++i)
       if (c->mbar[i]) {
         free(c->mbar[i]->cur);
         free(c->mbar[i]->done);
+        free(c->mbar[i]->cur_remote);
+        free(c->mbar[i]->done_remote);
         free(c->mbar[i]);
         c->mbar[i] = NULL;
       }
@@ -514,11 +532,11 @@ static bool setup_cluster(uint32_t clusterid) {
   G->clusterid = clusterid;
   G->rng = G->opts->schedule_seed * 0x2545F4914F6CDD1Dull + clusterid * 0x9E3779B97F4A7C15ull + 1;
   G->now = 0;
+  free_cluster_state();
   G->nops = 0;
   G->npending = 0;
   G->cl_arrived = 0;
   G->cl_generation = 0;
-  free_cluster_state();
   const uint32_t T = G->threads * G->cluster;
   G->ncomp = T;
   memset(G->comps, 0, sizeof *G->comps * G->capcomp);
@@ -552,18 +570,20 @@ static bool setup_cluster(uint32_t clusterid) {
   for (uint32_t i = 0; i < T; ++i) {
     sim_fiber *f = &G->fibers[i];
     void *stack = f->stack;
-    sim_clock *vc = f->vc;
+    sim_clock *vc = f->vc, *vc_tc = f->vc_tc;
     memset(f, 0, sizeof *f);
     f->stack = stack;
     f->vc = vc;
+    f->vc_tc = vc_tc;
     memset(vc, 0, sizeof(sim_clock) * G->capcomp);
+    memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
     f->index = i;
     f->cta = &G->cta[i / G->threads];
     f->tid = i % G->threads;
     f->warp = f->tid / 32;
     f->lane = f->tid % 32;
     f->vc[i] = 1;
-    f->comp_tc = f->comp_bulk = 0xFFFF;
+    f->comp_tc = f->comp_bulk = f->comp_ld = 0xFFFF;
     f->cl_gen = UINT64_MAX;
     f->sp = sim_fiber_prepare(stack, SIM_STACK_BYTES, fiber_main, f);
   }
@@ -585,12 +605,12 @@ static void free_state(sim_state *s) {
     for (uint32_t i = 0; i < s->threads * s->cluster; ++i) {
       sim_fiber_stack_free(s->fibers[i].stack, SIM_STACK_BYTES);
       free(s->fibers[i].vc);
+      free(s->fibers[i].vc_tc);
     }
   free(s->fibers);
   free(s->ops);
   free(s->pending);
   free(s->comps);
-  free(s->scratch_smem);
   free(s->mma_scratch);
   free(g_runq);
   g_runq = NULL;
@@ -599,9 +619,9 @@ static void free_state(sim_state *s) {
   g_cl_cur = g_cl_done = NULL;
 }
 
-static double now_ms(void) {
+static double clock_ms(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
@@ -609,6 +629,11 @@ const char *nvfp4sim_outcome_name(nvfp4sim_outcome o) {
   static const char *const names[] = {"OK", "HAZARD", "DEADLOCK", "FAULT", "ERROR"};
   return (unsigned)o <= NVFP4SIM_ERROR ? names[o] : "?";
 }
+
+static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                               const sim_plan *plan, const void *params, uint32_t grid,
+                               const nvfp4sim_range *writable, uint32_t nwritable,
+                               const nvfp4sim_options *options, nvfp4sim_result *result);
 
 nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, const void *params,
                                  uint32_t grid, const nvfp4sim_range *writable, uint32_t nwritable,
@@ -622,8 +647,33 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
     snprintf(result->message, sizeof result->message, "launch: no such variant or no parameters");
     return result->outcome;
   }
-  const nvfp4_kernel_metadata *meta = &table->variants[variant];
-  const sim_plan *plan = sim_module_plan(mod, variant);
+  return launch(sim_module_kernel(mod, variant), &table->variants[variant],
+                sim_module_plan(mod, variant), params, grid, writable, nwritable, options, result);
+}
+
+nvfp4sim_outcome nvfp4sim_launch_kernel(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                                        const char *plan_text, const void *params, uint32_t grid,
+                                        const nvfp4sim_range *writable, uint32_t nwritable,
+                                        const nvfp4sim_options *options, nvfp4sim_result *result) {
+  nvfp4sim_result local;
+  if (!result) result = &local;
+  memset(result, 0, sizeof *result);
+  sim_plan plan;
+  if (!kernel || !meta || !params || !plan_text ||
+      sim_plan_parse(plan_text, &plan, result->message, sizeof result->message) != 0) {
+    result->outcome = NVFP4SIM_ERROR;
+    if (!result->message[0]) snprintf(result->message, sizeof result->message, "launch: NULL argument");
+    return result->outcome;
+  }
+  launch(kernel, meta, &plan, params, grid, writable, nwritable, options, result);
+  sim_plan_free(&plan);
+  return result->outcome;
+}
+
+static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
+                               const sim_plan *plan, const void *params, uint32_t grid,
+                               const nvfp4sim_range *writable, uint32_t nwritable,
+                               const nvfp4sim_options *options, nvfp4sim_result *result) {
   const uint32_t cluster = meta->cluster[0], threads = meta->block[0];
   if (cluster < 1 || cluster > SIM_MAX_CTAS || grid % cluster || threads > SIM_MAX_THREADS ||
       threads % 32 || meta->block[1] != 1 || meta->block[2] != 1 ||
@@ -642,10 +692,9 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
     return result->outcome;
   }
   nvfp4sim_g = s;
-  s->mod = mod;
   s->meta = meta;
   s->plan = plan;
-  s->kernel = sim_module_kernel(mod, variant);
+  s->kernel = kernel;
   s->opts = options ? options : &defaults;
   s->params = params;
   s->param_bytes = meta->param_bytes;
@@ -657,16 +706,14 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
   s->result = result;
   s->profile = (uint32_t)(s->opts->schedule_seed % 3);
   const uint32_t T = threads * cluster;
-  s->capcomp = T + 128;
+  s->capcomp = 2 * T + 128; /* threads, their tcgen05.ld reads, the async agents */
   s->comps = calloc(s->capcomp, sizeof *s->comps);
   s->fibers = calloc(T, sizeof *s->fibers);
   g_runq = calloc(T, sizeof *g_runq);
   g_cl_cur = calloc(s->capcomp, sizeof(sim_clock));
   g_cl_done = calloc(s->capcomp, sizeof(sim_clock));
-  s->scratch_smem = calloc(1, SIM_SMEM_WINDOW);
   s->mma_scratch = aligned_alloc(64, sizeof *s->mma_scratch);
-  bool ok = s->comps && s->fibers && g_runq && g_cl_cur && g_cl_done && s->scratch_smem &&
-            s->mma_scratch;
+  bool ok = s->comps && s->fibers && g_runq && g_cl_cur && g_cl_done && s->mma_scratch;
   for (uint32_t r = 0; ok && r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &s->cta[r];
     c->smem = aligned_alloc(1024, SIM_SMEM_WINDOW + 1024);
@@ -681,20 +728,22 @@ nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant, c
   for (uint32_t i = 0; ok && i < T; ++i) {
     s->fibers[i].stack = sim_fiber_stack_alloc(SIM_STACK_BYTES);
     s->fibers[i].vc = calloc(s->capcomp, sizeof(sim_clock));
-    ok = s->fibers[i].stack && s->fibers[i].vc;
+    s->fibers[i].vc_tc = calloc(s->capcomp, sizeof(sim_clock));
+    ok = s->fibers[i].stack && s->fibers[i].vc && s->fibers[i].vc_tc;
   }
   if (!ok) {
     result->outcome = NVFP4SIM_ERROR;
     snprintf(result->message, sizeof result->message, "launch: out of host memory");
   } else {
-    double t0 = now_ms();
+    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t cl = 0; cl < grid / cluster; ++cl) {
       setup_cluster(cl);
       run_cluster();
       result->clusters++;
       if (s->aborted || s->deadlocked) break; /* hazards: every cluster still runs */
     }
-    result->wall_ms = now_ms() - t0;
+    result->wall_ms = clock_ms(CLOCK_MONOTONIC) - t0;
+    result->cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
     result->hazards = s->stats.hazards;
     result->switches = s->stats.switches;
     result->async_ops = s->stats.async_ops;

@@ -14,8 +14,8 @@
  * cta_group::2 (a CTA pair, M = 256): each CTA's 128 rows of A and of D, the N columns of B
  * split in halves between the CTAs' shared memory (the leader's first), every CTA's
  * scale factors in its own Tensor Memory; tcgen05.cp copies each CTA's shared memory into
- * its own Tensor Memory. The core computes each CTA's half with its cta_group::1 data path
- * from a scratch image holding that CTA's A rows and both halves of B. */
+ * its own Tensor Memory — the core's cta_group::2 data paths (a view per CTA), the ones the
+ * H200 emulation runs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,15 +85,11 @@ static void alloc_last(sim_rendezvous *rv, void *ctxp) {
   check_pair_warps(rv, f, ctx->site);
   uint32_t n;
   sim_cta *c = ctas_of(f, cg, &n);
-  uint32_t col0 = UINT32_MAX;
+  nvfp4_emu_err e;
+  uint32_t col = 0;
+  if (nvfp4_emu_state_alloc_pair(&c[0].alloc, &c[n - 1].alloc, ncols, &col, &e))
+    core_fault(f, ctx->site, &e);
   for (uint32_t i = 0; i < n; ++i) {
-    nvfp4_emu_err e;
-    uint32_t col = 0;
-    if (nvfp4_emu_state_alloc(&c[i].alloc, ncols, &col, &e)) core_fault(f, ctx->site, &e);
-    if (col0 != UINT32_MAX && col != col0)
-      sim_fault(f, ctx->site, "cta_group::2 allocation at different columns in the pair (%u, %u)",
-                col0, col);
-    col0 = col;
     c[i].allocated = true;
     c[i].deallocated = false;
     for (uint32_t x = col; x < col + ncols; ++x)
@@ -140,11 +136,12 @@ static void dealloc_last(sim_rendezvous *rv, void *ctxp) {
         sim_report("dealloc-with-outstanding-access", f, ctx->site,
                    "tcgen05.dealloc while warp %u lane %u has a tcgen05.ld not waited for",
                    G->fibers[t].warp, G->fibers[t].lane);
-    sim_tmem_check_quiet(&c[i], taddr & 0xFFFFu, ncols, f->vc, f, ctx->site);
-    nvfp4_emu_err e;
-    if (nvfp4_emu_state_dealloc(&c[i].alloc, taddr, ncols, &e)) core_fault(f, ctx->site, &e);
+    sim_tmem_check_quiet(&c[i], taddr & 0xFFFFu, ncols, sim_tc_view(f), f, ctx->site);
     c[i].deallocated = true;
   }
+  nvfp4_emu_err e;
+  if (nvfp4_emu_state_dealloc_pair(&c[0].alloc, &c[n - 1].alloc, taddr, ncols, &e))
+    core_fault(f, ctx->site, &e);
 }
 
 void nvfp4_sim_tc_dealloc(uint32_t taddr, uint32_t ncols, uint32_t cg, uint32_t site) {
@@ -211,8 +208,9 @@ void nvfp4_sim_tc_cp(uint32_t taddr, uint64_t sdesc, uint32_t cg, uint32_t site)
   for (uint32_t i = 0; i < n; ++i) {
     cols_checked(&c[i], opn, "destination", taddr & 0xFFFFu, 4, f, site);
     for (uint32_t r = 0; r < 32; ++r)
-      sim_smem_read(&c[i], s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, 16, &e, f->vc, f, true);
-    sim_tmem_write(&c[i], taddr & 0xFFFFu, 4, 0xF, &e, f->vc, f);
+      sim_smem_read(&c[i], s.start + (r & 7u) * 16u + (r >> 3) * s.sbo, 16, &e, sim_tc_view(f),
+                    f, true);
+    sim_tmem_write(&c[i], taddr & 0xFFFFu, 4, 0xF, &e, sim_tc_view(f), f);
   }
   open_op(f, op);
   sim_op_schedule(op);
@@ -224,14 +222,12 @@ static uint16_t mma_key(uint32_t d, uint32_t n, uint32_t cg) {
   return (uint16_t)((d & 0x1FFu) | ((n / 8u) & 0x3Fu) << 9 | (cg - 1u) << 15);
 }
 
-static uint32_t idesc_m128(uint32_t idesc) { return (idesc & ~(3u << 27)) | (1u << 27); }
-
 /* The 16-byte chunks of rows [first, first + count) of a K-major operand, K = 64 FP4. */
 static void read_rows(sim_cta *c, const nvfp4_emu_sdesc *s, uint32_t first, uint32_t count,
                       const sim_epoch *e, sim_fiber *f) {
   for (uint32_t r = first; r < first + count; ++r)
     for (uint32_t k = 0; k < 2; ++k)
-      sim_smem_read(c, nvfp4_emu_kmajor_chunk_addr(s, r, k), 16, e, f->vc, f, true);
+      sim_smem_read(c, nvfp4_emu_kmajor_chunk_addr(s, r, k), 16, e, sim_tc_view(f), f, true);
 }
 
 void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc,
@@ -241,14 +237,8 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
   sim_fiber *f = sim_self();
   check_cg(f, cg, site);
   nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
-  if (id.m != 128u * cg)
-    sim_fault(f, site, "idesc M = %u for a cta_group::%u MMA (needs %u)", id.m, cg, 128u * cg);
-  nvfp4_emu_idesc id128 = nvfp4_emu_idesc_decode(idesc_m128(idesc));
   nvfp4_emu_err err;
-  if (nvfp4_emu_idesc_check_mxf4nvf4_block16(&id128, &err)) core_fault(f, site, &err);
-  if (cg == 2 && id.n % 16)
-    sim_fault(f, site, "cta_group::2 MMA with N = %u (the pair splits N in halves of 8-row groups)",
-              id.n);
+  if (nvfp4_emu_idesc_check_mxf4nvf4(&id, cg, &err)) core_fault(f, site, &err);
   nvfp4_emu_sdesc as = sdesc_checked(adesc, opn, "A", 0, f, site);
   nvfp4_emu_sdesc bs = sdesc_checked(bdesc, opn, "B", 0, f, site);
   if ((d | sfa | sfb) >> 16)
@@ -275,10 +265,11 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
     cols_checked(&c[i], opn, "scale-B", sfb, sfbCols, f, site);
     read_rows(&c[i], &as, 0, 128, &e, f);
     read_rows(&c[i], &bs, 0, N / n, &e, f);
-    sim_tmem_read(&c[i], sfa, 4, 0xF, &e, f->vc, f);
-    sim_tmem_read(&c[i], sfb, sfbCols, 0xF, &e, f->vc, f);
-    if (enable_input_d) sim_tmem_read(&c[i], dcol, N, 0xF, &e, f->vc, f);
-    sim_tmem_write(&c[i], dcol, N, 0xF, &e, f->vc, f);
+    const sim_clock *by = sim_tc_view(f);
+    sim_tmem_read(&c[i], sfa, 4, 0xF, &e, by, f);
+    sim_tmem_read(&c[i], sfb, sfbCols, 0xF, &e, by, f);
+    if (enable_input_d) sim_tmem_read(&c[i], dcol, N, 0xF, &e, by, f);
+    sim_tmem_write(&c[i], dcol, N, 0xF, &e, by, f);
   }
   open_op(f, op);
   G->stats.mma++;
@@ -308,19 +299,10 @@ void nvfp4_sim_tc_commit(uint32_t bar, uint32_t mask, uint32_t cg, uint32_t site
   sim_maybe_yield();
 }
 
-/* The pair's operand rows for CTA `t`'s half of a cta_group::2 MMA: its own 128 A rows and
- * the N B rows, the first half from the leader's shared memory, the second from the peer's,
- * at the offsets the descriptors address (1024-byte blocks: the swizzle pattern holds). */
-static const uint8_t *pair_image(const sim_op *op, uint32_t t, uint32_t n_cols) {
-  uint8_t *img = G->scratch_smem;
-  const nvfp4_emu_sdesc as = nvfp4_emu_sdesc_decode(op->adesc);
-  const nvfp4_emu_sdesc bs = nvfp4_emu_sdesc_decode(op->bdesc);
-  const uint32_t abase = as.start & ~1023u, bbase = bs.start & ~1023u;
-  const uint32_t half = n_cols / 2u * 128u;
-  memcpy(img + abase, G->cta[t].smem + abase, 128u * 128u);
-  memcpy(img + bbase, G->cta[0].smem + bbase, half);
-  memcpy(img + bbase + half, G->cta[1].smem + bbase, half);
-  return img;
+/* The pair's views for the core's cta_group::2 data paths (the even CTA first). */
+static void pair_views(nvfp4_emu_cta_view v[2]) {
+  for (uint32_t i = 0; i < 2; ++i)
+    v[i] = (nvfp4_emu_cta_view){G->cta[i].tmem, G->cta[i].smem, &G->cta[i].alloc};
 }
 
 void sim_tc_complete(sim_op *op) {
@@ -328,22 +310,28 @@ void sim_tc_complete(sim_op *op) {
   nvfp4_emu_err e;
   uint32_t n;
   sim_cta *c = ctas_of(f, op->cta_group, &n);
+  (void)n;
+  nvfp4_emu_cta_view pair[2];
+  if (op->cta_group == 2) pair_views(pair);
   if (op->kind == SIM_OP_CP) {
-    for (uint32_t i = 0; i < n; ++i)
-      if (nvfp4_emu_core_cp_32x128b_warpx4(c[i].tmem, c[i].smem, &c[i].alloc, op->d, op->adesc, &e))
-        core_fault(f, op->site, &e);
+    uint32_t rc = op->cta_group == 2
+                      ? nvfp4_emu_core_cp_32x128b_warpx4_cg2(pair, op->d, op->adesc, &e)
+                      : nvfp4_emu_core_cp_32x128b_warpx4(c->tmem, c->smem, &c->alloc, op->d,
+                                                         op->adesc, &e);
+    if (rc) core_fault(f, op->site, &e);
     close_op(op);
     return;
   }
   if (op->kind == SIM_OP_MMA) {
-    const uint32_t N = nvfp4_emu_idesc_decode(op->idesc).n;
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint8_t *smem = op->cta_group == 2 ? pair_image(op, i, N) : c[i].smem;
-      if (nvfp4_emu_core_mma_mxf4nvf4_block16(c[i].tmem, smem, &c[i].alloc, G->mma_scratch, op->d,
-                                              op->adesc, op->bdesc, idesc_m128(op->idesc),
-                                              op->enable, op->sfa, op->sfb, &e))
-        core_fault(f, op->site, &e);
-    }
+    uint32_t rc = op->cta_group == 2
+                      ? nvfp4_emu_core_mma_mxf4nvf4_block16_cg2(pair, G->mma_scratch, op->d,
+                                                                op->adesc, op->bdesc, op->idesc,
+                                                                op->enable, op->sfa, op->sfb, &e)
+                      : nvfp4_emu_core_mma_mxf4nvf4_block16(c->tmem, c->smem, &c->alloc,
+                                                            G->mma_scratch, op->d, op->adesc,
+                                                            op->bdesc, op->idesc, op->enable,
+                                                            op->sfa, op->sfb, &e);
+    if (rc) core_fault(f, op->site, &e);
     close_op(op);
     return;
   }
@@ -353,7 +341,7 @@ void sim_tc_complete(sim_op *op) {
   if (release[op->comp] < op->covers) release[op->comp] = op->covers;
   for (uint32_t r = 0; r < G->cluster; ++r)
     if (op->mask ? (op->mask >> r) & 1u : r == op->cta)
-      sim_mbar_arrive_on(&G->cta[r], op->bar, release, f, op->site, 0);
+      sim_mbar_arrive_on(&G->cta[r], op->bar, release, op->cta, f, op->site, 0);
   free(release);
   op->done = true;
 }
@@ -369,8 +357,14 @@ static void ld_last(sim_rendezvous *rv, void *ctxp) {
   const uint32_t taddr = rv->args[0], num = rv->args[1];
   if (nvfp4_emu_core_ld_check(&f->cta->alloc, taddr, num, f->warp % 4u, &e))
     core_fault(f, ctx->site, &e);
-  sim_epoch ep = sim_epoch_thread(f, SIM_ACC_LD, ctx->site);
-  sim_tmem_read(f->cta, taddr & 0xFFFFu, num, 1u << (f->warp % 4u), &ep, f->vc, f);
+  /* the read is this thread's, released by a sync after its next fence::before_thread_sync */
+  if (f->comp_ld == 0xFFFF) {
+    f->comp_ld = sim_comp_new(SIM_ACC_LD, f, 0);
+    f->ld_clock = 1;
+  }
+  sim_epoch ep = {f->comp_ld, (uint16_t)f->index, f->ld_clock, ctx->site, 0, SIM_ACC_LD,
+                  (uint8_t)f->cta->rank, 0};
+  sim_tmem_read(f->cta, taddr & 0xFFFFu, num, 1u << (f->warp % 4u), &ep, sim_tc_view(f), f);
 }
 
 void nvfp4_sim_tc_ld(uint32_t taddr, uint32_t num, uint32_t *dst, uint32_t site) {

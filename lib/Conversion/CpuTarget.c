@@ -64,7 +64,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_mbar_arrive(i32, i32)",
     "llvm.func @nvfp4_sim_mbar_arrive_expect_tx(i32, i32, i32)",
     "llvm.func @nvfp4_sim_mbar_arrive_cluster(i64, i32)",
-    "llvm.func @nvfp4_sim_mbar_try_wait(i32, i32, i32) -> i32",
+    "llvm.func @nvfp4_sim_mbar_try_wait(i32, i32, i32, i32) -> i32",
     "llvm.func @nvfp4_sim_mapa(i32, i32) -> i64",
     "llvm.func @nvfp4_sim_cluster_addr(i32) -> i64",
     "llvm.func @nvfp4_sim_tma_load(i64, !llvm.ptr, i32, i32, i32, i64, i32, i32)",
@@ -566,8 +566,12 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     return true;
   }
   if (!strcmp(name, "nvvm.mbarrier.try_wait") || !strcmp(name, "nvvm.mbarrier.try_wait.parity")) {
-    KbValue args[3] = {sharedAddr(r, op, o[0]), asI32(r, o[1]), site(r, "mbarrier.try_wait.parity", NULL)};
-    KbValue v = kbCall(b, "nvfp4_sim_mbar_try_wait", b->i32, 3, args);
+    const bool cluster = attrIs(r, op, "scope", "#nvvm.mem_scope<cluster>");
+    KbValue args[4] = {sharedAddr(r, op, o[0]), asI32(r, o[1]), kbI32(b, cluster),
+                       site(r, cluster ? "mbarrier.try_wait.parity.acquire.cluster"
+                                       : "mbarrier.try_wait.parity",
+                            NULL)};
+    KbValue v = kbCall(b, "nvfp4_sim_mbar_try_wait", b->i32, 4, args);
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbCmpI(b, KB_NE, v, 0));
     return true;
   }

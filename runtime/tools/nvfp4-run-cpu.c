@@ -195,12 +195,13 @@ int nvfp4_run_cpu(int argc, char **argv) {
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
     printf("], \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
            "\"hazards\": %llu, \"checked\": %s, \"pass\": %s, \"mismatches\": %llu, "
-           "\"max_abs_err\": %.6g, \"max_rel_err\": %.6g, \"cpu_ms\": %.1f, \"reference_ms\": %.1f, "
+           "\"max_abs_err\": %.6g, \"max_rel_err\": %.6g, \"sim_wall_ms\": %.1f, \"sim_cpu_ms\": %.1f, "
+           "\"reference_ms\": %.1f, "
            "\"fiber_switches\": %llu, \"async_ops\": %llu, \"mma_ops\": %llu, \"tma_ops\": %llu, "
            "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
            sms, grid, tiles, nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards,
            checked ? "true" : "false", pass ? "true" : "false", (unsigned long long)chk.mismatches,
-           chk.max_abs, chk.max_rel, res.wall_ms, ref_ms, (unsigned long long)res.switches,
+           chk.max_abs, chk.max_rel, res.wall_ms, res.cpu_ms, ref_ms, (unsigned long long)res.switches,
            (unsigned long long)res.async_ops, (unsigned long long)res.mma_ops,
            (unsigned long long)res.tma_ops, ldc_pad, (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes);
@@ -216,10 +217,10 @@ int nvfp4_run_cpu(int argc, char **argv) {
     printf("\n  group        M        N        K\n");
     for (uint32_t g = 0; g < ng; g++)
       printf("  %5u %8u %8u %8u\n", g, shapes[g].m, shapes[g].n, shapes[g].k);
-    printf("sim      %s  (%llu hazard reports, %u clusters, %.1f ms, %llu fiber switches, %llu "
-           "async ops: %llu mma, %llu tma)\n",
+    printf("sim      %s  (%llu hazard reports, %u clusters, %.1f ms cpu, %.1f ms wall, %llu fiber "
+           "switches, %llu async ops: %llu mma, %llu tma)\n",
            nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards, res.clusters,
-           res.wall_ms, (unsigned long long)res.switches, (unsigned long long)res.async_ops,
+           res.cpu_ms, res.wall_ms, (unsigned long long)res.switches, (unsigned long long)res.async_ops,
            (unsigned long long)res.mma_ops, (unsigned long long)res.tma_ops);
     if (res.message[0]) printf("  %s\n", res.message);
     if (checked) {

@@ -1,0 +1,375 @@
+/* sim-unit-tests.c — tests of the CTA simulator's semantics with small kernels written in C
+ * against the nvfp4_sim.h interface (launched with nvfp4sim_launch_kernel):
+ *   tma      a 16U4 TMA load: SWIZZLE_128B image (chunk c of row r at c ^ (r % 8)) and the
+ *            zero fill of elements and rows outside the tensor, for all three schedules;
+ *   tmap     nvfp4sim_tmap_encode rejects what the simulator does not implement;
+ *   tx       an expect_tx 16 bytes short: the phase completes once the expected bytes have
+ *            landed, so the read after the wait is reported (16 bytes may still be in
+ *            flight), and so is the tx-count of -16 the CTA leaves behind;
+ *   deadlock a wait on a barrier that never completes ends in the deadlock report;
+ *   store    a TMA store clips to the tensor; without a bar.sync between the threads'
+ *            writes of the staging box and the store, the store's read is a hazard;
+ *   mma      one tcgen05.mma (M 128, N 64, K 64) on the emulation core through cp /
+ *            commit / ld / wait::ld gives D = 64 under every schedule; and five broken
+ *            orders are each reported: ld before the commit is observed, cp over the scale
+ *            factors an uncommitted MMA reads, a store into its operands, a register used
+ *            before wait::ld, and an ld after the wait without tcgen05.fence::after_thread_sync.
+ * Prints one line per check and "ALL PASSED"; exits 1 on any failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4_sim.h"
+#include "nvfp4sim.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                     \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      failures++;                                                                            \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+      printf(__VA_ARGS__);                                                                   \
+      printf("\n");                                                                          \
+    }                                                                                        \
+  } while (0)
+
+/* ---- a small launch harness ---------------------------------------------------------- */
+
+typedef struct params {
+  _Alignas(64) unsigned char tmap[128];
+  _Alignas(64) unsigned char tmap2[128];
+  uint8_t *out;
+  int mode; /* which variant of a test kernel */
+} params;
+
+static const char kPlan[] =
+    "kernel unit\nthreads 32\ncluster 1\nrole 0 0 epilogue\nrole 9 9 producer\nrole 9 9 mma\n"
+    "barrier 0 4 1 bar\n"
+    "site 0 mbarrier.init\nsite 1 arrive.expect_tx\nsite 2 tma-load\nsite 3 try_wait\n"
+    "site 4 smem-read\nsite 5 smem-write\nsite 6 bar.sync\nsite 7 tma-store\n"
+    "site 8 commit_group\nsite 9 wait_group\nsite 10 tcgen05.alloc\nsite 11 tcgen05.cp\n"
+    "site 12 tcgen05.mma\nsite 13 tcgen05.commit\nsite 14 tcgen05.ld\nsite 15 tcgen05.wait\n"
+    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\n";
+
+static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nvfp4sim_result *r,
+                            const nvfp4sim_range *w, uint32_t nw) {
+  nvfp4_kernel_metadata meta;
+  memset(&meta, 0, sizeof meta);
+  meta.block[0] = 32;
+  meta.block[1] = meta.block[2] = 1;
+  meta.cluster[0] = meta.cluster[1] = meta.cluster[2] = 1;
+  meta.dyn_smem_bytes = 64 * 1024;
+  meta.param_bytes = sizeof *p;
+  FILE *log = tmpfile();
+  nvfp4sim_options o = {seed, 10, log, 0};
+  nvfp4sim_outcome out = nvfp4sim_launch_kernel(kernel, &meta, kPlan, p, 1, w, nw, &o, r);
+  if (log) fclose(log);
+  return out;
+}
+
+/* shared addresses of the kernels: the 1024-aligned base of the dynamic array */
+static uint32_t base(void) { return (nvfp4_sim_dyn_smem() + 1023u) & ~1023u; }
+static uint8_t *smem(uint32_t a) { return (uint8_t *)nvfp4_sim_smem_base() + a; }
+static void wait_bar(uint32_t bar, uint32_t parity) {
+  while (!nvfp4_sim_mbar_try_wait(bar, parity, 0, 3)) {
+  }
+}
+
+/* ---- TMA loads --------------------------------------------------------------------------- */
+
+enum { ROWS = 5, KELEMS = 200, STRIDE = 112, BOX_ROWS = 8 };
+static uint8_t g_a[ROWS * STRIDE];
+
+static void k_tma(void *pp) {
+  params *p = pp;
+  const uint32_t bar = base(), dst = base() + 1024;
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 0) {
+    nvfp4_sim_mbar_init(bar, 1, 0);
+    nvfp4_sim_mbar_arrive_expect_tx(bar, 128 * BOX_ROWS - (p->mode == 1 ? 16 : 0), 1);
+    nvfp4_sim_tma_load(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, bar, 0, 0, 2);
+    wait_bar(bar, 0);
+    nvfp4_sim_smem_access(dst, 128 * BOX_ROWS, 0, 4);
+    memcpy(p->out, smem(dst), 128 * BOX_ROWS);
+  }
+}
+
+static void fill_a(void) {
+  for (int i = 0; i < ROWS * STRIDE; ++i) g_a[i] = (uint8_t)(i * 37 + 11);
+}
+
+static nvfp4rt_tmap_args a_args(void) {
+  nvfp4rt_tmap_args a;
+  memset(&a, 0, sizeof a);
+  a.data_type = 13; /* CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B */
+  a.rank = 2;
+  a.global_address = (uint64_t)(uintptr_t)g_a;
+  a.dims[0] = KELEMS;
+  a.dims[1] = ROWS;
+  a.stride_bytes[0] = STRIDE;
+  a.box[0] = 256;
+  a.box[1] = BOX_ROWS;
+  a.element_strides[0] = a.element_strides[1] = 1;
+  a.swizzle = 3; /* CU_TENSOR_MAP_SWIZZLE_128B */
+  return a;
+}
+
+/* The parameters of k_tma: the A map in slot 0, the output buffer, the mode. */
+static void tma_params(params *p, uint8_t *out, int mode) {
+  nvfp4rt_tmap_args a = a_args();
+  char why[200];
+  CHECK(nvfp4sim_tmap_encode(&a, p->tmap, why, sizeof why) == 0, "encode: %s", why);
+  p->out = out;
+  p->mode = mode;
+}
+
+static void test_tma(void) {
+  fill_a();
+  static _Alignas(64) params p;
+  uint8_t out[128 * BOX_ROWS];
+  tma_params(&p, out, 0);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    nvfp4sim_result r;
+    memset(out, 0xCC, sizeof out);
+    nvfp4sim_outcome o = run(k_tma, &p, seed, &r, NULL, 0);
+    CHECK(o == NVFP4SIM_OK, "tma seed %llu: %s %s", (unsigned long long)seed,
+          nvfp4sim_outcome_name(o), r.message);
+    int bad = 0;
+    for (int row = 0; row < BOX_ROWS; ++row)
+      for (int c = 0; c < 8; ++c)
+        for (int b = 0; b < 16; ++b) {
+          int byte = c * 16 + b; /* logical byte of the row: elements 2 byte, 2 byte + 1 */
+          uint8_t want = 0;
+          if (row < ROWS && 2 * byte < KELEMS) want = g_a[row * STRIDE + byte];
+          uint8_t got = out[row * 128 + ((c ^ (row % 8)) * 16) + b];
+          bad += got != want;
+        }
+    CHECK(bad == 0, "tma seed %llu: %d bytes of the swizzled image differ", (unsigned long long)seed, bad);
+  }
+  printf("tma: 16U4 SWIZZLE_128B image and zero fill, 3 schedules\n");
+}
+
+static void test_tmap(void) {
+  unsigned char slot[128];
+  char why[200];
+  nvfp4rt_tmap_args a = a_args();
+  a.global_address += 8;
+  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "aligned"), "misaligned address accepted");
+  a = a_args();
+  a.box[0] = 512;
+  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "box"), "box 512 accepted");
+  a = a_args();
+  a.data_type = 7; /* FLOAT32: not implemented */
+  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "not implemented"), "FLOAT32 accepted");
+  a = a_args();
+  a.stride_bytes[0] = 104;
+  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "stride"), "stride 104 accepted");
+  printf("tmap: invalid tensor maps rejected\n");
+}
+
+static void test_tx(void) {
+  static _Alignas(64) params p;
+  uint8_t out[128 * BOX_ROWS];
+  tma_params(&p, out, 1);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run(k_tma, &p, seed, &r, NULL, 0);
+    CHECK(o == NVFP4SIM_HAZARD && r.hazards == 2 && strstr(r.message, "smem-read-before-write-visible"),
+          "short expect_tx, seed %llu: %s (%llu reports) %s", (unsigned long long)seed,
+          nvfp4sim_outcome_name(o), (unsigned long long)r.hazards, r.message);
+  }
+  printf("tx: expect_tx 16 bytes short: the read after the early phase and the tx-count -16 left "
+         "at exit reported\n");
+}
+
+static void k_deadlock(void *pp) {
+  (void)pp;
+  const uint32_t bar = base();
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 0) nvfp4_sim_mbar_init(bar, 2, 0);
+  nvfp4_sim_barrier(0, 0, 6);
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 0) nvfp4_sim_mbar_arrive(bar, 1);
+  wait_bar(bar, 0);
+}
+
+static void test_deadlock(void) {
+  static _Alignas(64) params p;
+  nvfp4sim_result r;
+  nvfp4sim_outcome o = run(k_deadlock, &p, 2, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_DEADLOCK && strstr(r.message, "deadlock"), "deadlock: %s %s",
+        nvfp4sim_outcome_name(o), r.message);
+  printf("deadlock: reported, no hang\n");
+}
+
+/* ---- TMA stores ---------------------------------------------------------------------------- */
+
+enum { CROWS = 3, CCOLS = 40 };
+static uint16_t g_c[4 * 64];
+
+static void k_store(void *pp) {
+  params *p = pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X), buf = base() + 1024;
+  /* each thread writes one 16-byte chunk: 4 rows x 8 chunks of the 64-column box */
+  const uint32_t row = tid / 8, chunk = tid % 8;
+  const uint32_t a = buf + row * 128 + ((chunk ^ (row % 8)) * 16);
+  nvfp4_sim_smem_access(a, 16, 1, 5);
+  for (int e = 0; e < 8; ++e) ((uint16_t *)smem(a))[e] = (uint16_t)(row * 64 + chunk * 8 + e + 1);
+  if (p->mode == 0) nvfp4_sim_barrier(0, 0, 6);
+  if (tid == 0) {
+    nvfp4_sim_tma_store(p->tmap, buf, 0, 0, 7);
+    nvfp4_sim_bulk_commit_group(8);
+    nvfp4_sim_bulk_wait_group(0, 0, 9);
+  }
+}
+
+static void test_store(void) {
+  static _Alignas(64) params p;
+  nvfp4rt_tmap_args a;
+  memset(&a, 0, sizeof a);
+  a.data_type = 6; /* FLOAT16 */
+  a.rank = 2;
+  a.global_address = (uint64_t)(uintptr_t)g_c;
+  a.dims[0] = CCOLS;
+  a.dims[1] = CROWS;
+  a.stride_bytes[0] = 128;
+  a.box[0] = 64;
+  a.box[1] = 4;
+  a.element_strides[0] = a.element_strides[1] = 1;
+  a.swizzle = 3;
+  char why[200];
+  CHECK(nvfp4sim_tmap_encode(&a, p.tmap, why, sizeof why) == 0, "encode: %s", why);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    memset(g_c, 0xEE, sizeof g_c);
+    p.mode = 0;
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run(k_store, &p, seed, &r, NULL, 0);
+    CHECK(o == NVFP4SIM_OK, "store seed %llu: %s %s", (unsigned long long)seed,
+          nvfp4sim_outcome_name(o), r.message);
+    int bad = 0;
+    for (int row = 0; row < 4; ++row)
+      for (int col = 0; col < 64; ++col) {
+        uint16_t want = row < CROWS && col < CCOLS ? (uint16_t)(row * 64 + col + 1) : 0xEEEE;
+        bad += g_c[row * 64 + col] != want;
+      }
+    CHECK(bad == 0, "store seed %llu: %d elements wrong (clipping or data)", (unsigned long long)seed, bad);
+  }
+  p.mode = 1;
+  nvfp4sim_result r;
+  nvfp4sim_outcome o = run(k_store, &p, 1, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_HAZARD && strstr(r.message, "smem-read-before-write-visible"),
+        "store without bar.sync: %s %s", nvfp4sim_outcome_name(o), r.message);
+  printf("store: TMA store clipped to the tensor; unsynchronised staging reported\n");
+}
+
+/* ---- tcgen05 through the emulation core -------------------------------------------------- */
+
+static uint64_t sdesc(uint32_t start, uint32_t sbo, uint32_t swizzle) {
+  return (uint64_t)((start & 0x3FFFFu) >> 4) | ((uint64_t)((sbo & 0x3FFFFu) >> 4) << 32) |
+         (1ull << 46) | ((uint64_t)(swizzle & 7u) << 61);
+}
+static uint32_t idesc(uint32_t n) {
+  return (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((128u >> 7) << 27);
+}
+
+enum { MMA_OK = 0, MMA_LD_EARLY, MMA_CP_OVER, MMA_STORE_OPERAND, MMA_USE_EARLY, MMA_NO_FENCE };
+
+static void k_mma(void *pp) {
+  params *p = pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X);
+  const uint32_t bar = base(), slot = base() + 8, A = base() + 1024, B = A + 16384,
+                 SF = B + 8192;
+  if (tid == 0) {
+    nvfp4_sim_mbar_init(bar, 1, 0);
+    /* A and B: every FP4 code 2 (1.0); scale factors 0x38 (1.0) */
+    nvfp4_sim_smem_access(A, 16384, 1, 5);
+    memset(smem(A), 0x22, 16384);
+    nvfp4_sim_smem_access(B, 8192, 1, 5);
+    memset(smem(B), 0x22, 8192);
+    nvfp4_sim_smem_access(SF, 512, 1, 5);
+    memset(smem(SF), 0x38, 512);
+  }
+  nvfp4_sim_tc_alloc(slot, 128, 1, 10);
+  nvfp4_sim_tc_relinquish(1, 17);
+  nvfp4_sim_barrier(0, 0, 6);
+  nvfp4_sim_smem_access(slot, 4, 0, 4);
+  uint32_t tmem = *(uint32_t *)smem(slot);
+  if (tid == 0) {
+    nvfp4_sim_tc_cp(tmem + 64, sdesc(SF, 128, 0), 1, 11);
+    nvfp4_sim_tc_cp(tmem + 68, sdesc(SF, 128, 0), 1, 11);
+    nvfp4_sim_tc_mma(tmem, sdesc(A, 1024, 2), sdesc(B, 1024, 2), idesc(64), 0, tmem + 64,
+                     tmem + 68, 1, 12);
+    if (p->mode == MMA_CP_OVER) nvfp4_sim_tc_cp(tmem + 64, sdesc(SF, 128, 0), 1, 11);
+    if (p->mode == MMA_STORE_OPERAND) {
+      nvfp4_sim_smem_access(A, 16, 1, 5);
+      memset(smem(A), 0x22, 16);
+    }
+    nvfp4_sim_tc_commit(bar, 0, 1, 13);
+  }
+  if (p->mode != MMA_LD_EARLY) wait_bar(bar, 0);
+  if (p->mode != MMA_NO_FENCE) nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_AFTER, 6);
+  _Alignas(16) uint32_t regs[32];
+  nvfp4_sim_tc_ld(tmem, 32, regs, 14);
+  if (p->mode != MMA_USE_EARLY) nvfp4_sim_tc_wait(1, 15);
+  nvfp4_sim_tc_ld_use(regs, 18);
+  if (p->mode == MMA_USE_EARLY) nvfp4_sim_tc_wait(1, 15);
+  uint32_t bad = 0;
+  for (int i = 0; i < 32; ++i) {
+    float f;
+    memcpy(&f, &regs[i], 4);
+    bad += f != 64.0f;
+  }
+  p->out[tid] = (uint8_t)(bad != 0);
+  if (p->mode == MMA_LD_EARLY) wait_bar(bar, 0);
+  nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_BEFORE, 6);
+  nvfp4_sim_barrier(0, 0, 6);
+  nvfp4_sim_fence(NVFP4_SIM_FENCE_TC_AFTER, 6);
+  nvfp4_sim_tc_dealloc(tmem, 128, 1, 16);
+}
+
+static void test_mma(void) {
+  static _Alignas(64) params p;
+  uint8_t out[32];
+  p.out = out;
+  p.mode = MMA_OK;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    nvfp4sim_result r;
+    memset(out, 2, sizeof out);
+    nvfp4sim_outcome o = run(k_mma, &p, seed, &r, NULL, 0);
+    int bad = 0;
+    for (int i = 0; i < 32; ++i) bad += out[i] != 0;
+    CHECK(o == NVFP4SIM_OK && bad == 0, "mma seed %llu: %s %s, %d lanes with D != 64",
+          (unsigned long long)seed, nvfp4sim_outcome_name(o), r.message, bad);
+  }
+  static const struct { int mode; const char *report; } broken[] = {
+      {MMA_LD_EARLY, "tmem-read-before-commit"},
+      {MMA_CP_OVER, "tmem-overwrite-during-mma-read"},
+      {MMA_STORE_OPERAND, "smem-write-during-async-read"},
+      {MMA_USE_EARLY, "ld-register-before-wait"},
+      {MMA_NO_FENCE, "tmem-read-before-commit"}};
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      p.mode = broken[i].mode;
+      nvfp4sim_result r;
+      nvfp4sim_outcome o = run(k_mma, &p, seed, &r, NULL, 0);
+      CHECK(o == NVFP4SIM_HAZARD && strstr(r.message, broken[i].report),
+            "mma mode %d seed %llu: expected %s, got %s %s", broken[i].mode,
+            (unsigned long long)seed, broken[i].report, nvfp4sim_outcome_name(o), r.message);
+    }
+  printf("mma: D = 64 under 3 schedules; ld before commit, cp over in-flight scale factors, "
+         "store into operands, use before wait::ld, ld without fence::after_thread_sync all "
+         "reported under every schedule\n");
+}
+
+int main(void) {
+  test_tma();
+  test_tmap();
+  test_tx();
+  test_deadlock();
+  test_store();
+  test_mma();
+  if (failures) {
+    printf("%d FAILED\n", failures);
+    return 1;
+  }
+  printf("ALL PASSED\n");
+  return 0;
+}
