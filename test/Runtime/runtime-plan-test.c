@@ -55,7 +55,7 @@ static nvfp4_kernel_metadata make_swap(int emulation, uint32_t max_groups, uint3
 static nvfp4rt_group good_group(uint32_t i) {
   uint64_t base = 0x7f0000000000ull + (uint64_t)i * 0x10000000ull;
   nvfp4rt_group g = {base, base + 0x1000000, base + 0x2000000, base + 0x3000000,
-                     base + 0x4000000, 96, 128, 256, 128};
+                     base + 0x4000000, 96, 128, 256, 128, 0};
   return g;
 }
 
