@@ -202,7 +202,7 @@ int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table, const nvfp4r
                                uint32_t sm_count) {
   if (!table || !p || table->count == 0) return -1;
   const uint32_t E = p->num_experts;
-  if (E == 0 || E > NVFP4_ABI_MAX_GROUPS) return -1;
+  if (E == 0 || E > NVFP4_ABI_MAX_GROUPS || E != table->variants[0].max_groups) return -1;
   /* The cost model of the pointer-array form, on E experts of ceil(M / E) tokens: the same
    * kernel structure, the routing being unknown on the host. */
   nvfp4rt_metadata_table *model = malloc(sizeof *model);

@@ -118,7 +118,7 @@ static int check_sets(state *S, int sets, nvfp4h_check_result *r, int threads) {
         uint16_t **ref = &S->ref[s % S->nprobs][g];
         if (!*ref) {
           *ref = malloc(d->c_bytes ? d->c_bytes : 1);
-          if (!*ref || nvfp4h_reference_gemm(d, *ref, d->ldc, threads) != 0) {
+          if (!*ref || nvfp4h_reference_gemm_ex(d, *ref, d->ldc, d->c_type, d->alpha, threads) != 0) {
             free(got);
             return -1;
           }

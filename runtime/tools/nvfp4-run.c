@@ -26,6 +26,8 @@ enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
 
 /* nvfp4-run --cpu KERNEL.so ...: the CPU execution target (nvfp4-run-cpu.c). */
 int nvfp4_run_cpu(int argc, char **argv);
+/* nvfp4-run CUBIN --moe E,M,N,K ...: the contiguous MoE form (nvfp4-run-moe.c). */
+int nvfp4_run_moe(int argc, char **argv);
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -34,6 +36,7 @@ static void usage(FILE *f) {
           "                 [--fresh-sets S [--calls N] [--e2e-calls N]] [--all-variants]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
+          "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
@@ -47,6 +50,9 @@ static const char *status_detail(nvfp4rt_status st) {
 }
 
 static const char *orientation_name(uint32_t o) { return o ? "swap-ab" : "ab"; }
+static const char *form_name(const nvfp4_kernel_metadata *m) {
+  return m->form == NVFP4_META_FORM_CONTIGUOUS ? "contiguous" : "pointer-array";
+}
 
 /* The cubin's kernel family: one record per variant. */
 static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int json) {
@@ -54,25 +60,28 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
   if (json) {
     printf("{\"cubin\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, \"abi_version\": %u, "
            "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
-           "\"workspace_per_cta\": %u, \"k_granule\": %u, \"variants\": [",
+           "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
+           "\"alpha\": %s, \"variants\": [",
            path, m0->target, m0->target_sm, m0->abi_version, m0->flags,
            (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false",
            (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
-           m0->param_bytes, m0->workspace_per_cta, m0->k_granule);
+           m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
+           nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
+           (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
     for (uint32_t v = 0; v < t->count; v++) {
       const nvfp4_kernel_metadata *m = &t->variants[v];
       printf("%s{\"index\": %u, \"kernel\": \"%s\", \"orientation\": \"%s\", \"cta_group\": %u, "
              "\"epilogue\": \"%s\", \"dynamic_n\": %s, \"block\": [%u, %u, %u], "
              "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
              "\"stages\": %u, \"tmem_cols\": %u, \"acc_buffers\": %u, \"boxes\": [%u, %u], "
-             "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u}",
+             "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u, \"param_bytes\": %u}",
              v ? ", " : "", v, m->kernel_name, orientation_name(m->orientation), m->cta_group,
              m->epilogue ? "tma-store" : "direct-store",
              (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "true" : "false", m->block[0],
              m->block[1], m->block[2], m->cluster[0], m->cluster[1], m->cluster[2],
              m->dyn_smem_bytes, m->tile_m, m->tile_n, m->tile_k, m->stages, m->tmem_cols,
              m->acc_buffers, m->m_box_rows, m->n_box_rows, m->sfm_atoms, m->sfn_atoms,
-             m->store_box_rows, m->n_align);
+             m->store_box_rows, m->n_align, m->param_bytes);
     }
     printf("]}\n");
     return;
@@ -84,9 +93,18 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
                                                  : "");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
   printf("flags:             0x%x\n", m0->flags);
-  printf("max groups:        %u (group table %s)\n", m0->max_groups,
-         m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block" : "in global memory");
-  printf("param bytes:       %u\n", m0->param_bytes);
+  printf("form:              %s\n", form_name(m0));
+  if (m0->form == NVFP4_META_FORM_CONTIGUOUS)
+    printf("experts:           %u (offsets in device memory, shared tensor maps)\n",
+           m0->max_groups);
+  else
+    printf("max groups:        %u (group table %s)\n", m0->max_groups,
+           m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block"
+                                                    : "in global memory");
+  printf("C:                 %s%s\n", nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
+         (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "");
+  printf("param bytes:       %u%s\n", m0->param_bytes,
+         m0->form == NVFP4_META_FORM_CONTIGUOUS ? " (variant 0)" : "");
   printf("workspace per CTA: %u\n", m0->workspace_per_cta);
   printf("k granule:         %u\n", m0->k_granule);
   printf("variants:          %u\n", t->count);
@@ -138,6 +156,8 @@ int main(int argc, char **argv) {
             .calls = 2000, .e2e_calls = 200};
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--cpu")) return nvfp4_run_cpu(argc, argv);
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--moe")) return nvfp4_run_moe(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(EXIT_ERROR), (char *)0))
@@ -239,7 +259,7 @@ int main(int argc, char **argv) {
   nvfp4rt_plan *plan = NULL;
   void *stream = NULL, *ev0 = NULL, *ev1 = NULL;
   uint64_t dptr[NVFP4H_MAX_GROUPS][5];
-  uint64_t flush_buf = 0;
+  uint64_t flush_buf = 0, alpha_buf = 0;
   size_t flush_bytes = 0;
   memset(dptr, 0, sizeof dptr);
   nvfp4h_problem prob;
@@ -269,9 +289,14 @@ int main(int argc, char **argv) {
     }
   }
 
-  if (nvfp4h_problem_generate_ex(shapes, ng, o.seed,
-                                 o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
-                                 o.ldc_pad, &prob) != 0) {
+  /* C's element type and alpha are the kernel's: every variant shares them */
+  const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
+  nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
+                              .alpha = with_alpha};
+  if (nvfp4h_problem_generate_opts(shapes, ng, o.seed,
+                                   o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                   &gopts, &prob) != 0) {
     fprintf(stderr, "nvfp4-run: cannot generate inputs (K must be a positive multiple of 32)\n");
     goto done;
   }
@@ -287,15 +312,21 @@ int main(int argc, char **argv) {
     int ok = probs != NULL;
     if (ok) probs[0] = prob;
     for (int s = 1; ok && s < nprobs; s++)
-      ok = nvfp4h_problem_generate_ex(shapes, ng, o.seed + (uint64_t)s,
-                                      o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
-                                      o.ldc_pad, &probs[s]) == 0;
+      ok = nvfp4h_problem_generate_opts(shapes, ng, o.seed + (uint64_t)s,
+                                        o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                        &gopts, &probs[s]) == 0;
     const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
                            o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
     rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
     for (int s = 1; probs && s < nprobs; s++) nvfp4h_problem_free(&probs[s]);
     free(probs);
     goto done;
+  }
+  if (with_alpha) { /* one fp32 per group, in device memory */
+    static float alpha[NVFP4H_MAX_GROUPS];
+    for (uint32_t g = 0; g < ng; g++) alpha[g] = prob.groups[g].alpha;
+    if ((st = nvfp4rt_mem_alloc(ctx, sizeof(float) * ng, &alpha_buf)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_memcpy_htod(ctx, alpha_buf, alpha, sizeof(float) * ng)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   }
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   for (uint32_t g = 0; g < ng; g++) {
@@ -310,7 +341,7 @@ int main(int argc, char **argv) {
       if ((st = nvfp4rt_memcpy_htod(ctx, dptr[g][t], src[t], bytes[t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     }
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
-                                d->m, d->n, d->k, d->ldc};
+                                d->m, d->n, d->k, d->ldc, with_alpha ? alpha_buf + 4u * g : 0};
   }
   if (o.all_variants) {
     rc = all_variants_run(ctx, mod, &prob, groups, tmap_update, o.threads, o.json);
@@ -341,7 +372,7 @@ int main(int argc, char **argv) {
         nvfp4h_check_group_zero(d, got[g], g, &chk);
         continue;
       }
-      if (nvfp4h_reference_gemm(d, ref[g], d->ldc, o.threads) != 0) { fprintf(stderr, "nvfp4-run: reference GEMM out of memory\n"); goto done; }
+      if (nvfp4h_reference_gemm_ex(d, ref[g], d->ldc, d->c_type, d->alpha, o.threads) != 0) { fprintf(stderr, "nvfp4-run: reference GEMM out of memory\n"); goto done; }
       nvfp4h_check_group(d, got[g], ref[g], g, &chk);
     }
     ref_ms = (now_us() - t0) / 1e3;
@@ -394,7 +425,7 @@ int main(int argc, char **argv) {
   for (uint32_t g = 0; g < ng; g++) {
     const nvfp4h_group_data *d = &prob.groups[g];
     flops += 2.0 * d->m * d->n * d->k;
-    bytes += (double)d->a_bytes + d->b_bytes + d->sfa_bytes + d->sfb_bytes + (double)d->m * d->n * 2;
+    bytes += (double)d->a_bytes + d->b_bytes + d->sfa_bytes + d->sfb_bytes + (double)d->m * d->n * nvfp4h_c_bytes(d->c_type);
   }
   const int pass = !o.check || nvfp4h_check_passed(&chk);
   const char *label = o.case_name ? o.case_name : "custom";
@@ -433,11 +464,13 @@ int main(int argc, char **argv) {
         printf("check    %s  (proxy: %llu/%llu elements of M x N not +0, %llu outside checked)\n",
                pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
                (unsigned long long)chk.checked, (unsigned long long)chk.outside_checked);
-      else
+      else {
+        double atol, rtol;
+        nvfp4h_check_tolerance(gopts.c_type, &atol, &rtol);
         printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
                pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
-               (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
-               NVFP4H_CHECK_RTOL);
+               (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, atol, rtol);
+      }
       for (uint32_t i = 0; i < chk.reported; i++)
         printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
                chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);
@@ -474,6 +507,7 @@ done:
     for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, dptr[g][t]);
   }
   nvfp4rt_mem_free(ctx, flush_buf);
+  nvfp4rt_mem_free(ctx, alpha_buf);
   free(times);
   free(host);
   nvfp4rt_event_destroy(ctx, ev0);
