@@ -391,7 +391,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod,
                                                    const nvfp4rt_plan_options *options,
                                                    nvfp4rt_moe_plan **out);
 /* New pointers and/or sizes (same expert count): re-encodes only the tensor maps whose
- * arguments changed; on failure the plan keeps its previous state. Changing the routing
+ * arguments changed (an automatic plan re-chooses its variant only when M, N or K
+ * changed); on failure the plan keeps its previous state. Changing the routing
  * needs no update (the kernel reads the offsets at launch). The same workspace rule as
  * nvfp4rt_plan_update_pointers applies when a larger grid needs a larger workspace. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,

@@ -237,6 +237,7 @@ struct nvfp4rt_moe_plan {
   /* the arguments each map slot was last encoded with (rank 0: slot empty) */
   nvfp4rt_tmap_args keys[NVFP4_ABI_MOE_MAX_TMAPS], next_keys[NVFP4_ABI_MOE_MAX_TMAPS];
   uint64_t workspace, workspace_bytes, tmaps_encoded;
+  uint32_t sized[4];  /* M, N, K, E the automatic variant was chosen for (0: none yet) */
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[1];
   void *params[1];
@@ -253,7 +254,12 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   const nvfp4rt_metadata_table *table = &pl->mod->table;
   const uint32_t sms = (uint32_t)pl->mod->ctx->info.sm_count;
   if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe plan: problem is NULL");
-  int v = pl->forced_variant >= 0 ? pl->forced_variant : nvfp4rt_moe_select_variant(table, p, sms);
+  /* the heuristic depends on the sizes only: new pointers keep the variant (and the host
+   * cost of an update independent of E) */
+  const uint32_t sized[4] = {p->m, p->n, p->k, p->num_experts};
+  int v = pl->forced_variant;
+  if (v < 0 && pl->sized[3] && !memcmp(sized, pl->sized, sizeof sized)) v = (int)pl->variant;
+  if (v < 0) v = nvfp4rt_moe_select_variant(table, p, sms);
   if (v < 0) v = 0; /* no variant fits: variant 0 says why */
   const nvfp4_kernel_metadata *meta = &table->variants[v];
   nvfp4rt_status st = nvfp4rt_moe_validate(meta, p);
@@ -323,6 +329,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   pl->scratch = t;
   memcpy(pl->keys, pl->next_keys, sizeof pl->keys);
   pl->variant = (uint32_t)v;
+  memcpy(pl->sized, sized, sizeof sized);
   pl->grid = grid;
   pl->cfg.gridDimX = grid;
   pl->cfg.gridDimY = pl->cfg.gridDimZ = 1;

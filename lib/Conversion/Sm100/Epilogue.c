@@ -47,22 +47,27 @@ typedef struct EpilogueState {
 
 static bool contiguous(GenKernel *g) { return g->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS; }
 
-/* C's element type and elements per 16-byte chunk. */
+/* The type C's elements are stored as (bf16 values travel as their i16 bits: hosts
+ * without bf16 arithmetic then never see a bf16 vector) and elements per 16-byte chunk. */
 static MlirType outType(GenKernel *g) {
   switch (g->cfg->spec.output) {
-  case MLIR_NVFP4_OUTPUT_BF16: return g->b->bf16;
+  case MLIR_NVFP4_OUTPUT_BF16: return g->b->i16;
   case MLIR_NVFP4_OUTPUT_F32: return g->b->f32;
   default: return g->b->f16;
   }
 }
 static uint32_t chunkElems(GenKernel *g) { return 16u / g->cfg->cElemBytes; }
 
-/* Accumulator element e of `vals`, times alpha, as C's element type. */
+/* Accumulator element e of `vals`, times alpha, rounded to C's element type. */
 static KbValue outElem(GenKernel *g, EpilogueState *st, KbValue vals, uint32_t e) {
   KbBuilder *b = g->b;
   KbValue f = kbBitcast(b, kbExtract(b, vals, kbI32(b, e)), b->f32);
   if (!mlirValueIsNull(st->alpha)) f = kbFMul(b, f, st->alpha);
-  return g->cfg->spec.output == MLIR_NVFP4_OUTPUT_F32 ? f : kbFPTrunc(b, f, outType(g));
+  switch (g->cfg->spec.output) {
+  case MLIR_NVFP4_OUTPUT_F32: return f;
+  case MLIR_NVFP4_OUTPUT_BF16: return kbBitcast(b, kbFPTrunc(b, f, b->bf16), b->i16);
+  default: return kbFPTrunc(b, f, b->f16);
+  }
 }
 
 /* One 16-byte chunk: the C elements of accumulator columns col .. col + chunkElems - 1 of

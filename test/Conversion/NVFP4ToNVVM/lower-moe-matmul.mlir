@@ -22,7 +22,8 @@
 // CHECK: llvm.getelementptr %arg0[48] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK: llvm.fmul %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xi16>, !llvm.ptr<3>
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}} {nvfp4.operand = "c"}
 // Counts: 2 CTA barriers of the kernel + 1 + 2 x 8 (scan rounds) + 1 of the schedule; the
 // TMA stores (2 sub-tiles) and, for tiles past the expert's rows, 2 x 2 x 4 direct 16-byte
@@ -30,7 +31,7 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | sed -n '/llvm.func @m8_ab_n128/,/^\/\/ -----/p' > %t.ab
 // RUN: grep -c "nvvm.barrier0" %t.ab | FileCheck %s --check-prefix=TWENTY
 // RUN: grep -c "nvvm.cp.async.bulk.tensor.global.shared.cta" %t.ab | FileCheck %s --check-prefix=TWO
-// RUN: grep -c "vector<8xbf16>, !llvm.ptr<1>" %t.ab | FileCheck %s --check-prefix=SIXTEEN
+// RUN: grep -c "vector<8xi16>, !llvm.ptr<1>" %t.ab | FileCheck %s --check-prefix=SIXTEEN
 // RUN: not grep "nvvm.shfl" %t.ab
 // TWO: {{^}}2{{$}}
 // SIXTEEN: {{^}}16{{$}}
