@@ -124,15 +124,16 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  * op with E experts: A holds every token (M rows, sorted by expert), B is E x N x K, C is
  * M x N, and expert e owns rows offsets[e] .. offsets[e+1] - 1 of A and C, read by the
  * kernel from device memory (E + 1 i32). Its parameter block has no group table: the
- * 64-byte header (num_groups = E, total_tiles 0: the kernel counts the tiles, table 0),
- * one 64-byte problem record, then a handful of tensor maps shared by all experts:
+ * 64-byte header (num_groups = E, total_tiles 0: the kernel counts the tiles, table and
+ * tmap_area 0: the shared maps are never patched), one 64-byte problem record, then a
+ * handful of tensor maps shared by all experts:
  *
  *   offset   size       what
- *   0        40         header fields above (workspace at 16 as for every kernel)
- *   40       8          u64 offsets: device address of E + 1 i32 row offsets (4-B aligned)
- *   48       8          u64 alpha: device address of E fp32 (alpha variants; else 0)
- *   56       8          u64 C: device address of C
- *   64       64         problem record: M, N, K, ldc, sfa atom rows (u32), rest 0
+ *   0        64         the header above (workspace at 16 as for every kernel)
+ *   64       8          u64 offsets: device address of E + 1 i32 row offsets (4-B aligned)
+ *   72       8          u64 alpha: device address of E fp32 (alpha variants; else 0)
+ *   80       8          u64 C: device address of C
+ *   88       20         u32 M, N, K, ldc, sfa atom rows; 108..127 reserved, 0
  *   128 + 128 i         tensor map i: A, B, SFA, SFB, C (zero slot for direct-store
  *                       variants), then for a DYNAMIC_N variant one more A map per
  *                       smaller N-role box (nvfp4_abi_moe_ladder below)
@@ -143,14 +144,14 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  * on a 128-row atom, the vLLM / CUTLASS MoE padding). See docs/kernel-sm100a.md for what
  * the kernel does with offsets that decrease or point past M.
  */
-#define NVFP4_ABI_MOE_OFFSETS 40u
-#define NVFP4_ABI_MOE_ALPHA 48u
-#define NVFP4_ABI_MOE_C_PTR 56u
-#define NVFP4_ABI_MOE_M 64u          /* u32: rows of A and C (the token capacity) */
-#define NVFP4_ABI_MOE_N 68u
-#define NVFP4_ABI_MOE_K 72u
-#define NVFP4_ABI_MOE_LDC 76u        /* u32: row stride of C in elements */
-#define NVFP4_ABI_MOE_SFA_ROWS 80u   /* u32: 128-row atoms the sfa buffer holds */
+#define NVFP4_ABI_MOE_OFFSETS 64u
+#define NVFP4_ABI_MOE_ALPHA 72u
+#define NVFP4_ABI_MOE_C_PTR 80u
+#define NVFP4_ABI_MOE_M 88u          /* u32: rows of A and C (the token capacity) */
+#define NVFP4_ABI_MOE_N 92u
+#define NVFP4_ABI_MOE_K 96u
+#define NVFP4_ABI_MOE_LDC 100u       /* u32: row stride of C in elements */
+#define NVFP4_ABI_MOE_SFA_ROWS 104u  /* u32: 128-row atoms the sfa buffer holds */
 #define NVFP4_ABI_MOE_TMAPS 128u
 #define NVFP4_ABI_MOE_MAX_TMAPS 12u
 /* Map slots (from NVFP4_ABI_MOE_TMAPS, 128 B each). */

@@ -192,8 +192,9 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
 
   /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
    * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). Only the sm_100a
-   * kernel (and its sm_90a retargetings) implements it. */
-  const bool patchTmaps = !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+   * kernel (and its sm_90a retargetings) implements it; the contiguous form's handful of
+   * shared maps are never patched. */
+  const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
   if (patchTmaps && info != &kSm100) {
     nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "

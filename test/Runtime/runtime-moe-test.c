@@ -508,7 +508,8 @@ static int test_tmap(void) {
               rd64(block, NVFP4_ABI_MOE_C_PTR) == p.c && rd(block, NVFP4_ABI_MOE_M) == 2048 &&
               rd(block, NVFP4_ABI_MOE_N) == 4096 && rd(block, NVFP4_ABI_MOE_K) == 7168 &&
               rd(block, NVFP4_ABI_MOE_LDC) == 4096 && rd(block, NVFP4_ABI_MOE_SFA_ROWS) == p.sfa_atoms &&
-              rd(block, 84) == 0 && block[NVFP4_ABI_MOE_TMAPS] == 0xCD,
+              rd(block, 108) == 0 && rd(block, NVFP4_ABI_HDR_TMAP_AREA) == 0 &&
+              block[NVFP4_ABI_MOE_TMAPS] == 0xCD,
           "problem record; maps untouched");
   EXPECT_STATUS(nvfp4rt_moe_param_pack(&sw, &p, 0, 0, block, 1000), NVFP4RT_STATUS_INVALID_ARGUMENT);
   printf("tmap: %u maps (AB), %u (swap_n256)\n", nvfp4rt_moe_tmap_count(&ab), nvfp4rt_moe_tmap_count(&sw));

@@ -7,11 +7,11 @@
 
 // AB, bf16 C, alpha, 8 experts: 128 + 5 maps * 128 = 768 parameter bytes.
 // CHECK-LABEL: llvm.func @m8_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
-// The schedule: M and N from the problem record, the offsets' address from the header,
+// The schedule: M, N and the offsets' address from the problem record,
 // each thread's experts (8 <= 192: one each), then the scan.
-// CHECK: llvm.getelementptr %arg0[64] : (!llvm.ptr) -> !llvm.ptr, i8
-// CHECK: llvm.getelementptr %arg0[68] : (!llvm.ptr) -> !llvm.ptr, i8
-// CHECK: %[[OFF:.*]] = llvm.getelementptr %arg0[40] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %arg0[88] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %arg0[92] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: %[[OFF:.*]] = llvm.getelementptr %arg0[64] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT: llvm.load %[[OFF]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // CHECK: llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT: llvm.icmp "ult"
@@ -19,7 +19,7 @@
 // CHECK: llvm.icmp "slt"
 // CHECK: nvvm.barrier0
 // The epilogue: alpha from the expert's slot, the product in f32, bf16 C.
-// CHECK: llvm.getelementptr %arg0[48] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %arg0[72] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK: llvm.fmul %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
 // CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
