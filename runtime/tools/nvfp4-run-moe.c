@@ -10,6 +10,8 @@
  *   --launch-iters N   measures the host cost of a launch: nvfp4rt_moe_plan_launch on the
  *                      cached plan, and nvfp4rt_moe_plan_update with fresh pointers (a
  *                      second set of buffers, every map re-encoded) plus the launch;
+ *   --iters N          times N launches with CUDA events (median; --flush-l2 clears L2
+ *                      before each, as the competition did);
  *   --no-check         skips the checks (the host path alone, e.g. on a test driver).
  * Exit codes as nvfp4-run: 0 pass, 1 check failed, 2 error, 77 no GPU. */
 #include "run_common.h"
@@ -22,8 +24,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN --moe E,M,N,K [--tokens T] [--routing NAME] [--seed S]\n"
           "                 [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
-          "                 [--graph-replays R] [--launch-iters N] [--threads T] [--json]\n"
-          "                 [--no-check] [--device D]\n"
+          "                 [--graph-replays R] [--iters N] [--flush-l2] [--launch-iters N]\n"
+          "                 [--threads T] [--json] [--no-check] [--device D]\n"
           "  E experts, M token rows of A and C (T <= M routed, default M), N, K per expert;\n"
           "  routings: random empty one balanced decreasing beyond (default random)\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
@@ -33,6 +35,7 @@ typedef struct moe_opts {
   const char *cubin, *variant;
   uint32_t e, m, n, k, tokens, ldc_pad;
   int routing, full_range, replays, launch_iters, threads, json, device, tokens_set, no_check;
+  int iters, flush_l2;
   uint64_t seed;
 } moe_opts;
 
@@ -167,7 +170,8 @@ static int parse(int argc, char **argv, moe_opts *o) {
     else if (!strcmp(a, "--device")) { uint32_t r; NUM(r); o->device = (int)r; }
     else if (!strcmp(a, "--json")) o->json = 1;
     else if (!strcmp(a, "--no-check")) o->no_check = 1;
-    else if (!strcmp(a, "--iters") || !strcmp(a, "--warmup")) NEXT(); /* accepted, unused */
+    else if (!strcmp(a, "--iters")) { uint32_t r; NUM(r); o->iters = (int)r; }
+    else if (!strcmp(a, "--flush-l2")) o->flush_l2 = 1;
     else if (a[0] == '-') { fprintf(stderr, "nvfp4-run: unknown option %s in --moe mode\n", a); return -1; }
     else if (!o->cubin) o->cubin = a;
     else { fprintf(stderr, "nvfp4-run: unexpected argument %s\n", a); return -1; }
@@ -202,7 +206,10 @@ int nvfp4_run_moe(int argc, char **argv) {
   moe_bufs d = {0}, d2 = {0};
   nvfp4h_moe_problem prob;
   memset(&prob, 0, sizeof prob);
-  double *host = NULL, *fresh = NULL;
+  double *host = NULL, *fresh = NULL, *times = NULL;
+  void *ev0 = NULL, *ev1 = NULL;
+  uint64_t flush_buf = 0;
+  size_t flush_bytes = 0;
 
   nvfp4rt_status st = nvfp4rt_context_create(o.device, &ctx);
   if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
@@ -296,6 +303,32 @@ int nvfp4_run_moe(int argc, char **argv) {
     }
   }
 
+  /* device time of the launch (the routing of the last run) */
+  double dev_us = 0;
+  if (o.iters > 0) {
+    times = calloc((size_t)o.iters, sizeof *times);
+    if (!times) goto done;
+    if ((st = nvfp4rt_event_create(ctx, &ev0)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = nvfp4rt_event_create(ctx, &ev1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if (o.flush_l2) {
+      flush_bytes = (size_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 64 << 20) * 2;
+      if ((st = nvfp4rt_mem_alloc(ctx, flush_bytes, &flush_buf)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    }
+    for (int i = 0; i < o.iters; i++) {
+      if (o.flush_l2 &&
+          (st = nvfp4rt_memset_async(ctx, flush_buf, (unsigned char)i, flush_bytes, stream)) != NVFP4RT_STATUS_OK)
+        FAIL_RT(st);
+      if ((st = nvfp4rt_event_record(ctx, ev0, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if ((st = nvfp4rt_moe_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if ((st = nvfp4rt_event_record(ctx, ev1, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      float ms = 0;
+      if ((st = nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+      times[i] = ms * 1e3;
+    }
+    dev_us = median(times, o.iters);
+  }
+
   /* host cost: cached plan, and fresh pointers (update + launch) */
   double host_us = 0, fresh_us = 0;
   uint64_t per_update = 0;
@@ -340,18 +373,23 @@ int nvfp4_run_moe(int argc, char **argv) {
            "\"outside_checked\": %llu, \"outside_writes\": %llu, \"graph_replays\": %d, "
            "\"graph_replays_passed\": %d, \"run_ms\": %.1f, \"launch_iters\": %d, "
            "\"host_launch_us_median\": %.3f, \"host_fresh_update_launch_us_median\": %.3f, "
-           "\"maps_reencoded_per_update\": %llu}\n",
+           "\"maps_reencoded_per_update\": %llu, \"iters\": %d, \"flush_l2\": %s, "
+           "\"time_us_median\": %.3f}\n",
            o.cubin, info.kernel_name, dev->name, o.e, o.m, o.n, o.k, o.tokens,
            nvfp4h_moe_routing_name((nvfp4h_moe_routing)o.routing), (unsigned long long)o.seed,
            nvfp4h_c_type_name(prob.c_type), with_alpha ? "true" : "false", info.grid,
            info.param_bytes, all_pass ? "true" : "false", (unsigned long long)chk.mismatches,
            chk.max_abs, chk.max_rel, (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes, o.replays, replays_passed, run_ms,
-           o.launch_iters, host_us, fresh_us, (unsigned long long)per_update);
+           o.launch_iters, host_us, fresh_us, (unsigned long long)per_update, o.iters,
+           o.flush_l2 ? "true" : "false", dev_us);
   } else {
     if (o.replays > 0)
       printf("graph    captured once, %d of %d replays with a new routing passed\n",
              replays_passed, o.replays);
+    if (o.iters > 0)
+      printf("time     median %.2f us  (%d launches%s)\n", dev_us, o.iters,
+             o.flush_l2 ? ", L2 flushed" : "");
     if (o.launch_iters > 0)
       printf("host     nvfp4rt_moe_plan_launch median %.3f us (cached plan, %d calls); "
              "nvfp4rt_moe_plan_update + launch with fresh pointers median %.3f us "
@@ -364,6 +402,10 @@ int nvfp4_run_moe(int argc, char **argv) {
 done:
   free(host);
   free(fresh);
+  free(times);
+  nvfp4rt_event_destroy(ctx, ev0);
+  nvfp4rt_event_destroy(ctx, ev1);
+  nvfp4rt_mem_free(ctx, flush_buf);
   nvfp4rt_graph_destroy(ctx, graph);
   free_bufs(ctx, &d);
   free_bufs(ctx, &d2);
