@@ -10,7 +10,7 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper moe groups256 (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default).
@@ -23,7 +23,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -244,6 +244,18 @@ if has moe; then
   one moe_e256_host_cost "$D/cubin/emu_moe_e256_bf16_default.cubin" --moe 256,2048,128,256 \
       --launch-iters 1000 --no-check
   grep -m1 "^host" "$LOG/moe_e256_host_cost.log" | tee -a "$results"
+fi
+# DeepSeek-V3's up-projection (256 experts, N = 4096, K = 7168, bf16 + alpha) through the
+# timing proxy: kernel time with the L2 flushed, 2048 tokens = 8 per expert on average
+# (balanced and random routings) and 512 = 2 per expert; C comes out +0, so no check.
+if has moeproxy; then
+  for spec in "2048 balanced" "2048 random" "512 random"; do
+    set -- $spec
+    one "moeproxy_up_t$1_$2" "$D/cubin/proxy_moe_up.cubin" --moe "256,$1,4096,7168" --routing $2 \
+        --iters 20 --flush-l2 --no-check --json
+    grep -o '"kernel": "[^"]*"\|"time_us_median": [0-9.]*' "$LOG/moeproxy_up_t$1_$2.log" | tr '\n' ' ' | tee -a "$results"
+    echo | tee -a "$results"
+  done
 fi
 # More than 46 groups in the pointer-array form: 256 groups, the group table in global
 # memory, bf16 C with a per-group alpha, random and edge shapes (empty groups, tiny and

@@ -57,6 +57,8 @@ python3 scripts/gen-ops.py grouped 256 --c bf16 --alpha --variants ab_n128,swap_
 "$BUILD"/bin/nvfp4-compile "$OUT/g256.mlir" --emulate -o "$OUT/cubin/emu_g256_bf16.cubin"
 python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $MV > "$OUT/g16_f32.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/g16_f32.mlir" --emulate -o "$OUT/cubin/emu_g16_f32.cubin"
+# DeepSeek-V3's up-projection through the timing proxy (the suite's moeproxy part).
+"$BUILD"/bin/nvfp4-compile examples/moe_deepseek_up.mlir --proxy -o "$OUT/cubin/proxy_moe_up.cubin"
 # The suite itself travels with the package (the GPU machine gets another checkout's scripts):
 # run it as `bash $OUT/device-suite.sh` from the repository root.
 cp scripts/device-suite.sh "$OUT/"
