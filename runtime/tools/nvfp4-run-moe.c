@@ -194,6 +194,10 @@ static int parse(int argc, char **argv, moe_opts *o) {
     goto done;                                                                              \
   } while (0)
 
+static nvfp4rt_status moe_launch(void *plan, void *stream) {
+  return nvfp4rt_moe_plan_launch((nvfp4rt_moe_plan *)plan, stream);
+}
+
 int nvfp4_run_moe(int argc, char **argv) {
   moe_opts o = {.seed = 1111, .routing = NVFP4H_ROUTE_RANDOM};
   if (parse(argc, argv, &o)) return EXIT_ERROR;
@@ -207,19 +211,12 @@ int nvfp4_run_moe(int argc, char **argv) {
   nvfp4h_moe_problem prob;
   memset(&prob, 0, sizeof prob);
   double *host = NULL, *fresh = NULL, *times = NULL;
-  void *ev0 = NULL, *ev1 = NULL;
-  uint64_t flush_buf = 0;
-  size_t flush_bytes = 0;
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
 
-  nvfp4rt_status st = nvfp4rt_context_create(o.device, &ctx);
-  if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
-    fprintf(stderr, "nvfp4-run: no CUDA GPU available (%s); nothing was run (exit %d)\n",
-            status_detail(st), EXIT_NO_GPU);
-    return EXIT_NO_GPU;
-  }
-  if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  if ((rc = run_open(o.device, o.cubin, &ctx, &mod)) == EXIT_NO_GPU) return rc;
+  if (rc != 0) goto done;
+  rc = EXIT_ERROR;
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
-  if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
   if (m0->form != NVFP4_META_FORM_CONTIGUOUS) {
     fprintf(stderr, "nvfp4-run: %s holds pointer-array kernels (nvfp4.grouped_matmul); "
@@ -232,16 +229,7 @@ int nvfp4_run_moe(int argc, char **argv) {
     goto done;
   }
   nvfp4rt_plan_options popts = {.variant = -1};
-  if (o.variant) {
-    char *end;
-    long vi = strtol(o.variant, &end, 10);
-    popts.variant = *o.variant && !*end ? (int)vi : nvfp4rt_module_find_variant(mod, o.variant);
-    if (popts.variant < 0 || popts.variant >= (int)nvfp4rt_module_variant_count(mod)) {
-      fprintf(stderr, "nvfp4-run: the cubin has no variant '%s' (nvfp4-run --info lists them)\n",
-              o.variant);
-      goto done;
-    }
-  }
+  if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
   const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
                               .alpha = with_alpha};
@@ -308,24 +296,9 @@ int nvfp4_run_moe(int argc, char **argv) {
   if (o.iters > 0) {
     times = calloc((size_t)o.iters, sizeof *times);
     if (!times) goto done;
-    if ((st = nvfp4rt_event_create(ctx, &ev0)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if ((st = nvfp4rt_event_create(ctx, &ev1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if (o.flush_l2) {
-      flush_bytes = (size_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 64 << 20) * 2;
-      if ((st = nvfp4rt_mem_alloc(ctx, flush_bytes, &flush_buf)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    }
-    for (int i = 0; i < o.iters; i++) {
-      if (o.flush_l2 &&
-          (st = nvfp4rt_memset_async(ctx, flush_buf, (unsigned char)i, flush_bytes, stream)) != NVFP4RT_STATUS_OK)
-        FAIL_RT(st);
-      if ((st = nvfp4rt_event_record(ctx, ev0, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      if ((st = nvfp4rt_moe_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      if ((st = nvfp4rt_event_record(ctx, ev1, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      float ms = 0;
-      if ((st = nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      times[i] = ms * 1e3;
-    }
+    if ((st = run_event_times(ctx, stream, o.flush_l2, moe_launch, plan, 0, o.iters, times)) !=
+        NVFP4RT_STATUS_OK)
+      FAIL_RT(st);
     dev_us = median(times, o.iters);
   }
 
@@ -403,9 +376,6 @@ done:
   free(host);
   free(fresh);
   free(times);
-  nvfp4rt_event_destroy(ctx, ev0);
-  nvfp4rt_event_destroy(ctx, ev1);
-  nvfp4rt_mem_free(ctx, flush_buf);
   nvfp4rt_graph_destroy(ctx, graph);
   free_bufs(ctx, &d);
   free_bufs(ctx, &d2);

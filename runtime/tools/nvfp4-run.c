@@ -21,13 +21,10 @@
 #include "fresh_sets.h"
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
-
-enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
+#include "run_common.h"
 
 /* nvfp4-run --cpu KERNEL.so ...: the CPU execution target (nvfp4-run-cpu.c). */
 int nvfp4_run_cpu(int argc, char **argv);
-/* nvfp4-run CUBIN --moe E,M,N,K ...: the contiguous MoE form (nvfp4-run-moe.c). */
-int nvfp4_run_moe(int argc, char **argv);
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -40,13 +37,6 @@ static void usage(FILE *f) {
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
-}
-
-static const char *status_detail(nvfp4rt_status st) {
-  static char buf[1024];
-  const nvfp4rt_error *e = nvfp4rt_last_error();
-  snprintf(buf, sizeof buf, "%s: %s", nvfp4rt_status_string(st), e->message);
-  return buf;
 }
 
 static const char *orientation_name(uint32_t o) { return o ? "swap-ab" : "ab"; }
@@ -121,21 +111,6 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
   }
 }
 
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-  if (n <= 0) return 0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct opts {
   const char *cubin, *case_name, *groups, *variant, *tmap_update;
   int fresh_sets, calls, e2e_calls, all_variants;
@@ -143,6 +118,10 @@ typedef struct opts {
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
 } opts;
+
+static nvfp4rt_status grouped_launch(void *plan, void *stream) {
+  return nvfp4rt_plan_launch((nvfp4rt_plan *)plan, stream);
+}
 
 #define FAIL_RT(st)                                                                         \
   do {                                                                                      \
@@ -257,37 +236,23 @@ int main(int argc, char **argv) {
   nvfp4rt_context *ctx = NULL;
   nvfp4rt_module *mod = NULL;
   nvfp4rt_plan *plan = NULL;
-  void *stream = NULL, *ev0 = NULL, *ev1 = NULL;
+  void *stream = NULL;
   uint64_t dptr[NVFP4H_MAX_GROUPS][5];
-  uint64_t flush_buf = 0, alpha_buf = 0;
-  size_t flush_bytes = 0;
+  uint64_t alpha_buf = 0;
   memset(dptr, 0, sizeof dptr);
   nvfp4h_problem prob;
   memset(&prob, 0, sizeof prob);
   uint16_t *got[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
   double *times = NULL, *host = NULL;
 
-  nvfp4rt_status st = nvfp4rt_context_create(o.device, &ctx);
-  if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
-    fprintf(stderr, "nvfp4-run: no CUDA GPU available (%s); nothing was run (exit %d)\n",
-            status_detail(st), EXIT_NO_GPU);
-    return EXIT_NO_GPU;
-  }
-  if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
+  if ((rc = run_open(o.device, o.cubin, &ctx, &mod)) == EXIT_NO_GPU) return rc;
+  if (rc != 0) goto done;
+  rc = EXIT_ERROR;
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
-  if ((st = nvfp4rt_module_load_file(ctx, o.cubin, &mod)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
   nvfp4rt_plan_options popts = {.variant = -1, .tmap_update = tmap_update};
-  if (o.variant) {
-    char *end;
-    long vi = strtol(o.variant, &end, 10);
-    popts.variant = *o.variant && !*end ? (int)vi : nvfp4rt_module_find_variant(mod, o.variant);
-    if (popts.variant < 0 || popts.variant >= (int)nvfp4rt_module_variant_count(mod)) {
-      fprintf(stderr, "nvfp4-run: the cubin has no variant '%s' (nvfp4-run --info lists them)\n",
-              o.variant);
-      goto done;
-    }
-  }
+  if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
 
   /* C's element type and alpha are the kernel's: every variant shares them */
   const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
@@ -382,24 +347,9 @@ int main(int argc, char **argv) {
   times = calloc((size_t)o.iters, sizeof *times);
   host = calloc((size_t)(o.launch_iters ? o.launch_iters : 1), sizeof *host);
   if (!times || !host) goto done;
-  if ((st = nvfp4rt_event_create(ctx, &ev0)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  if ((st = nvfp4rt_event_create(ctx, &ev1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  if (o.flush_l2) {
-    flush_bytes = (size_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 64 << 20) * 2;
-    if ((st = nvfp4rt_mem_alloc(ctx, flush_bytes, &flush_buf)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  }
-  for (int i = 0; i < o.warmup; i++)
-    if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  for (int i = 0; i < o.iters; i++) {
-    if (o.flush_l2 && (st = nvfp4rt_memset_async(ctx, flush_buf, (unsigned char)i, flush_bytes, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if ((st = nvfp4rt_event_record(ctx, ev0, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if ((st = nvfp4rt_event_record(ctx, ev1, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    float ms = 0;
-    if ((st = nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    times[i] = ms * 1e3;
-  }
+  if ((st = run_event_times(ctx, stream, o.flush_l2, grouped_launch, plan, o.warmup, o.iters,
+                            times)) != NVFP4RT_STATUS_OK)
+    FAIL_RT(st);
   double dev_us = median(times, o.iters);
   double dev_min = times[0];
   /* host cost of nvfp4rt_plan_launch alone (cached plan); drain every 32 launches so the
@@ -506,12 +456,9 @@ done:
     free(ref[g]);
     for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, dptr[g][t]);
   }
-  nvfp4rt_mem_free(ctx, flush_buf);
   nvfp4rt_mem_free(ctx, alpha_buf);
   free(times);
   free(host);
-  nvfp4rt_event_destroy(ctx, ev0);
-  nvfp4rt_event_destroy(ctx, ev1);
   nvfp4rt_stream_destroy(ctx, stream);
   nvfp4rt_plan_destroy(plan);
   nvfp4rt_module_destroy(mod);

@@ -299,6 +299,20 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
   genRingAdvance(b, &st->acc.pos);
 }
 
+/* SWAP_AB, stored directly: this thread's C column cCol of the sub-tile's rows row0 ..
+ * row0 + stagingRows - 1 (those below M), from the accumulator columns in vals. */
+static void storeColumnSwap(GenKernel *g, EpilogueState *st, GenTile *t, const KbValue vals[2],
+                            KbValue row0, KbValue cCol) {
+  KbBuilder *b = g->b;
+  for (uint32_t r = 0; r < g->cfg->stagingRows; ++r) {
+    KbValue cRow = kbAddI(b, row0, r);
+    kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
+    kbStore(b, outElem(g, st, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol),
+            g->cfg->cElemBytes);
+    kbEndIf(b);
+  }
+}
+
 /* SWAP_AB: lane = C column (32w + lane of the tile's 128), accumulator column = C row.
  * Sub-tile s = C rows 64s..64s+63 (accumulator columns); each thread writes its column of
  * them into box (column / box columns), element (row, column % box columns). */
@@ -344,23 +358,13 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
     }
     /* this thread's column in the ragged tail N8..N-1: stored directly */
     kbIf(b, kbAnd(b, kbCmp(b, KB_UGE, cCol, mapColumns(g, t)), kbCmp(b, KB_ULT, cCol, t->n)));
-    for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
-      KbValue cRow = kbAddI(b, row0, r);
-      kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
-      kbStore(b, outElem(g, st, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol), eb);
-      kbEndIf(b);
-    }
+    storeColumnSwap(g, st, t, vals, row0, cCol);
     kbEndIf(b);
     endStaging(g, st, t, staging, t->cCol0, row0);
     if (contiguous(g)) {
       kbElse(b); /* the sub-tile reaches past its expert's rows: direct stores */
       kbIf(b, kbCmp(b, KB_ULT, cCol, t->n));
-      for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
-        KbValue cRow = kbAddI(b, row0, r);
-        kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
-        kbStore(b, outElem(g, st, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol), eb);
-        kbEndIf(b);
-      }
+      storeColumnSwap(g, st, t, vals, row0, cCol);
       kbEndIf(b);
       kbEndIf(b);
     }
