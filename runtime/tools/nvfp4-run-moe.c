@@ -187,13 +187,6 @@ static int parse(int argc, char **argv, moe_opts *o) {
   return 0;
 }
 
-#define FAIL_RT(st)                                                                         \
-  do {                                                                                      \
-    fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));                                  \
-    rc = EXIT_ERROR;                                                                        \
-    goto done;                                                                              \
-  } while (0)
-
 static nvfp4rt_status moe_launch(void *plan, void *stream) {
   return nvfp4rt_moe_plan_launch((nvfp4rt_moe_plan *)plan, stream);
 }
@@ -309,14 +302,9 @@ int nvfp4_run_moe(int argc, char **argv) {
     host = calloc((size_t)o.launch_iters, sizeof *host);
     fresh = calloc((size_t)o.launch_iters, sizeof *fresh);
     if (!host || !fresh) goto done;
-    for (int i = 0; i < o.launch_iters; i++) {
-      if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-      double s0 = now_us();
-      st = nvfp4rt_moe_plan_launch(plan, stream);
-      host[i] = now_us() - s0;
-      if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    }
-    if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+    if ((st = run_host_times(ctx, stream, moe_launch, plan, o.launch_iters, host)) !=
+        NVFP4RT_STATUS_OK)
+      FAIL_RT(st);
     /* a second set of buffers with the same routing, alternating with the first */
     if ((st = alloc_bufs(ctx, &prob, with_alpha, &d2)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     if ((st = upload(ctx, &prob, &d2, 1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);

@@ -123,13 +123,6 @@ static nvfp4rt_status grouped_launch(void *plan, void *stream) {
   return nvfp4rt_plan_launch((nvfp4rt_plan *)plan, stream);
 }
 
-#define FAIL_RT(st)                                                                         \
-  do {                                                                                      \
-    fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));                                   \
-    rc = EXIT_ERROR;                                                                        \
-    goto done;                                                                              \
-  } while (0)
-
 int main(int argc, char **argv) {
   opts o = {.seed = 1111, .iters = 20, .warmup = 3, .check = 1, .launch_iters = 200,
             .calls = 2000, .e2e_calls = 200};
@@ -352,16 +345,10 @@ int main(int argc, char **argv) {
     FAIL_RT(st);
   double dev_us = median(times, o.iters);
   double dev_min = times[0];
-  /* host cost of nvfp4rt_plan_launch alone (cached plan); drain every 32 launches so the
-   * launch queue never blocks the timed call */
-  for (int i = 0; i < o.launch_iters; i++) {
-    if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    double t0 = now_us();
-    st = nvfp4rt_plan_launch(plan, stream);
-    host[i] = now_us() - t0;
-    if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  }
-  if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  /* host cost of nvfp4rt_plan_launch alone (cached plan) */
+  if ((st = run_host_times(ctx, stream, grouped_launch, plan, o.launch_iters, host)) !=
+      NVFP4RT_STATUS_OK)
+    FAIL_RT(st);
   double host_us = median(host, o.launch_iters);
   /* cost of a re-plan with unchanged groups (cache hit: no tensor map re-encoded) */
   uint64_t enc0 = info.tmaps_encoded;

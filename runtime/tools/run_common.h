@@ -1,7 +1,7 @@
 /* run_common.h — small helpers shared by the nvfp4-run modes (nvfp4-run.c, the grouped
  * form; nvfp4-run-moe.c, the contiguous MoE form): exit codes, the status line of the
  * last runtime error, a monotonic clock, the median of a sample, opening the device and
- * the cubin, --variant, and the event-timed launch loop. */
+ * the cubin, --variant, and the event-timed and host-timed launch loops. */
 #ifndef NVFP4_RUN_COMMON_H
 #define NVFP4_RUN_COMMON_H
 
@@ -38,6 +38,15 @@ static inline double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* Inside a mode's main function (an int rc and a done: label): print the runtime's last
+ * error, exit status EXIT_ERROR, clean up. */
+#define FAIL_RT(st)                                                                         \
+  do {                                                                                      \
+    fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));                                  \
+    rc = EXIT_ERROR;                                                                        \
+    goto done;                                                                              \
+  } while (0)
 
 /* Creates the context of device `ordinal` and loads `cubin`: 0, or EXIT_NO_GPU (the line
  * saying so printed) when there is no driver or device, or EXIT_ERROR (error printed). */
@@ -98,6 +107,22 @@ static inline nvfp4rt_status run_event_times(nvfp4rt_context *ctx, void *stream,
   if (ev1) nvfp4rt_event_destroy(ctx, ev1);
   if (ev0) nvfp4rt_event_destroy(ctx, ev0);
   return st;
+}
+
+/* Host cost of a launch: `iters` calls, host[i] the microseconds call i took; the stream
+ * is drained every 32 launches (and at the end) so that the launch queue never blocks a
+ * timed call. */
+static inline nvfp4rt_status run_host_times(nvfp4rt_context *ctx, void *stream,
+                                            run_launch_fn launch, void *arg, int iters,
+                                            double *host) {
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
+  for (int i = 0; st == NVFP4RT_STATUS_OK && i < iters; i++) {
+    if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) break;
+    double t0 = now_us();
+    st = launch(arg, stream);
+    host[i] = now_us() - t0;
+  }
+  return st == NVFP4RT_STATUS_OK ? nvfp4rt_stream_synchronize(ctx, stream) : st;
 }
 
 /* The MoE mode: nvfp4-run CUBIN --moe E,M,N,K ... (nvfp4-run-moe.c). */

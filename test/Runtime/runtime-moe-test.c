@@ -14,6 +14,7 @@
 
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
+#include "test_meta.h"
 #include "test_util.h"
 
 static uint32_t rd(const unsigned char *b, uint32_t off) { return nvfp4_meta_read_u32(b, off); }
@@ -332,28 +333,16 @@ static int test_check(void) {
 
 static nvfp4_kernel_metadata moe_meta(int swap, int emulation, uint32_t experts, uint32_t c_type,
                                       int alpha) {
-  nvfp4_kernel_metadata m;
-  memset(&m, 0, sizeof m);
-  m.magic = NVFP4_METADATA_MAGIC;
-  m.abi_version = NVFP4_ABI_VERSION;
-  m.record_bytes = NVFP4_METADATA_BYTES;
-  m.target_sm = emulation ? 90 : 100;
-  m.flags = emulation ? NVFP4_META_FLAG_EMULATION : 0;
-  m.block[0] = 192; m.block[1] = m.block[2] = 1;
-  m.cluster[0] = m.cluster[1] = m.cluster[2] = 1;
-  m.dyn_smem_bytes = 200 * 1024;
-  m.tile_m = 128; m.tile_k = 256; m.stages = 4;
-  m.tile_n = m.n_box_rows = swap ? 256 : 128;
-  m.max_groups = experts;
-  m.tmem_cols = 512; m.acc_buffers = 1;
-  m.workspace_per_cta = emulation ? 262144 : 0;
-  m.k_granule = 64; m.sfm_atoms = 1; m.sfn_atoms = swap ? 2 : 1;
-  m.variant_count = 1;
-  m.orientation = swap ? NVFP4_META_ORIENTATION_SWAP_AB : NVFP4_META_ORIENTATION_AB;
-  m.cta_group = 1;
-  m.epilogue = NVFP4_META_EPILOGUE_TMA_STORE;
-  m.variant_flags = swap ? NVFP4_META_VFLAG_DYNAMIC_N : 0;
-  m.m_box_rows = 128; m.store_box_rows = swap ? 64 : 128; m.n_align = 8;
+  nvfp4_kernel_metadata m = make_meta(emulation, experts); /* ab_n128, then: */
+  m.stages = 4;
+  m.acc_buffers = 1;
+  if (swap) {
+    m.tile_n = m.n_box_rows = 256;
+    m.sfn_atoms = 2;
+    m.orientation = NVFP4_META_ORIENTATION_SWAP_AB;
+    m.variant_flags = NVFP4_META_VFLAG_DYNAMIC_N;
+    m.store_box_rows = 64;
+  }
   m.c_type = c_type;
   m.epilogue_flags = alpha ? NVFP4_META_EFLAG_ALPHA : 0;
   m.form = NVFP4_META_FORM_CONTIGUOUS;
