@@ -10,7 +10,7 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default).
@@ -23,7 +23,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -151,6 +151,7 @@ for b in B1 B2 B3 B4; do
 done
 one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
 one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
+fi
 
 # ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
 # Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
@@ -206,6 +207,67 @@ if has hopper; then
           "$RUN" "$HF" --variant $v --case $c --seed 7 $H1
       done
     done
+  done
+fi
+# The contiguous MoE form (nvfp4.moe_matmul): 8 experts (f16), 64 (bf16 C, alpha) and 256
+# (f32 C, alpha), every 1-CTA variant forced in turn over the routings random, most experts
+# empty, all tokens on one expert and the adversarial offsets (decreasing, past M,
+# negative), 37 of the M token rows owned by no expert and C's rows padded: every row must
+# hold its expert's result and nothing outside the experts' M x N may change. Then one CUDA
+# graph captured once and replayed over six new routings written into device memory (per
+# E), memcheck and racecheck on adversarial offsets, and the host cost of a launch with 256
+# experts (cached plan; fresh pointers: update + launch), the default family choosing.
+if has moe; then
+  MOE_VARIANTS=${MOE_VARIANTS:-ab_n128 ab_n128_st swap_n128 swap_n256}
+  for ec in 8:f16 64:bf16 256:f32; do
+    e=${ec%%:*}
+    cub="$D/cubin/emu_moe_e${e}_${ec#*:}.cubin" m=$((8 * e + 300))
+    for v in $MOE_VARIANTS; do
+      for r in random empty one decreasing beyond; do
+        one "moe_e${e}_${v}_$r" "$cub" --moe "$e,$m,200,320" --tokens $((m - 37)) --routing $r \
+            --variant $v --full-range --ldc-pad 8 --seed $((e + ${#r}))
+      done
+    done
+    one "moe_e${e}_graph_replays" "$cub" --moe "$e,$m,256,512" --tokens $((m - 37)) --graph-replays 6
+  done
+  MCS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    name="sanitizer_${tool}_moe_e64_beyond"
+    if timeout 300 "$MCS" --tool $tool --error-exitcode 9 "$RUN" "$D/cubin/emu_moe_e64_bf16.cubin" \
+         --moe 64,812,200,320 --routing beyond --variant swap_n128 > "$LOG/$name.log" 2>&1; then
+      pass=$((pass + 1)); st=PASS
+    else
+      rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
+    fi
+    printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
+  done
+  one moe_e256_host_cost "$D/cubin/emu_moe_e256_bf16_default.cubin" --moe 256,2048,128,256 \
+      --launch-iters 1000 --no-check
+  grep -m1 "^host" "$LOG/moe_e256_host_cost.log" | tee -a "$results"
+fi
+# DeepSeek-V3's up-projection (256 experts, N = 4096, K = 7168, bf16 + alpha) through the
+# timing proxy: kernel time with the L2 flushed, 2048 tokens = 8 per expert on average
+# (balanced and random routings) and 512 = 2 per expert; C comes out +0, so no check.
+if has moeproxy; then
+  for spec in "2048 balanced" "2048 random" "512 random"; do
+    set -- $spec
+    one "moeproxy_up_t$1_$2" "$D/cubin/proxy_moe_up.cubin" --moe "256,$1,4096,7168" --routing $2 \
+        --iters 20 --flush-l2 --no-check --json
+    grep -o '"kernel": "[^"]*"\|"time_us_median": [0-9.]*' "$LOG/moeproxy_up_t$1_$2.log" | tr '\n' ' ' | tee -a "$results"
+    echo | tee -a "$results"
+  done
+fi
+# More than 46 groups in the pointer-array form: 256 groups, the group table in global
+# memory, bf16 C with a per-group alpha, random and edge shapes (empty groups, tiny and
+# ragged M/N) on two variants; f32 C with alpha on 16 groups for every 1-CTA variant.
+if has groups256; then
+  for v in ab_n128 swap_n128; do
+    one "g256_${v}_random" "$D/cubin/emu_g256_bf16.cubin" --case random:256 --seed 256 --variant $v $ONE
+    one "g256_${v}_edge" "$D/cubin/emu_g256_bf16.cubin" --case edge:256 --seed 257 --variant $v --full-range $ONE
+  done
+  for v in ab_n128 ab_n128_st swap_n128 swap_n256; do
+    one "g16_f32_alpha_${v}_random" "$D/cubin/emu_g16_f32.cubin" --case random:16 --seed 16 --variant $v --full-range $ONE
+    one "g16_f32_alpha_${v}_test8" "$D/cubin/emu_g16_f32.cubin" --case test:8 --variant $v $ONE
   done
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"

@@ -70,10 +70,10 @@ m9() { mutate lib/Conversion/Sm100/Epilogue.c "  nvBulkCommitGroup(b);
   kbEndIf(b);
   genRingAdvance(b, &st->staging);" "  kbEndIf(b);
   genRingAdvance(b, &st->staging);" &&
-       mutate lib/Conversion/Sm100/Epilogue.c "  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
-  KbValue n8 = mapColumns(b, t);" "  nvBulkCommitGroup(b);
-  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
-  KbValue n8 = mapColumns(b, t);"; }
+       mutate lib/Conversion/Sm100/Epilogue.c "  KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
+  KbValue n8 = mapColumns(g, t);" "  nvBulkCommitGroup(b);
+  KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
+  KbValue n8 = mapColumns(g, t);"; }
 m11() { mutate lib/Conversion/Generator/Generator.c "nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);" "nvMbarWaitScoped(k->b, bar, parity, false);"; }
 m12() { mutate lib/Conversion/Sm100/Epilogue.c "  genPipeConsumerWait(g, &st->acc);
   nvTcFenceAfter(b);" "  genPipeConsumerWait(g, &st->acc);"; }

@@ -41,6 +41,24 @@ sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $PROXY_VARIANTS, nv
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_proxy.mlir" --proxy -o "$OUT/cubin/proxy_family.cubin"
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_patch.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_patch.mlir" --emulate -o "$OUT/cubin/emu_patch.cubin"
+# The contiguous MoE form and the epilogue options (the suite's moe and groups256 parts):
+# families of every 1-CTA variant for 8 experts (f16), 64 (bf16, alpha) and 256 (f32,
+# alpha), the default family of 256 experts (bf16, alpha) for the host cost, 256 groups of
+# the pointer-array form (bf16, alpha) and 16 groups with f32 C and alpha.
+MV=ab_n128,ab_n128_st,swap_n128,swap_n256
+for spec in "8 f16" "64 bf16 --alpha" "256 f32 --alpha"; do
+  set -- $spec
+  python3 scripts/gen-ops.py moe "$1" --c "$2" ${3:-} --variants $MV > "$OUT/moe_e$1.mlir"
+  "$BUILD"/bin/nvfp4-compile "$OUT/moe_e$1.mlir" --emulate -o "$OUT/cubin/emu_moe_e$1_$2.cubin"
+done
+python3 scripts/gen-ops.py moe 256 --c bf16 --alpha > "$OUT/moe_e256_default.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe_e256_default.mlir" --emulate -o "$OUT/cubin/emu_moe_e256_bf16_default.cubin"
+python3 scripts/gen-ops.py grouped 256 --c bf16 --alpha --variants ab_n128,swap_n128 > "$OUT/g256.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/g256.mlir" --emulate -o "$OUT/cubin/emu_g256_bf16.cubin"
+python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $MV > "$OUT/g16_f32.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/g16_f32.mlir" --emulate -o "$OUT/cubin/emu_g16_f32.cubin"
+# DeepSeek-V3's up-projection through the timing proxy (the suite's moeproxy part).
+"$BUILD"/bin/nvfp4-compile examples/moe_deepseek_up.mlir --proxy -o "$OUT/cubin/proxy_moe_up.cubin"
 # The suite itself travels with the package (the GPU machine gets another checkout's scripts):
 # run it as `bash $OUT/device-suite.sh` from the repository root.
 cp scripts/device-suite.sh "$OUT/"

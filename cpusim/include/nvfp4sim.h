@@ -51,8 +51,8 @@ extern "C" {
 #define NVFP4SIM_TMAP_OFF_OOB 76u
 
 /* Validates `args` as cuTensorMapEncodeTiled would for what the simulator implements
- * (rank 2, UINT8 / FLOAT16 / INT64 / 16U4_ALIGN8B, 16-byte aligned address and row
- * stride, boxes of 1..256 elements whose rows are whole 16-byte chunks and, with
+ * (rank 2, UINT8 / FLOAT16 / BFLOAT16 / FLOAT32 / INT64 / 16U4_ALIGN8B, 16-byte aligned
+ * address and row stride, boxes of 1..256 elements whose rows are whole 16-byte chunks and, with
  * SWIZZLE_128B/64B/32B, at most 128/64/32 bytes, no interleave, element strides 1) and
  * writes the CPU tensor map into `slot` (128 bytes). 0 on success, -1 with `why`. */
 NVFP4SIM_API int nvfp4sim_tmap_encode(const nvfp4rt_tmap_args *args, void *slot, char *why,

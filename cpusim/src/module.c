@@ -203,6 +203,8 @@ uint32_t sim_tmap_elem_bits(uint32_t data_type) {
   switch (data_type) {
   case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 8;
   case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: return 16;
+  case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 16;
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32: return 32;
   case CU_TENSOR_MAP_DATA_TYPE_INT64: return 64;
   case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: return 4;
   default: return 0;

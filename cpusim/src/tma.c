@@ -5,7 +5,8 @@
  * stores from shared to global memory, which read their source and write their
  * destination at two later points; bulk groups (commit_group / wait_group[.read]); and
  * tensor-map prefetch. The element types are those of the kernel ABI's maps: 16U4_ALIGN8B
- * (packed FP4, x in elements), UINT8, FLOAT16, INT64. A load's destination reads as 0xFF
+ * (packed FP4, x in elements), UINT8, FLOAT16, BFLOAT16, FLOAT32 (C of the other output
+ * types), INT64. A load's destination reads as 0xFF
  * bytes (FP4 -6, E4M3 NaN) from its issue until its bytes land. */
 #include <stdlib.h>
 #include <string.h>

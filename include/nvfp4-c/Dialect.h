@@ -33,8 +33,18 @@ MLIR_CAPI_EXPORTED bool mlirNvfp4IsGroupedMatmul(MlirOperation op);
  * at the op's location and returns failure on the first violated rule. */
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op);
 
-/* The kernel family of an nvfp4.grouped_matmul: its `variants` attribute, or the default
- * family of its `tile_n`, each with its `stages`. Writes at most `max` specs and returns
+/* Returns true when `op` is an nvfp4.moe_matmul (the contiguous MoE form). */
+MLIR_CAPI_EXPORTED bool mlirNvfp4IsMoeMatmul(MlirOperation op);
+/* The verifier of nvfp4.moe_matmul. */
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op);
+
+/* The groups of a verified nvfp4.grouped_matmul (G) or nvfp4.moe_matmul (E); 0 for
+ * anything else. */
+MLIR_CAPI_EXPORTED uint32_t mlirNvfp4MatmulGroupCount(MlirOperation op);
+
+/* The kernel family of an nvfp4.grouped_matmul or nvfp4.moe_matmul: its `variants`
+ * attribute, or the default family of its `tile_n`, each with its `stages`, the op's C
+ * element type, alpha and form. Writes at most `max` specs and returns
  * their count, or -1 with a message in `msg` when the attribute is malformed (the
  * verifier reports it). Pure attribute parsing: whether each variant can be built is
  * mlirNvfp4KernelFamilyInit's question (nvfp4-c/KernelConfig.h). */
@@ -45,6 +55,7 @@ MLIR_CAPI_EXPORTED intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(
 
 /* Limits enforced by the verifier (tile and pipeline limits: nvfp4-c/KernelConfig.h). */
 #define NVFP4_OP_NAME "nvfp4.grouped_matmul"
+#define NVFP4_MOE_OP_NAME "nvfp4.moe_matmul"
 #define NVFP4_MAX_KERNEL_NAME_LEN 47 /* + "_<variant>" fits the 63 of the metadata */
 
 #ifdef __cplusplus

@@ -44,8 +44,10 @@
 extern "C" {
 #endif
 
-/* Version of the parameter block and metadata layout below. Bump on any change. */
-#define NVFP4_ABI_VERSION 2u
+/* Version of the parameter block and metadata layout below. Bump on any change.
+ * 3: C element types and per-group alpha (metadata c_type, epilogue_flags; group record
+ *    alpha pointer), and the contiguous (MoE) form (metadata form; its parameter block). */
+#define NVFP4_ABI_VERSION 3u
 
 /* ---- parameter block ------------------------------------------------------------ */
 
@@ -83,9 +85,11 @@ extern "C" {
 #define NVFP4_ABI_GRP_TILE_START 12u /* u32: exclusive prefix sum of tiles before this group */
 #define NVFP4_ABI_GRP_TILES_M 16u    /* u32: tiles along the M role, ceil(rows / mma M) */
 #define NVFP4_ABI_GRP_LDC 20u        /* u32: row stride of C in elements */
-#define NVFP4_ABI_GRP_C_PTR 24u      /* u64: device address of C (fp16) */
+#define NVFP4_ABI_GRP_C_PTR 24u      /* u64: device address of C (elements of the C type) */
 #define NVFP4_ABI_GRP_TILE_N 32u     /* u32: N of this group's MMAs (the N role's tile rows) */
-#define NVFP4_ABI_GRP_RESERVED 36u   /* 28 bytes, 0 */
+#define NVFP4_ABI_GRP_RESERVED 36u   /* 4 bytes, 0 */
+#define NVFP4_ABI_GRP_ALPHA_PTR 40u  /* u64: device address of the group's fp32 alpha (alpha
+                                        variants; 0 otherwise); 48..63 reserved, 0 */
 
 /* Tensor maps of one group (byte offsets within the group's 640-byte slot). */
 #define NVFP4_ABI_TMAP_A 0u
@@ -114,6 +118,70 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
          (nvfp4_abi_table_inline(num_groups) ? nvfp4_abi_table_bytes(num_groups) : 0u);
 }
 
+/* ---- the contiguous (MoE) form ---------------------------------------------------------
+ *
+ * A kernel of the contiguous form (metadata form = NVFP4_META_FORM_CONTIGUOUS) serves one
+ * op with E experts: A holds every token (M rows, sorted by expert), B is E x N x K, C is
+ * M x N, and expert e owns rows offsets[e] .. offsets[e+1] - 1 of A and C, read by the
+ * kernel from device memory (E + 1 i32). Its parameter block has no group table: the
+ * 64-byte header (num_groups = E, total_tiles 0: the kernel counts the tiles, table and
+ * tmap_area 0: the shared maps are never patched), one 64-byte problem record, then a
+ * handful of tensor maps shared by all experts:
+ *
+ *   offset   size       what
+ *   0        64         the header above (workspace at 16 as for every kernel)
+ *   64       8          u64 offsets: device address of E + 1 i32 row offsets (4-B aligned)
+ *   72       8          u64 alpha: device address of E fp32 (alpha variants; else 0)
+ *   80       8          u64 C: device address of C
+ *   88       20         u32 M, N, K, ldc, sfa atom rows; 108..127 reserved, 0
+ *   128 + 128 i         tensor map i: A, B, SFA, SFB, C (zero slot for direct-store
+ *                       variants), then for a DYNAMIC_N variant one more A map per
+ *                       smaller N-role box (nvfp4_abi_moe_ladder below)
+ *
+ * B is one 2-D map over E * N rows (expert e's rows start at e * N), SFB one map over
+ * E * ceil(N/128) atom rows, SFA one map over the sfa atom rows: expert e's scale factors
+ * start at atom row sum over j < e of ceil(tokens_j / 128) (each expert's segment starts
+ * on a 128-row atom, the vLLM / CUTLASS MoE padding). See docs/kernel-sm100a.md for what
+ * the kernel does with offsets that decrease or point past M.
+ */
+#define NVFP4_ABI_MOE_OFFSETS 64u
+#define NVFP4_ABI_MOE_ALPHA 72u
+#define NVFP4_ABI_MOE_C_PTR 80u
+#define NVFP4_ABI_MOE_M 88u          /* u32: rows of A and C (the token capacity) */
+#define NVFP4_ABI_MOE_N 92u
+#define NVFP4_ABI_MOE_K 96u
+#define NVFP4_ABI_MOE_LDC 100u       /* u32: row stride of C in elements */
+#define NVFP4_ABI_MOE_SFA_ROWS 104u  /* u32: 128-row atoms the sfa buffer holds */
+#define NVFP4_ABI_MOE_TMAPS 128u
+#define NVFP4_ABI_MOE_MAX_TMAPS 12u
+/* Map slots (from NVFP4_ABI_MOE_TMAPS, 128 B each). */
+#define NVFP4_ABI_MOE_TMAP_A 0u
+#define NVFP4_ABI_MOE_TMAP_B 1u
+#define NVFP4_ABI_MOE_TMAP_SFA 2u
+#define NVFP4_ABI_MOE_TMAP_SFB 3u
+#define NVFP4_ABI_MOE_TMAP_C 4u
+#define NVFP4_ABI_MOE_TMAP_LADDER 5u /* first extra A map of a DYNAMIC_N variant */
+
+/* The N-role box ladder of a DYNAMIC_N variant of the contiguous form: an expert with
+ * `rows` tokens (1 <= rows <= tile_n) runs MMAs of N = the smallest n_align * 2^i >= rows,
+ * or tile_n when that is not below tile_n; A map slot 0 has box rows tile_n / cta_group,
+ * slot NVFP4_ABI_MOE_TMAP_LADDER + i box rows n_align * 2^i / cta_group. Returns the
+ * number of ladder maps (the n_align * 2^i below tile_n). */
+static inline uint32_t nvfp4_abi_moe_ladder(uint32_t tile_n, uint32_t n_align) {
+  uint32_t n = 0;
+  for (uint32_t v = n_align; v && v < tile_n; v *= 2) ++n;
+  return n;
+}
+/* Bytes of a contiguous-form parameter block with `maps` tensor maps. */
+static inline uint32_t nvfp4_abi_moe_param_bytes(uint32_t maps) {
+  return NVFP4_ABI_MOE_TMAPS + NVFP4_ABI_TMAP_BYTES * maps;
+}
+/* Worst-case 128-row scale-factor atoms of M tokens split over E experts, each expert's
+ * segment starting on an atom: M when M < E, else E + (M - E) / 128. */
+static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
+  return m < experts ? m : experts + (m - experts) / 128u;
+}
+
 /* Tensor-map contract (what the runtime encodes, what the kernel's TMA boxes assume). The
  * box rows of A, B, SFA and SFB depend on the role each tensor plays in the variant
  * (metadata: orientation, m_box_rows, n_box_rows, sfm_atoms, sfn_atoms):
@@ -130,11 +198,13 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  *                     box {256, atoms} (4 atoms = one 256-K stage), no swizzle; atoms is
  *                     sfm_atoms for the M role's tensor and sfn_atoms for the N role's.
  *   C (TMA-store variants only; zero slot otherwise): CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
- *                     dims {N & ~7, M}, stride ldc * 2 B, box {64, store_box_rows},
+ *                     BFLOAT16 or FLOAT32 (metadata c_type), chunk = 16 / element bytes
+ *                     columns, dims {N rounded down to a whole chunk, M}, stride ldc *
+ *                     element bytes, box {128 / element bytes, store_box_rows},
  *                     SWIZZLE_128B. A TMA store writes whole 16-byte chunks of a row
  *                     (observed on sm_90: N = 223 also wrote column 223 of the padding),
  *                     so the map stops at the last whole chunk and the kernel stores the
- *                     last N mod 8 columns itself; no map (zero slot) when N < 8.
+ *                     last columns itself; no map (zero slot) when N is below one chunk.
  */
 
 /* ---- metadata table ----------------------------------------------------------------- */
@@ -167,6 +237,19 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_EPILOGUE_DIRECT_STORE 0u
 #define NVFP4_META_EPILOGUE_TMA_STORE 1u
 
+/* C element types (NVFP4_META_C_TYPE; KernelConfig.h's MlirNvfp4OutputType numbering). */
+#define NVFP4_META_C_F16 0u
+#define NVFP4_META_C_BF16 1u
+#define NVFP4_META_C_F32 2u
+static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NVFP4_META_C_F32 ? 4u : 2u; }
+
+/* Epilogue flags (NVFP4_META_EPILOGUE_FLAGS). */
+#define NVFP4_META_EFLAG_ALPHA 0x1u        /* C = alpha_g * (A B^T), alpha_g fp32 from memory */
+
+/* Forms (NVFP4_META_FORM): how the groups reach the kernel. */
+#define NVFP4_META_FORM_POINTER_ARRAY 0u   /* a group table of per-group maps and records */
+#define NVFP4_META_FORM_CONTIGUOUS 1u      /* MoE: shared maps, device-resident offsets */
+
 /* Record layout: little-endian u32 fields at these byte offsets, then two strings. */
 #define NVFP4_META_MAGIC 0u
 #define NVFP4_META_ABI_VERSION 4u
@@ -184,8 +267,9 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_TILE_N 52u              /* N of the MMA (DYNAMIC_N: the largest) */
 #define NVFP4_META_TILE_K 56u
 #define NVFP4_META_STAGES 60u
-#define NVFP4_META_MAX_GROUPS 64u          /* compiled group count G */
-#define NVFP4_META_PARAM_BYTES 68u         /* nvfp4_abi_param_bytes(G) */
+#define NVFP4_META_MAX_GROUPS 64u          /* compiled group count G (contiguous: experts E) */
+#define NVFP4_META_PARAM_BYTES 68u         /* nvfp4_abi_param_bytes(G) (contiguous:
+                                              nvfp4_abi_moe_param_bytes(maps)) */
 #define NVFP4_META_TMEM_COLS 72u
 #define NVFP4_META_ACC_BUFFERS 76u
 #define NVFP4_META_WORKSPACE_PER_CTA 80u   /* bytes of workspace per CTA (0 if none) */
@@ -207,6 +291,9 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_META_STORE_BOX_ROWS 208u     /* rows of the C store box (TMA store) */
 #define NVFP4_META_N_ALIGN 212u            /* per-group tile_n granule when a group has
                                               more than one N tile (DYNAMIC_N) */
+#define NVFP4_META_C_TYPE 216u             /* C element type (NVFP4_META_C_*) */
+#define NVFP4_META_EPILOGUE_FLAGS 220u     /* NVFP4_META_EFLAG_* */
+#define NVFP4_META_FORM 224u               /* NVFP4_META_FORM_* */
 
 /* Every u32 field of the record as X(struct member, NVFP4_META_ offset suffix), so that
  * encoders and decoders list the fields once. */
@@ -223,7 +310,7 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
   X(variant_count, VARIANT_COUNT) X(orientation, ORIENTATION) X(cta_group, CTA_GROUP)    \
   X(epilogue, EPILOGUE) X(variant_flags, VARIANT_FLAGS) X(m_box_rows, M_BOX_ROWS)        \
   X(n_box_rows, N_BOX_ROWS) X(sfm_atoms, SFM_ATOMS) X(store_box_rows, STORE_BOX_ROWS)    \
-  X(n_align, N_ALIGN)
+  X(n_align, N_ALIGN) X(c_type, C_TYPE) X(epilogue_flags, EPILOGUE_FLAGS) X(form, FORM)
 
 /* A decoded metadata record (host side convenience; the bytes above are the contract). */
 typedef struct nvfp4_kernel_metadata {
@@ -235,6 +322,7 @@ typedef struct nvfp4_kernel_metadata {
   uint32_t workspace_per_cta, k_granule, sfn_atoms;
   uint32_t variant_index, variant_count, orientation, cta_group, epilogue, variant_flags;
   uint32_t m_box_rows, n_box_rows, sfm_atoms, store_box_rows, n_align;
+  uint32_t c_type, epilogue_flags, form;
   char kernel_name[NVFP4_META_KERNEL_NAME_BYTES];
   char target[NVFP4_META_TARGET_BYTES];
 } nvfp4_kernel_metadata;
@@ -248,6 +336,11 @@ static inline void nvfp4_meta_write_u32(unsigned char *rec, uint32_t off, uint32
   rec[off + 1] = (unsigned char)(v >> 8);
   rec[off + 2] = (unsigned char)(v >> 16);
   rec[off + 3] = (unsigned char)(v >> 24);
+}
+
+static inline void nvfp4_meta_write_u64(unsigned char *rec, uint32_t off, uint64_t v) {
+  nvfp4_meta_write_u32(rec, off, (uint32_t)v);
+  nvfp4_meta_write_u32(rec, off + 4, (uint32_t)(v >> 32));
 }
 
 #ifdef __cplusplus

@@ -42,7 +42,10 @@ extern "C" {
 #define MLIR_NVFP4_MAX_STAGES 8u
 #define MLIR_NVFP4_DEFAULT_TILE_N 128u
 #define MLIR_NVFP4_N_STEP 8u            /* MMA N granule (cta_group::1, block-scaled) */
-#define MLIR_NVFP4_STORE_COLS 64u       /* C columns per TMA-store box (128 B of fp16) */
+#define MLIR_NVFP4_STORE_COLS 64u       /* C columns of one AB epilogue sub-tile (and of a
+                                           TMA-store box of 2-byte elements: 128 B) */
+#define MLIR_NVFP4_MOE_RECORD_BYTES 16u /* per expert in the schedule: tile start, first
+                                           row, rows, first sfa atom row (u32 each) */
 
 /* Warp roles (6 warps, 192 threads). */
 #define MLIR_NVFP4_NUM_EPILOGUE_WARPS 4u
@@ -77,7 +80,21 @@ typedef enum MlirNvfp4Tensor {
   MLIR_NVFP4_TENSOR_C = 4
 } MlirNvfp4Tensor;
 
-/* What a caller asks for. */
+/* C's element type (the numbering of KernelABI.h's NVFP4_META_C_*). */
+typedef enum MlirNvfp4OutputType {
+  MLIR_NVFP4_OUTPUT_F16 = 0,
+  MLIR_NVFP4_OUTPUT_BF16 = 1,
+  MLIR_NVFP4_OUTPUT_F32 = 2
+} MlirNvfp4OutputType;
+
+/* How the groups reach the kernel (KernelABI.h's NVFP4_META_FORM_*). */
+typedef enum MlirNvfp4Form {
+  MLIR_NVFP4_FORM_POINTER_ARRAY = 0, /* nvfp4.grouped_matmul: a group table */
+  MLIR_NVFP4_FORM_CONTIGUOUS = 1     /* nvfp4.moe_matmul: shared maps, device offsets */
+} MlirNvfp4Form;
+
+/* What a caller asks for. The last three fields are properties of the op (every variant
+ * of a family has the same); zero is the v1 behaviour: f16, no alpha, pointer array. */
 typedef struct MlirNvfp4VariantSpec {
   MlirNvfp4Orientation orientation;
   uint32_t ctaGroup;               /* 1, or 2: a CTA pair (1x2 cluster) shares one MMA */
@@ -85,6 +102,9 @@ typedef struct MlirNvfp4VariantSpec {
   MlirNvfp4EpilogueKind epilogue;
   uint32_t stages;                 /* 0: as many as shared memory allows */
   MlirNvfp4Target target;          /* the generator (default sm_100a) */
+  MlirNvfp4OutputType output;      /* C's element type */
+  bool alpha;                      /* C = alpha_g * (A B^T), alpha_g fp32 read from memory */
+  MlirNvfp4Form form;
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */
@@ -171,7 +191,17 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t sfColsPerSlot;  /* M-role SF then N-role SF */
   uint32_t sfmColsPerSlot;
 
-  uint32_t paramBytes;     /* nvfp4_abi_param_bytes(G) */
+  uint32_t paramBytes;     /* nvfp4_abi_param_bytes(G), or the contiguous form's block */
+
+  /* C: element bytes (2 or 4) and columns of one TMA-store box (128 B of a row). */
+  uint32_t cElemBytes, storeBoxCols;
+
+  /* The contiguous form: numGroups experts; the expert schedule the CTA builds in shared
+   * memory at its start (MLIR_NVFP4_MOE_RECORD_BYTES per expert, then the tile total) and
+   * the scan scratch (one pair of u32 per thread); the tensor maps of its parameter block
+   * (5, plus nLadder A maps of smaller N-role boxes for a DYNAMIC_N variant). */
+  uint32_t scheduleOffset, scheduleBytes, scanOffset;
+  uint32_t numTmaps, nLadder;
 
   /* The planner's tables (for printing, tests and the docs). */
   MlirNvfp4SmemRegion smem[MLIR_NVFP4_PLAN_MAX_REGIONS];

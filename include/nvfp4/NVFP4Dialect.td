@@ -11,8 +11,10 @@ def NVFP4_Dialect : Dialect {
   let cppNamespace = "::mlir::nvfp4";
   let summary = "Grouped, block-scaled NVFP4 matrix multiplication";
   let description = [{
-    The `nvfp4` dialect holds one op, `nvfp4.grouped_matmul`, which the nvfp4 passes
-    lower to an sm_100a tcgen05/TMA kernel.
+    The `nvfp4` dialect holds two ops, which the nvfp4 passes lower to sm_100a
+    tcgen05/TMA kernels: `nvfp4.grouped_matmul` (one memref per group in each operand
+    list) and `nvfp4.moe_matmul` (the contiguous MoE form: one buffer of tokens sorted
+    by expert, device-resident expert offsets).
   }];
 }
 

@@ -14,13 +14,17 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
 
         C_g[m, n] = f16( sum_k A_g[m,k] SFA_g[m,k/16] * B_g[n,k] SFB_g[n,k/16] )
 
-    accumulated in f32. Operands, one memref per group in each list:
+    accumulated in f32 (times `alpha[g]` when `alpha` is given), converted to C's element
+    type. Operands, one memref per group in each list:
 
     - `a`:   `M_g x K_g` of `f4E2M1FN` (K-major).
     - `b`:   `N_g x K_g` of `f4E2M1FN` (K-major; C = A * B^T).
     - `sfa`: `ceil(M_g/128) x ceil(K_g/64) x 32 x 4 x 4` of `f8E4M3FN` (blocked layout).
     - `sfb`: `ceil(N_g/128) x ceil(K_g/64) x 32 x 4 x 4` of `f8E4M3FN`.
-    - `c`:   `M_g x N_g` of `f16`, row-major.
+    - `c`:   `M_g x N_g` of `f16`, `bf16` or `f32` (the same for every group), row-major
+      (a row stride `strided<[ldc, 1]>` is allowed).
+    - `alpha` (optional, one memref): `G` of `f32`, device-resident; C_g is scaled by
+      `alpha[g]` in f32 before the conversion.
 
     All memrefs have the identity layout and the default memory space. M, N and K may
     be dynamic (`?`); static sizes must agree with each other, K must be a multiple of
@@ -59,7 +63,8 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     Arg<Variadic<AnyMemRef>, "B per group (N x K, f4E2M1FN)", [MemRead]>:$b,
     Arg<Variadic<AnyMemRef>, "SFA per group (blocked, f8E4M3FN)", [MemRead]>:$sfa,
     Arg<Variadic<AnyMemRef>, "SFB per group (blocked, f8E4M3FN)", [MemRead]>:$sfb,
-    Arg<Variadic<AnyMemRef>, "C per group (M x N, f16)", [MemWrite]>:$c,
+    Arg<Variadic<AnyMemRef>, "C per group (M x N, f16/bf16/f32)", [MemWrite]>:$c,
+    Arg<Optional<AnyMemRef>, "alpha per group (G, f32)", [MemRead]>:$alpha,
     StrAttr:$target,
     OptionalAttr<I64Attr>:$tile_n,
     OptionalAttr<I64Attr>:$stages,
@@ -74,6 +79,83 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     `sfa` `(` $sfa `:` type($sfa) `)`
     `sfb` `(` $sfb `:` type($sfb) `)`
     `c` `(` $c `:` type($c) `)`
+    (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    attr-dict
+  }];
+
+  let hasVerifier = 1;
+}
+
+def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul"> {
+  let summary = "contiguous (MoE) block-scaled NVFP4 matmul with device-resident offsets";
+  let description = [{
+    The contiguous form of the grouped matmul, as MoE layers hold their tokens: all
+    tokens in one buffer sorted by expert, the expert boundaries in device memory. For
+    each expert e (E experts, fixed at compile time) owning rows
+    `offsets[e] .. offsets[e+1] - 1` of `a` and `c`:
+
+        C[r, n] = alpha[e] * sum_k A[r,k] SFA(r,k/16) * B[e,n,k] SFB[e](n,k/16)
+
+    accumulated in f32, converted to C's element type. The kernel reads `offsets` (and
+    `alpha`) from device memory at every launch and schedules the tiles itself: sizes
+    can change without any host work, so one CUDA graph serves every routing.
+
+    - `a`:       `M x K` of `f4E2M1FN`, every token, sorted by expert (M: capacity).
+    - `b`:       `E x N x K` of `f4E2M1FN`.
+    - `sfa`:     `R x ceil(K/64) x 32 x 4 x 4` of `f8E4M3FN`: expert e's token scales in
+                 the blocked layout starting at atom row
+                 `sum over j < e of ceil(tokens_j / 128)` (each expert's segment starts on a
+                 128-row atom, as vLLM's blockscale offsets and CUTLASS example 92 lay
+                 them out). R must cover any routing: R >= E + (M - E) / 128 (M if M < E).
+    - `sfb`:     `E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4` of `f8E4M3FN`.
+    - `c`:       `M x N` of `f16`, `bf16` or `f32` (a row stride `strided<[ldc, 1]>` is
+                 allowed).
+    - `offsets`: `E + 1` of `i32`, device-resident.
+    - `alpha`:   optional, `E` of `f32`, device-resident.
+
+    Offsets are read defensively: each is clamped to [0, M], an expert whose end is below
+    its start has no rows; rows no expert owns are not written, and nothing outside C's
+    M x N region is ever written (docs/kernel-sm100a.md).
+
+    Attributes as for `nvfp4.grouped_matmul` (`target`, `tile_n`, `stages`,
+    `kernel_name`, `variants`).
+
+    Example (DeepSeek-V3 up-projection, 256 experts):
+
+    ```mlir
+    nvfp4.moe_matmul
+        a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<256x4096x7168xf4E2M1FN>)
+        sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>)
+        sfb(%sfb : memref<256x32x112x32x4x4xf8E4M3FN>)
+        c(%c : memref<?x4096xbf16>) offsets(%off : memref<257xi32>)
+        alpha(%alpha : memref<256xf32>) {target = "sm_100a"}
+    ```
+  }];
+
+  let arguments = (ins
+    Arg<AnyMemRef, "all tokens (M x K, f4E2M1FN), sorted by expert", [MemRead]>:$a,
+    Arg<AnyMemRef, "weights (E x N x K, f4E2M1FN)", [MemRead]>:$b,
+    Arg<AnyMemRef, "token scales (blocked, expert segments)", [MemRead]>:$sfa,
+    Arg<AnyMemRef, "weight scales (E blocked tensors)", [MemRead]>:$sfb,
+    Arg<AnyMemRef, "C (M x N, f16/bf16/f32)", [MemWrite]>:$c,
+    Arg<AnyMemRef, "expert row offsets (E + 1, i32)", [MemRead]>:$offsets,
+    Arg<Optional<AnyMemRef>, "alpha per expert (E, f32)", [MemRead]>:$alpha,
+    StrAttr:$target,
+    OptionalAttr<I64Attr>:$tile_n,
+    OptionalAttr<I64Attr>:$stages,
+    OptionalAttr<StrAttr>:$kernel_name,
+    OptionalAttr<StrArrayAttr>:$variants
+  );
+  let results = (outs);
+
+  let assemblyFormat = [{
+    `a` `(` $a `:` type($a) `)`
+    `b` `(` $b `:` type($b) `)`
+    `sfa` `(` $sfa `:` type($sfa) `)`
+    `sfb` `(` $sfb `:` type($sfb) `)`
+    `c` `(` $c `:` type($c) `)`
+    `offsets` `(` $offsets `:` type($offsets) `)`
+    (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
     attr-dict
   }];
 

@@ -21,6 +21,8 @@
  *     asm into nvfp4_sim_wgmma_bf16 with its accumulator in a per-call buffer, wgmma.fence /
  *     commit_group / wait_group, stmatrix.x4.trans; setmaxnreg is dropped (the simulator has
  *     no register file).
+ *   - f32 -> bf16 truncations (a bf16 C) into integer round-to-nearest-even (the host's
+ *     libcall for them is missing from older runtime libraries).
  * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
  * TMEM regions, recomputed from its metadata record, plus the table of rewritten
  * operations the calls' `site` numbers index) as the string global
@@ -470,6 +472,21 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     rewriteRegisterFence(r, op);
     return true;
   }
+  if (!strcmp(name, "llvm.fptrunc")) {
+    /* f32 -> bf16 (a bf16 C): the host backend calls __truncsfbf2, which older runtime
+     * libraries (libgcc 12) lack; round to nearest even with integer ops instead, as
+     * cvt.rn.bf16.f32 does (NaN stays a quiet NaN). */
+    MlirValue res = mlirOperationGetResult(op, 0);
+    if (!mlirTypeIsABF16(mlirValueGetType(res))) return false;
+    KbValue x = kbBitcast(b, mlirOperationGetOperand(op, 0), b->i32);
+    KbValue hi = kbLShr(b, x, kbI32(b, 16));
+    KbValue rne = kbLShr(b, kbAdd(b, x, kbAddI(b, kbAnd(b, hi, kbI32(b, 1)), 0x7FFF)), kbI32(b, 16));
+    KbValue nan = kbCmp(b, KB_UGT, kbAnd(b, x, kbI32(b, 0x7FFFFFFF)), kbI32(b, 0x7F800000));
+    KbValue bits32 = kbSelect(b, nan, kbOr(b, hi, kbI32(b, 0x40)), rne);
+    KbValue bits = mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &b->i16, 1, &bits32, 0, NULL), 0);
+    mlirValueReplaceAllUsesOfWith(res, kbBitcast(b, bits, b->bf16));
+    return true;
+  }
   if (strncmp(name, "nvvm.", 5) != 0) return false;
 
   /* ---- special registers and barriers ---- */
@@ -753,7 +770,7 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   opName(op, name, sizeof name);
   if (!strncmp(name, "nvvm.", 5) || !strcmp(name, "llvm.load") || !strcmp(name, "llvm.store") ||
       !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm") ||
-      !strcmp(name, "llvm.fmul"))
+      !strcmp(name, "llvm.fmul") || !strcmp(name, "llvm.fptrunc"))
     push(user, op);
   return MlirWalkResultAdvance;
 }
@@ -830,7 +847,10 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
                                .ctaGroup = m.cta_group, .tileN = m.tile_n,
                                .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
                                .stages = m.stages,
-                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A};
+                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A,
+                               .output = (MlirNvfp4OutputType)m.c_type,
+                               .alpha = (m.epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0,
+                               .form = (MlirNvfp4Form)m.form};
   MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
   if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
     free(cfg);

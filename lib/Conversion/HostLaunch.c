@@ -39,6 +39,8 @@
 #include "mlir-c/Dialect/ControlFlow.h"
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Dialect/LLVM.h"
+#include "nvfp4-c/Dialect.h"
+#include "nvfp4-c/KernelConfig.h"
 #include "mlir-c/Pass.h"
 #include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/Passes.h"
@@ -57,7 +59,7 @@ typedef struct OpList { MlirOperation ops[MAX_OPS]; int n; bool overflow; } OpLi
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
   OpList *l = user;
-  if (nvfp4OpIs(op, "nvfp4.grouped_matmul") &&
+  if ((nvfp4OpIs(op, "nvfp4.grouped_matmul") || nvfp4OpIs(op, "nvfp4.moe_matmul")) &&
       mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.host_launched")))) {
     if (l->n < MAX_OPS) l->ops[l->n++] = op;
     else l->overflow = true;
@@ -433,6 +435,25 @@ static void runHostLaunch(MlirOperation module, MlirExternalPass pass, void *use
       snprintf(msg, sizeof msg,
                "nvfp4-host-launch: the op must sit directly in the body of a func.func of the "
                "module (it is inside '%.*s')", (int)pn.length, pn.data);
+      nvfp4EmitError(mlirOperationGetLocation(op), msg);
+      ok = false;
+      break;
+    }
+    /* The generated-code ABI has room for them (nvfp4rt_gen.h: forms and flags), the
+     * runtime's side does not implement them yet: refuse rather than drop the launch. */
+    MlirNvfp4VariantSpec spec[MLIR_NVFP4_MAX_VARIANTS];
+    char why[256];
+    const intptr_t nspecs = mlirNvfp4GroupedMatmulGetVariantSpecs(op, spec, MLIR_NVFP4_MAX_VARIANTS,
+                                                                  why, sizeof why);
+    const char *unsupported = nvfp4OpIs(op, "nvfp4.moe_matmul")
+                                  ? "nvfp4.moe_matmul (launch it with nvfp4rt_moe_plan_*)"
+                              : nspecs > 0 && spec[0].alpha ? "an alpha operand"
+                              : nspecs > 0 && spec[0].output != MLIR_NVFP4_OUTPUT_F16
+                                  ? "a C that is not f16"
+                                  : NULL;
+    if (unsupported) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "nvfp4-host-launch: %s has no host lowering yet", unsupported);
       nvfp4EmitError(mlirOperationGetLocation(op), msg);
       ok = false;
       break;

@@ -26,6 +26,7 @@ void kbInit(KbBuilder *b, MlirContext ctx, MlirLocation loc, MlirRegion body, Ml
   b->i64 = mlirIntegerTypeGet(ctx, 64);
   b->f16 = mlirF16TypeGet(ctx);
   b->f32 = mlirF32TypeGet(ctx);
+  b->bf16 = mlirBF16TypeGet(ctx);
   b->ptr = mlirLLVMPointerTypeGet(ctx, 0);
   b->ptrShared = mlirLLVMPointerTypeGet(ctx, 3);
   b->ptrTmem = mlirLLVMPointerTypeGet(ctx, 6);

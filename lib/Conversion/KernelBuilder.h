@@ -35,7 +35,7 @@ typedef struct KbBuilder {
   MlirBlock cur;
   MlirOperation allocaAnchor; /* allocas are inserted after this op in the entry block */
   MlirOperation insertBefore; /* when set, ops go before it (in `cur`) instead of at the end */
-  MlirType i1, i8, i16, i32, i64, f16, f32;
+  MlirType i1, i8, i16, i32, i64, f16, f32, bf16;
   MlirType ptr, ptrShared, ptrTmem, ptrCluster;
   KbFrame stack[KB_MAX_DEPTH];
   int depth;

@@ -1,8 +1,9 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
- * Each nvfp4.grouped_matmul becomes a gpu.module for its target (sm_100a: the tcgen05
- * kernels of Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/; both +ptx88) holding its kernel family (KernelConfig.h: one kernel per
- * variant, all sharing the parameter-block ABI of KernelABI.h):
+ * Each nvfp4.grouped_matmul (and nvfp4.moe_matmul, the contiguous MoE form) becomes a
+ * gpu.module for its target (sm_100a: the tcgen05 kernels of Sm100/; sm_90a: the BF16-decode
+ * + wgmma kernels of Sm90/; both +ptx88) holding its kernel family (KernelConfig.h: one
+ * kernel per variant, all sharing the parameter-block ABI of KernelABI.h):
  *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
  *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
  *   - the metadata table `nvfp4_kernel_metadata`, one 256-byte record per variant,
@@ -44,8 +45,7 @@ typedef struct OpList { MlirOperation ops[MAX_OPS]; int n; bool overflow; } OpLi
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
   OpList *l = user;
-  if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)),
-                         mlirStringRefCreateFromCString("nvfp4.grouped_matmul"))) {
+  if (mlirNvfp4IsGroupedMatmul(op) || mlirNvfp4IsMoeMatmul(op)) {
     if (l->n < MAX_OPS) l->ops[l->n++] = op;
     else l->overflow = true;
   }
@@ -142,12 +142,13 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirLocation loc = mlirOperationGetLocation(op);
   char msg[320];
-  intptr_t nOperands = mlirOperationGetNumOperands(op);
-  if (nOperands == 0 || nOperands % 5) {
-    nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: operand lists of unequal length");
+  const bool moe = mlirNvfp4IsMoeMatmul(op);
+  uint32_t groups = mlirNvfp4MatmulGroupCount(op);
+  if (groups == 0) {
+    nvfp4EmitError(loc, moe ? "nvfp4-lower-grouped-matmul: the expert count must be static"
+                            : "nvfp4-lower-grouped-matmul: operand lists of unequal length");
     return false;
   }
-  uint32_t groups = (uint32_t)(nOperands / 5);
   char target[32] = "sm_100a";
   strAttr(op, "target", target, sizeof target);
   static const TargetInfo kSm100 = {"sm_100a", 100}, kSm90 = {"sm_90a", 90};
@@ -178,8 +179,9 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
 
   char base[NVFP4_META_KERNEL_NAME_BYTES];
   if (!strAttr(op, "kernel_name", base, sizeof base)) {
-    if (index == 0) snprintf(base, sizeof base, "nvfp4_grouped_matmul_g%u", groups);
-    else snprintf(base, sizeof base, "nvfp4_grouped_matmul_g%u_%d", groups, index);
+    const char *stem = moe ? "nvfp4_moe_matmul_e" : "nvfp4_grouped_matmul_g";
+    if (index == 0) snprintf(base, sizeof base, "%s%u", stem, groups);
+    else snprintf(base, sizeof base, "%s%u_%d", stem, groups, index);
   }
   char names[MLIR_NVFP4_MAX_VARIANTS][NVFP4_META_KERNEL_NAME_BYTES];
   for (uint32_t i = 0; i < family->count; ++i) {
@@ -190,8 +192,9 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
 
   /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
    * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). Only the sm_100a
-   * kernel (and its sm_90a retargetings) implements it. */
-  const bool patchTmaps = !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+   * kernel (and its sm_90a retargetings) implements it; the contiguous form's handful of
+   * shared maps are never patched. */
+  const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
   if (patchTmaps && info != &kSm100) {
     nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
@@ -250,7 +253,7 @@ static void runLower(MlirOperation module, MlirExternalPass pass, void *userData
   mlirOperationWalk(module, collect, list, MlirWalkPreOrder);
   if (list->overflow) {
     nvfp4EmitError(mlirOperationGetLocation(module),
-                   "nvfp4-lower-grouped-matmul: more than 256 nvfp4.grouped_matmul ops");
+                   "nvfp4-lower-grouped-matmul: more than 256 nvfp4 matmul ops");
     mlirExternalPassSignalFailure(pass);
   } else {
     if (list->n)
@@ -271,7 +274,7 @@ MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void) {
                                mlirGetDialectHandle__gpu__()};
   return nvfp4CreateModulePass(
       &id, "NVFP4LowerGroupedMatmul", "nvfp4-lower-grouped-matmul",
-      "Lower nvfp4.grouped_matmul to a persistent kernel family for its target (sm_100a: "
-      "tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA)", 3, deps,
+      "Lower nvfp4.grouped_matmul and nvfp4.moe_matmul to a persistent kernel family for "
+      "its target (sm_100a: tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA)", 3, deps,
       runLower);
 }

@@ -20,6 +20,7 @@ KbValue nvSreg(KbBuilder *b, const char *name) {
 
 void nvBarrier0(KbBuilder *b) { kbOp(b, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL); }
 
+
 void nvWarpSync(KbBuilder *b) {
   KbValue mask = kbI32(b, -1);
   kbOp(b, "nvvm.bar.warp.sync", 0, NULL, 1, &mask, 0, NULL);

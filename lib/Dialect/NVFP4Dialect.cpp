@@ -1,6 +1,6 @@
 // NVFP4Dialect.cpp — thin C++ adapter for the ODS-generated nvfp4 dialect: dialect
-// initialisation and GroupedMatmulOp::verify(), which forwards to the C verifier
-// mlirNvfp4GroupedMatmulVerify (Verifier.c).
+// initialisation and the ops' verify(), which forward to the C verifiers
+// mlirNvfp4GroupedMatmulVerify and mlirNvfp4MoeMatmulVerify (Verifier.c).
 #include "nvfp4/NVFP4Dialect.h"
 #include "nvfp4-c/Dialect.h"
 
@@ -21,6 +21,10 @@ void NVFP4Dialect::initialize() {
 
 LogicalResult GroupedMatmulOp::verify() {
   return unwrap(mlirNvfp4GroupedMatmulVerify(wrap(getOperation())));
+}
+
+LogicalResult MoeMatmulOp::verify() {
+  return unwrap(mlirNvfp4MoeMatmulVerify(wrap(getOperation())));
 }
 
 #define GET_OP_CLASSES

@@ -1,10 +1,12 @@
-/* Variants.c — reads the kernel family of an nvfp4.grouped_matmul from its attributes
- * (`target`, `variants`, `tile_n`, `stages`): used by the verifier, which then asks the
- * planner whether every variant can be built, and by the lowering, which builds them. */
+/* Variants.c — reads the kernel family of an nvfp4.grouped_matmul or nvfp4.moe_matmul
+ * from its attributes (`target`, `variants`, `tile_n`, `stages`) and operands (C's element
+ * type, alpha, the form): used by the verifier, which then asks the planner whether every
+ * variant can be built, and by the lowering, which builds them. */
 #include <stdio.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelConfig.h"
 
@@ -17,8 +19,8 @@ static intptr_t failWith(char *msg, size_t size, const char *text, MlirStringRef
   return -1;
 }
 
-intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp4VariantSpec *out,
-                                               intptr_t max, char *msg, size_t msgSize) {
+static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
+                                    intptr_t max, char *msg, size_t msgSize) {
   uint32_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, stages = 0;
   MlirAttribute a = attrOf(op, "tile_n");
   if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
@@ -62,4 +64,61 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
     out[i].target = target;
   }
   return n;
+}
+
+/* Operand index of C and whether alpha is present, per op. */
+static void cAndAlpha(MlirOperation op, bool moe, intptr_t *c, bool *alpha) {
+  *c = -1;
+  *alpha = false;
+  if (moe) {
+    *c = 4;
+    *alpha = mlirOperationGetNumOperands(op) == 7;
+    return;
+  }
+  MlirAttribute seg = attrOf(op, "operandSegmentSizes");
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) != 6)
+    return;
+  intptr_t before = 0;
+  for (intptr_t i = 0; i < 4; ++i) before += mlirDenseI32ArrayGetElement(seg, i);
+  if (mlirDenseI32ArrayGetElement(seg, 4) > 0) *c = before;
+  *alpha = mlirDenseI32ArrayGetElement(seg, 5) == 1;
+}
+
+intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp4VariantSpec *out,
+                                               intptr_t max, char *msg, size_t msgSize) {
+  intptr_t n = specsFromAttributes(op, out, max, msg, msgSize);
+  const bool moe = mlirNvfp4IsMoeMatmul(op);
+  intptr_t c;
+  bool alpha;
+  cAndAlpha(op, moe, &c, &alpha);
+  MlirNvfp4OutputType output = MLIR_NVFP4_OUTPUT_F16;
+  if (c >= 0 && c < mlirOperationGetNumOperands(op)) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, c));
+    MlirType elt = mlirTypeIsAMemRef(t) ? mlirShapedTypeGetElementType(t) : t;
+    if (mlirTypeIsABF16(elt)) output = MLIR_NVFP4_OUTPUT_BF16;
+    else if (mlirTypeIsAF32(elt)) output = MLIR_NVFP4_OUTPUT_F32;
+  }
+  for (intptr_t i = 0; i < n; ++i) {
+    out[i].output = output;
+    out[i].alpha = alpha;
+    out[i].form = moe ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
+  }
+  return n;
+}
+
+uint32_t mlirNvfp4MatmulGroupCount(MlirOperation op) {
+  if (mlirNvfp4IsMoeMatmul(op)) {
+    if (mlirOperationGetNumOperands(op) < 2) return 0;
+    MlirType b = mlirValueGetType(mlirOperationGetOperand(op, 1));
+    if (!mlirTypeIsAMemRef(b) || mlirShapedTypeGetRank(b) != 3 || mlirShapedTypeIsDynamicDim(b, 0))
+      return 0;
+    return (uint32_t)mlirShapedTypeGetDimSize(b, 0);
+  }
+  if (!mlirNvfp4IsGroupedMatmul(op)) return 0;
+  MlirAttribute seg = attrOf(op, "operandSegmentSizes");
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) < 1)
+    return 0;
+  return (uint32_t)mlirDenseI32ArrayGetElement(seg, 0);
 }

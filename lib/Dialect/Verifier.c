@@ -1,19 +1,23 @@
-/* Verifier.c — the verifier of nvfp4.grouped_matmul, written in C against the MLIR C API.
- * The ODS-generated op's verify() forwards here (NVFP4Dialect.cpp). On the first
- * violated rule it emits one error at the op's location naming the group and operand,
- * and returns failure.
+/* Verifier.c — the verifiers of nvfp4.grouped_matmul and nvfp4.moe_matmul, written in C
+ * against the MLIR C API. The ODS-generated ops' verify() forward here (NVFP4Dialect.cpp).
+ * On the first violated rule they emit one error at the op's location naming the group
+ * and operand, and return failure.
  *
- * Rules (DESIGN.md §3):
- *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS;
+ * Rules of nvfp4.grouped_matmul (DESIGN.md §3):
+ *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS,
+ *     and an optional alpha: rank-1 f32 of G elements;
  *   - a, b: rank-2 f4E2M1FN (M x K, N x K); sfa, sfb: rank-5 f8E4M3FN
- *     (ceil(MN/128), ceil(K/64), 32, 4, 4); c: rank-2 f16 (M x N);
+ *     (ceil(MN/128), ceil(K/64), 32, 4, 4); c: rank-2 f16, bf16 or f32 (M x N), the same
+ *     element type in every group;
  *   - identity layout and default memory space everywhere (contiguous row-major), except
- *     that C may have a row stride: strided<[ldc, 1]> with ldc a multiple of 8, >= N;
+ *     that C may have a row stride: strided<[ldc, 1]> with 16-byte rows (ldc a multiple
+ *     of 8 elements, 4 for f32), ldc >= N;
  *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
  *     positive multiple of 64; A's and B's K are both static or both dynamic;
  *   - target "sm_100a" or "sm_90a"; tile_n in {64,128,192,256}; stages in 1..8;
  *     kernel_name a C identifier of at most 63 characters; and every variant of the kernel
  *     family must be one the target's planner can build (sm_90a: swap_n64 / swap_n128).
+ * Rules of nvfp4.moe_matmul: see mlirNvfp4MoeMatmulVerify below.
  */
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
@@ -33,7 +37,7 @@ enum { OPND_A, OPND_B, OPND_SFA, OPND_SFB, OPND_C, OPND_KINDS };
 static const char *const kOperandNames[OPND_KINDS] = {"a", "b", "sfa", "sfb", "c"};
 static const intptr_t kOperandRanks[OPND_KINDS] = {2, 2, 5, 5, 2};
 static const char *const kElementNames[OPND_KINDS] = {"f4E2M1FN", "f4E2M1FN", "f8E4M3FN",
-                                                      "f8E4M3FN", "f16"};
+                                                      "f8E4M3FN", "f16, bf16 or f32"};
 
 static bool element_ok(int kind, MlirType elt) {
   switch (kind) {
@@ -44,7 +48,7 @@ static bool element_ok(int kind, MlirType elt) {
   case OPND_SFB:
     return mlirTypeIsAFloat8E4M3FN(elt);
   default:
-    return mlirTypeIsAF16(elt);
+    return mlirTypeIsAF16(elt) || mlirTypeIsABF16(elt) || mlirTypeIsAF32(elt);
   }
 }
 
@@ -77,7 +81,8 @@ static const char *type_str(MlirType t, char *out, size_t cap) {
 
 static MlirLogicalResult fail(MlirOperation op, const char *fmt, ...) {
   char msg[1024];
-  int n = snprintf(msg, sizeof msg, "'%s' op ", NVFP4_OP_NAME);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  int n = snprintf(msg, sizeof msg, "'%.*s' op ", (int)name.length, name.data);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
@@ -184,6 +189,46 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
 
 /* ---- per-operand and per-group checks ------------------------------------------------ */
 
+/* Identity layout (C: or strided<[ldc, 1]> with 16-byte rows, ldc >= N) and the default
+ * memory space. `g` < 0: the operand belongs to no group (messages say so). */
+static MlirLogicalResult verify_layout(MlirOperation op, int g, const char *name, MlirType t,
+                                       bool isC) {
+  char ts[256], where[32] = "";
+  if (g >= 0) snprintf(where, sizeof where, "group %d: ", g);
+  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
+  bool identity = mlirAttributeIsNull(layout) ||
+                  (mlirAttributeIsAAffineMap(layout) &&
+                   mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
+  if (!identity && isC && mlirAttributeIsAStridedLayout(layout)) {
+    /* C may have a row stride (the kernel reads it at run time): strided<[ldc, 1]>, with
+     * 16-byte rows for the vectorised stores and ldc >= N when both are static. */
+    int64_t dyn = mlirShapedTypeGetDynamicStrideOrOffset();
+    int64_t ldc = mlirStridedLayoutAttrGetStride(layout, 0);
+    int64_t n = mlirShapedTypeGetDimSize(t, 1);
+    int64_t granule = mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) ? 4 : 8;
+    if (mlirStridedLayoutAttrGetStride(layout, 1) != 1)
+      return fail(op, "%soperand 'c' must be contiguous along N (strided<[ldc, 1]>), "
+                      "got %s", where, type_str(t, ts, sizeof ts));
+    if (ldc != dyn && (ldc <= 0 || ldc % granule != 0))
+      return fail(op, "%soperand 'c' row stride must be a positive multiple of %lld "
+                      "elements (16-byte rows), got %lld", where, (long long)granule,
+                  (long long)ldc);
+    if (ldc != dyn && !mlirShapedTypeIsDynamicDim(t, 1) && ldc < n)
+      return fail(op, "%soperand 'c' row stride %lld is smaller than N = %lld", where,
+                  (long long)ldc, (long long)n);
+    identity = true;
+  }
+  if (!identity)
+    return fail(op, "%soperand '%s' must have the identity (contiguous row-major) "
+                    "layout%s, got %s", where, name,
+                isC ? " or strided<[ldc, 1]>" : "", type_str(t, ts, sizeof ts));
+  if (!mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+    return fail(op, "%soperand '%s' must be in the default memory space, got %s", where,
+                name, type_str(t, ts, sizeof ts));
+  return mlirLogicalResultSuccess();
+}
+
+
 static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirType t) {
   char ts[256];
   const char *name = kOperandNames[kind];
@@ -198,35 +243,7 @@ static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirT
   if (rank != kOperandRanks[kind])
     return fail(op, "group %d: operand '%s' must have rank %zd, got rank %zd", g, name,
                 kOperandRanks[kind], rank);
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  bool identity = mlirAttributeIsNull(layout) ||
-                  (mlirAttributeIsAAffineMap(layout) &&
-                   mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
-  if (!identity && kind == OPND_C && mlirAttributeIsAStridedLayout(layout)) {
-    /* C may have a row stride (the kernel reads it at run time): strided<[ldc, 1]>, with
-     * 16-byte rows for the vectorised stores and ldc >= N when both are static. */
-    int64_t dyn = mlirShapedTypeGetDynamicStrideOrOffset();
-    int64_t ldc = mlirStridedLayoutAttrGetStride(layout, 0);
-    int64_t n = mlirShapedTypeGetDimSize(t, 1);
-    if (mlirStridedLayoutAttrGetStride(layout, 1) != 1)
-      return fail(op, "group %d: operand 'c' must be contiguous along N (strided<[ldc, 1]>), "
-                      "got %s", g, type_str(t, ts, sizeof ts));
-    if (ldc != dyn && (ldc <= 0 || ldc % 8 != 0))
-      return fail(op, "group %d: operand 'c' row stride must be a positive multiple of 8 "
-                      "elements (16-byte rows), got %lld", g, (long long)ldc);
-    if (ldc != dyn && !mlirShapedTypeIsDynamicDim(t, 1) && ldc < n)
-      return fail(op, "group %d: operand 'c' row stride %lld is smaller than N = %lld", g,
-                  (long long)ldc, (long long)n);
-    identity = true;
-  }
-  if (!identity)
-    return fail(op, "group %d: operand '%s' must have the identity (contiguous row-major) "
-                    "layout%s, got %s", g, name,
-                kind == OPND_C ? " or strided<[ldc, 1]>" : "", type_str(t, ts, sizeof ts));
-  if (!mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
-    return fail(op, "group %d: operand '%s' must be in the default memory space, got %s", g,
-                name, type_str(t, ts, sizeof ts));
-  return mlirLogicalResultSuccess();
+  return verify_layout(op, g, name, t, kind == OPND_C);
 }
 
 /* Checks a scale-factor operand against its row count and K (either may be DYN). */
@@ -288,11 +305,26 @@ static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[
 
 /* ---- entry point ---------------------------------------------------------------------- */
 
+/* alpha: rank-1 f32 of `count` elements (static) in the default layout and memory space.
+ * g < 0 as in verify_layout. */
+static MlirLogicalResult verify_alpha(MlirOperation op, MlirType t, int64_t count,
+                                      const char *what) {
+  char ts[256];
+  if (!mlirTypeIsAMemRef(t) || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) ||
+      mlirShapedTypeGetRank(t) != 1)
+    return fail(op, "operand 'alpha' must be a rank-1 memref of f32 (one per %s), got %s", what,
+                type_str(t, ts, sizeof ts));
+  if (dim(t, 0) != DYN && dim(t, 0) != count)
+    return fail(op, "operand 'alpha' must have %lld elements (one per %s), got %lld",
+                (long long)count, what, (long long)dim(t, 0));
+  return verify_layout(op, -1, "alpha", t, false);
+}
+
 MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
   MlirAttribute seg = get_attr(op, "operandSegmentSizes");
   if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
-      mlirDenseArrayGetNumElements(seg) != OPND_KINDS)
-    return fail(op, "requires 'operandSegmentSizes' with 5 entries (a, b, sfa, sfb, c)");
+      mlirDenseArrayGetNumElements(seg) != OPND_KINDS + 1)
+    return fail(op, "requires 'operandSegmentSizes' with 6 entries (a, b, sfa, sfb, c, alpha)");
 
   int32_t count[OPND_KINDS];
   intptr_t start[OPND_KINDS], total = 0;
@@ -301,7 +333,8 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
     start[kind] = total;
     total += count[kind];
   }
-  if (total != mlirOperationGetNumOperands(op))
+  const int32_t alphas = mlirDenseI32ArrayGetElement(seg, OPND_KINDS);
+  if (alphas < 0 || alphas > 1 || total + alphas != mlirOperationGetNumOperands(op))
     return fail(op, "'operandSegmentSizes' does not add up to the operand count");
 
   int32_t groups = count[OPND_A];
@@ -318,12 +351,133 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
   if (mlirLogicalResultIsFailure(verify_attributes(op, groups)))
     return mlirLogicalResultFailure();
 
+  MlirType cElt = {NULL};
   for (int g = 0; g < groups; ++g) {
     MlirType t[OPND_KINDS];
     for (int kind = 0; kind < OPND_KINDS; ++kind)
       t[kind] = mlirValueGetType(mlirOperationGetOperand(op, start[kind] + g));
     if (mlirLogicalResultIsFailure(verify_group(op, g, t)))
       return mlirLogicalResultFailure();
+    /* one kernel writes every group: one C element type */
+    MlirType elt = mlirShapedTypeGetElementType(t[OPND_C]);
+    char a[64], b[64];
+    if (g == 0) cElt = elt;
+    else if (!mlirTypeEqual(elt, cElt))
+      return fail(op, "group %d: operand 'c' has element type %s but group 0 has %s (every "
+                      "group's C must have the same element type)", g,
+                  type_str(elt, a, sizeof a), type_str(cElt, b, sizeof b));
   }
+  if (alphas)
+    return verify_alpha(op, mlirValueGetType(mlirOperationGetOperand(op, total)), groups, "group");
   return mlirLogicalResultSuccess();
+}
+
+/* ---- nvfp4.moe_matmul ------------------------------------------------------------------
+ *
+ * Rules: a rank-2 f4E2M1FN (M x K); b rank-3 f4E2M1FN (E x N x K) with E static,
+ * 1 <= E <= NVFP4_ABI_MAX_GROUPS; sfa rank-5 f8E4M3FN (R x ceil(K/64) x 32 x 4 x 4) with
+ * R >= nvfp4_abi_moe_sfa_atoms(M, E) when both are static; sfb rank-6 f8E4M3FN
+ * (E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4); c rank-2 f16, bf16 or f32 (M x N, may be
+ * strided<[ldc, 1]>); offsets rank-1 i32 (E + 1); alpha (optional) rank-1 f32 (E); static
+ * sizes agree, K as for nvfp4.grouped_matmul; identity layouts, default memory space; the
+ * attributes of nvfp4.grouped_matmul. */
+
+enum { MOE_A, MOE_B, MOE_SFA, MOE_SFB, MOE_C, MOE_OFFSETS, MOE_ALPHA };
+
+bool mlirNvfp4IsMoeMatmul(MlirOperation op) {
+  return str_eq(mlirIdentifierStr(mlirOperationGetName(op)), NVFP4_MOE_OP_NAME);
+}
+
+/* A memref operand of the op: element type, rank, layout. */
+static MlirLogicalResult verify_moe_operand(MlirOperation op, const char *name, MlirType t,
+                                            bool (*elt_ok)(MlirType), const char *elt_name,
+                                            intptr_t rank, const char *shape) {
+  char ts[256];
+  if (!mlirTypeIsAMemRef(t))
+    return fail(op, "operand '%s' must be a ranked memref, got %s", name,
+                type_str(t, ts, sizeof ts));
+  MlirType elt = mlirShapedTypeGetElementType(t);
+  if (!elt_ok(elt))
+    return fail(op, "operand '%s' must have element type %s, got %s", name, elt_name,
+                type_str(elt, ts, sizeof ts));
+  if (mlirShapedTypeGetRank(t) != rank)
+    return fail(op, "operand '%s' must have rank %zd (%s), got rank %zd", name, rank, shape,
+                mlirShapedTypeGetRank(t));
+  return verify_layout(op, -1, name, t, !strcmp(name, "c"));
+}
+
+static bool is_fp4(MlirType t) { return mlirTypeIsAFloat4E2M1FN(t); }
+static bool is_fp8(MlirType t) { return mlirTypeIsAFloat8E4M3FN(t); }
+static bool is_c_elt(MlirType t) { return element_ok(OPND_C, t); }
+static bool is_i32(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32; }
+
+/* Static dims that must agree: fails when both are static and differ. */
+static MlirLogicalResult agree(MlirOperation op, int64_t x, const char *xs, int64_t y,
+                               const char *ys) {
+  if (x != DYN && y != DYN && x != y)
+    return fail(op, "%s (%lld) does not match %s (%lld)", xs, (long long)x, ys, (long long)y);
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
+  intptr_t n_ops = mlirOperationGetNumOperands(op);
+  if (n_ops != 6 && n_ops != 7)
+    return fail(op, "requires operands a, b, sfa, sfb, c, offsets and an optional alpha");
+  MlirType t[7];
+  for (intptr_t i = 0; i < n_ops; ++i) t[i] = mlirValueGetType(mlirOperationGetOperand(op, i));
+  static const char *const ab_shape[2] = {"M x K", "E x N x K"};
+  if (mlirLogicalResultIsFailure(verify_moe_operand(op, "a", t[MOE_A], is_fp4, "f4E2M1FN", 2, ab_shape[0])) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "b", t[MOE_B], is_fp4, "f4E2M1FN", 3, ab_shape[1])) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "sfa", t[MOE_SFA], is_fp8, "f8E4M3FN", 5,
+                                                    "atom rows x ceil(K/64) x 32 x 4 x 4")) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "sfb", t[MOE_SFB], is_fp8, "f8E4M3FN", 6,
+                                                    "E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4")) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "c", t[MOE_C], is_c_elt, "f16, bf16 or f32", 2, "M x N")) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "offsets", t[MOE_OFFSETS], is_i32, "i32", 1, "E + 1")))
+    return mlirLogicalResultFailure();
+
+  int64_t e = dim(t[MOE_B], 0);
+  if (e == DYN)
+    return fail(op, "the expert count (dim 0 of 'b') must be static");
+  if (e < 1 || e > (int64_t)NVFP4_ABI_MAX_GROUPS)
+    return fail(op, "supports 1 to %u experts, got %lld", NVFP4_ABI_MAX_GROUPS, (long long)e);
+  if (mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFB], 0), "dim 0 of 'sfb'", e, "the expert count")) ||
+      mlirLogicalResultIsFailure(agree(op, dim(t[MOE_OFFSETS], 0), "the length of 'offsets'", e + 1,
+                                       "the expert count + 1")))
+    return mlirLogicalResultFailure();
+  if (n_ops == 7 && mlirLogicalResultIsFailure(verify_alpha(op, t[MOE_ALPHA], e, "expert")))
+    return mlirLogicalResultFailure();
+
+  int64_t m = dim(t[MOE_A], 0), k = dim(t[MOE_A], 1), n = dim(t[MOE_B], 1);
+  if ((k == DYN) != (dim(t[MOE_B], 2) == DYN))
+    return fail(op, "K of 'a' and 'b' must both be static or both dynamic");
+  if (mlirLogicalResultIsFailure(agree(op, k, "K of 'a'", dim(t[MOE_B], 2), "K of 'b'")))
+    return mlirLogicalResultFailure();
+  if (k != DYN && (k <= 0 || k % MLIR_NVFP4_K_GRANULE != 0))
+    return fail(op, "K must be a multiple of %d, got %lld", (int)MLIR_NVFP4_K_GRANULE, (long long)k);
+  if (mlirLogicalResultIsFailure(agree(op, m, "M of 'a'", dim(t[MOE_C], 0), "M of 'c'")) ||
+      mlirLogicalResultIsFailure(agree(op, n, "N of 'b'", dim(t[MOE_C], 1), "N of 'c'")))
+    return mlirLogicalResultFailure();
+  if (m == DYN) m = dim(t[MOE_C], 0);
+  if (n == DYN) n = dim(t[MOE_C], 1);
+  static const int64_t kAtom[3] = {32, 4, 4};
+  for (int i = 0; i < 3; ++i)
+    if (dim(t[MOE_SFA], 2 + i) != kAtom[i] || dim(t[MOE_SFB], 3 + i) != kAtom[i])
+      return fail(op, "operands 'sfa' and 'sfb' must end in 32x4x4 (one 512-byte atom)");
+  int64_t kb = k == DYN ? DYN : ceil_div(k, MLIR_NVFP4_K_GRANULE);
+  if (mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFA], 1), "dim 1 of 'sfa'", kb, "ceil(K/64)")) ||
+      mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFB], 2), "dim 2 of 'sfb'", kb, "ceil(K/64)")) ||
+      mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFA], 1), "dim 1 of 'sfa'", dim(t[MOE_SFB], 2),
+                                       "dim 2 of 'sfb'")) ||
+      mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFB], 1), "dim 1 of 'sfb'",
+                                       n == DYN ? DYN : ceil_div(n, MLIR_NVFP4_SF_ATOM_ROWS),
+                                       "ceil(N/128)")))
+    return mlirLogicalResultFailure();
+  int64_t r = dim(t[MOE_SFA], 0);
+  if (r != DYN && m != DYN && (uint64_t)r < nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e))
+    return fail(op, "operand 'sfa' holds %lld atom rows; %lld tokens over %lld experts may need "
+                    "%llu (each expert's scales start on a 128-row atom)", (long long)r,
+                (long long)m, (long long)e,
+                (unsigned long long)nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e));
+  return verify_attributes(op, (int32_t)e);
 }

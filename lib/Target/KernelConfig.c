@@ -120,6 +120,11 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
       (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1))
     return fail(msg, msgSize, "the direct-store epilogue exists for the 1-CTA AB orientation only");
   if (s.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
+  if (s.output != MLIR_NVFP4_OUTPUT_F16 && s.output != MLIR_NVFP4_OUTPUT_BF16 &&
+      s.output != MLIR_NVFP4_OUTPUT_F32)
+    return fail(msg, msgSize, "unknown output type");
+  if (s.form != MLIR_NVFP4_FORM_POINTER_ARRAY && s.form != MLIR_NVFP4_FORM_CONTIGUOUS)
+    return fail(msg, msgSize, "unknown form");
   return true;
 }
 
@@ -182,15 +187,30 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes +
                       (cfg->roleN.dynamicRows ? 0u : cfg->nBytes);
 
-  /* TMA-store staging: AB stores boxes of 64 C columns x 128 C rows (the accumulator
-   * lanes); SWAP_AB stores 64 C rows (64 accumulator columns) x all 128 C columns (two
-   * 64-column boxes). Two buffers: the epilogue fills one while the other drains. */
+  /* TMA-store staging: AB stores sub-tiles of 64 C columns x 128 C rows (the accumulator
+   * lanes); SWAP_AB stores 64 C rows (64 accumulator columns) x all 128 C columns. A box
+   * row is 128 B (SWIZZLE_128B): 64 columns of f16/bf16 or 32 of f32, so a sub-tile is
+   * 1, 2 or 4 boxes. Two buffers: the epilogue fills one while the other drains. */
+  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  cfg->storeBoxCols = 128u / cfg->cElemBytes;
   if (spec.epilogue == MLIR_NVFP4_EPILOGUE_TMA_STORE) {
+    const uint32_t subCols = swap ? MLIR_NVFP4_TILE_M : MLIR_NVFP4_STORE_COLS;
     cfg->stagingBuffers = 2;
     cfg->stagingRows = swap ? MLIR_NVFP4_STORE_COLS : MLIR_NVFP4_TILE_M;
-    cfg->stagingBoxes = swap ? MLIR_NVFP4_TILE_M / MLIR_NVFP4_STORE_COLS : 1u;
-    cfg->stagingBytes = cfg->stagingRows * MLIR_NVFP4_STORE_COLS * 2u * cfg->stagingBoxes;
+    cfg->stagingBoxes = subCols * cfg->cElemBytes / 128u;
+    cfg->stagingBytes = cfg->stagingRows * subCols * cfg->cElemBytes;
   }
+
+  /* The contiguous form: the expert schedule (one record per expert and the tile total,
+   * 16-B aligned) and the scan scratch, built by every CTA at its start. */
+  const bool contiguous = spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  cfg->nAlign = MLIR_NVFP4_N_STEP * spec.ctaGroup;
+  if (contiguous) {
+    cfg->scheduleBytes = MLIR_NVFP4_MOE_RECORD_BYTES * (numGroups + 1u);
+    cfg->nLadder = swap ? nvfp4_abi_moe_ladder(spec.tileN, cfg->nAlign) : 0u;
+    cfg->numTmaps = NVFP4_ABI_MOE_TMAP_LADDER + cfg->nLadder;
+  }
+  const uint32_t scanBytes = contiguous ? 8u * MLIR_NVFP4_NUM_THREADS : 0u;
 
   /* Scale-factor columns per slot: 4 columns (128 rows) per atom and K block. */
   cfg->sfmColsPerSlot = kBlocks * 4u * cfg->roleM.sfAtoms;
@@ -200,8 +220,9 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
    * the barrier area (sized for the worst case of 8 stages). */
   const uint32_t barrierWorst = 8u * (5u * MLIR_NVFP4_MAX_STAGES + 4u) + 8u;
   uint32_t stages;
-  if (!fitStages(cfg, spec.stages, cfg->stagingBuffers * cfg->stagingBytes + barrierWorst, &stages,
-                 msg, msgSize))
+  const uint32_t fixed = cfg->stagingBuffers * cfg->stagingBytes + barrierWorst +
+                         (contiguous ? 16u + cfg->scheduleBytes + scanBytes : 0u);
+  if (!fitStages(cfg, spec.stages, fixed, &stages, msg, msgSize))
     return false;
 
   /* Tensor Memory: accumulators (tileN fp32 columns each), then scale-factor slots.
@@ -244,12 +265,16 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   planBarriers(cfg, &cfg->sfFree, "sfFree", cfg->sfRing ? slots : 0u, 1);
   cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
   cfg->tmemSlotOffset = planSmem(cfg, &top, "tmem slot", 8, 1, 8);
+  if (contiguous) {
+    cfg->scheduleOffset = planSmem(cfg, &top, "expert schedule", cfg->scheduleBytes, 1, 16);
+    cfg->scanOffset = planSmem(cfg, &top, "scan scratch", scanBytes, 1, 16);
+  }
   cfg->dynSmemBytes = 1024u + top;
   if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
-  cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
+  cfg->paramBytes = contiguous ? nvfp4_abi_moe_param_bytes(cfg->numTmaps)
+                               : nvfp4_abi_param_bytes(numGroups);
   cfg->numThreads = MLIR_NVFP4_NUM_THREADS;
-  cfg->nAlign = MLIR_NVFP4_N_STEP * spec.ctaGroup;
   return true;
 }
 
@@ -290,6 +315,11 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     return fail(msg, msgSize, "tile_n of an sm_90a variant (its largest token tile, the wgmma N) "
                               "must be 64 or 128");
   if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
+  if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY)
+    return fail(msg, msgSize, "the sm_90a kernel has the pointer-array form only "
+                              "(nvfp4.grouped_matmul, not nvfp4.moe_matmul)");
+  if (spec.output != MLIR_NVFP4_OUTPUT_F16 || spec.alpha)
+    return fail(msg, msgSize, "the sm_90a kernel's epilogue stores f16 C without alpha");
 
   const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2;
   const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
@@ -329,6 +359,8 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->stagingRows = MLIR_NVFP4_SM90_STORE_ROWS;
   cfg->stagingBoxes = spec.tileN / MLIR_NVFP4_SM90_STORE_ROWS;
   cfg->stagingBytes = cfg->stagingRows * MLIR_NVFP4_STORE_COLS * 2u * cfg->stagingBoxes;
+  cfg->cElemBytes = 2u; /* f16 C */
+  cfg->storeBoxCols = 64u;
 
   const uint32_t lutBytes = 256u * 4u;
   const uint32_t barrierWorst = 8u * 2u * MLIR_NVFP4_MAX_STAGES;
@@ -390,6 +422,14 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             cfg->sm90.consumerRegs);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
+  static const char *const types[] = {"f16", "bf16", "f32"};
+  fprintf(f, "  C %s%s, %s form, parameter block %u bytes", types[cfg->spec.output],
+          cfg->spec.alpha ? " with alpha" : "",
+          cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS ? "contiguous" : "pointer-array",
+          cfg->paramBytes);
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS)
+    fprintf(f, ", %u tensor maps (%u N-role box ladder)", cfg->numTmaps, cfg->nLadder);
+  fprintf(f, "\n");
 }
 
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
@@ -415,7 +455,10 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
           (cfg->roleN.dynamicRows ? NVFP4_META_VFLAG_DYNAMIC_N : 0u) | cfg->variantFlags,
       .m_box_rows = cfg->roleM.rowsPerCta, .n_box_rows = cfg->roleN.rowsPerCta,
       .sfm_atoms = cfg->roleM.sfAtoms, .store_box_rows = cfg->stagingRows,
-      .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta};
+      .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta,
+      .c_type = (uint32_t)cfg->spec.output,
+      .epilogue_flags = cfg->spec.alpha ? NVFP4_META_EFLAG_ALPHA : 0u,
+      .form = (uint32_t)cfg->spec.form};
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)

@@ -101,7 +101,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t s
                                                      const unsigned char **record,
                                                      size_t *record_size);
 /* Decodes and validates a 256-byte record: magic, ABI version, record size, param bytes
- * consistent with max_groups, non-zero block dims/tile sizes, NUL-terminated strings. */
+ * consistent with max_groups (contiguous form: with its tensor maps), non-zero block
+ * dims/tile sizes, known form / C type / epilogue flags, NUL-terminated strings. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *record, size_t size,
                                                    nvfp4_kernel_metadata *out);
 /* The metadata table of a cubin: one record per kernel variant (KernelABI.h). */
@@ -111,8 +112,8 @@ typedef struct nvfp4rt_metadata_table {
 } nvfp4rt_metadata_table;
 /* Decodes `size / 256` records and checks that they form one family: variant_count equal
  * to the number of records, variant_index i in record i, the same ABI-level fields
- * (target, flags, max_groups, param_bytes, k_granule) in every record, distinct kernel
- * names. */
+ * (target, flags, max_groups, param_bytes (pointer-array form), k_granule, form, C type,
+ * epilogue flags) in every record, distinct kernel names. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *records,
                                                          size_t size,
                                                          nvfp4rt_metadata_table *out);
@@ -155,11 +156,14 @@ NVFP4RT_API int nvfp4rt_module_find_variant(const nvfp4rt_module *mod, const cha
 
 /* One group of the grouped matmul. Pointers are device addresses. A is M x K FP4 (K/2
  * bytes per row), B is N x K FP4, SFA/SFB are blocked E4M3 scale tensors (PROBLEM.md §3),
- * C is M x N fp16 with row stride ldc elements. */
+ * C is M x N of the kernel's C type (metadata c_type: fp16, bf16 or fp32) with row stride
+ * ldc elements. `alpha` is the device address of the group's fp32 alpha for a kernel
+ * compiled with alpha (C = alpha * A B^T) and must be 0 otherwise. */
 typedef struct nvfp4rt_group {
   uint64_t a, b, sfa, sfb, c;
   uint32_t m, n, k;
   uint32_t ldc;
+  uint64_t alpha;
 } nvfp4rt_group;
 
 /* Launch geometry of one variant for a set of groups. Groups are scheduled in table
@@ -326,6 +330,79 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream)
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *plan,
                                                  nvfp4rt_plan_info *info);
 NVFP4RT_API void nvfp4rt_plan_destroy(nvfp4rt_plan *plan);
+
+/* ---- the contiguous (MoE) form: nvfp4.moe_matmul ------------------------------------- */
+
+/* One launch of a contiguous-form kernel (KernelABI.h). Pointers are device addresses.
+ * The routing lives in device memory: expert e owns rows offsets[e] .. offsets[e+1] - 1
+ * of A and C, read by the kernel at every launch (the host never reads them), so a plan,
+ * and a CUDA graph capturing its launch, serve every routing. */
+typedef struct nvfp4rt_moe_problem {
+  uint64_t a;         /* M x K FP4, the tokens sorted by expert */
+  uint64_t b;         /* E x N x K FP4 */
+  uint64_t sfa;       /* sfa_atoms x ceil(K/64) 512-B atoms: expert e's scale factors start
+                         at atom row sum over j < e of ceil(tokens_j / 128) */
+  uint64_t sfb;       /* E x ceil(N/128) x ceil(K/64) 512-B atoms */
+  uint64_t c;         /* M x N of the kernel's C type, row stride ldc elements */
+  uint64_t offsets;   /* E + 1 int32 */
+  uint64_t alpha;     /* E fp32 (kernels compiled with alpha; else 0) */
+  uint32_t m;         /* rows of A and C: the token capacity */
+  uint32_t n, k, ldc;
+  uint32_t num_experts;
+  uint32_t sfa_atoms; /* atom rows of the sfa buffer, >= nvfp4_abi_moe_sfa_atoms(m, E) */
+} nvfp4rt_moe_problem;
+
+/* Tensor maps of a contiguous-form variant: A, B, SFA, SFB, C, then the N-role box
+ * ladder of a DYNAMIC_N variant (KernelABI.h). */
+NVFP4RT_API uint32_t nvfp4rt_moe_tmap_count(const nvfp4_kernel_metadata *meta);
+/* Pure validation (no driver): a contiguous-form variant, E equal to the compiled expert
+ * count, null and misaligned pointers (A, B, SFA, SFB, C 16 B; offsets, alpha 4 B),
+ * alpha present exactly when the kernel was compiled with it, K a positive multiple of
+ * the granule, ldc >= N with 16-byte rows, sfa_atoms >= the worst case of any routing,
+ * 32-bit tile counts for any routing. Empty launches (M = 0 or N = 0) are valid. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_validate(const nvfp4_kernel_metadata *meta,
+                                                const nvfp4rt_moe_problem *p);
+/* Arguments of tensor map `slot` (0 .. nvfp4rt_moe_tmap_count - 1); rank 0 (all zero)
+ * for a slot without a map: C of a direct-store variant, C narrower than one 16-byte
+ * chunk, every map of an empty launch (M = 0 or N = 0). */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_tmap_args(const nvfp4_kernel_metadata *meta,
+                                                 const nvfp4rt_moe_problem *p, uint32_t slot,
+                                                 nvfp4rt_tmap_args *out);
+/* Writes the header and the problem record (KernelABI.h) of a contiguous-form parameter
+ * block (the tensor-map slots are left untouched). */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_param_pack(const nvfp4_kernel_metadata *meta,
+                                                  const nvfp4rt_moe_problem *p,
+                                                  uint64_t workspace, uint64_t workspace_bytes,
+                                                  void *block, size_t block_bytes);
+/* The most tiles any routing of `p` can have (M rows split over E experts). */
+NVFP4RT_API uint64_t nvfp4rt_moe_max_tiles(const nvfp4_kernel_metadata *meta,
+                                           const nvfp4rt_moe_problem *p);
+/* The variant for `p` when the routing is unknown: the heuristic of
+ * nvfp4rt_select_variant applied to E experts of ceil(M / E) tokens each. -1 if none. */
+NVFP4RT_API int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table,
+                                           const nvfp4rt_moe_problem *p, uint32_t sm_count);
+
+typedef struct nvfp4rt_moe_plan nvfp4rt_moe_plan;
+/* Validates, chooses a variant (or options->variant), encodes the tensor maps, packs the
+ * parameter block and allocates the emulation workspace of a grid of min(SMs, max tiles)
+ * CTAs. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod,
+                                                   const nvfp4rt_moe_problem *p,
+                                                   const nvfp4rt_plan_options *options,
+                                                   nvfp4rt_moe_plan **out);
+/* New pointers and/or sizes (same expert count): re-encodes only the tensor maps whose
+ * arguments changed (an automatic plan re-chooses its variant only when M, N or K
+ * changed); on failure the plan keeps its previous state. Changing the routing
+ * needs no update (the kernel reads the offsets at launch). The same workspace rule as
+ * nvfp4rt_plan_update_pointers applies when a larger grid needs a larger workspace. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,
+                                                   const nvfp4rt_moe_problem *p);
+/* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *plan, void *stream);
+/* total_tiles is 0 (the kernel counts them); num_groups is E. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *plan,
+                                                     nvfp4rt_plan_info *info);
+NVFP4RT_API void nvfp4rt_moe_plan_destroy(nvfp4rt_moe_plan *plan);
 
 /* ---- small device utilities (used by nvfp4-run and tests) -------------------------- */
 

@@ -37,6 +37,22 @@ NVFP4RT_API uint8_t nvfp4h_e4m3_encode(float x);
 NVFP4RT_API float nvfp4h_half_to_float(uint16_t h);
 NVFP4RT_API uint16_t nvfp4h_float_to_half(float f);
 
+/* bfloat16: float -> bf16 rounds to nearest even, keeps inf and NaN (quiet). */
+NVFP4RT_API float nvfp4h_bf16_to_float(uint16_t h);
+NVFP4RT_API uint16_t nvfp4h_float_to_bf16(float f);
+
+/* C element types (the numbering of KernelABI.h's NVFP4_META_C_*). */
+typedef enum nvfp4h_c_type {
+  NVFP4H_C_F16 = 0,
+  NVFP4H_C_BF16 = 1,
+  NVFP4H_C_F32 = 2
+} nvfp4h_c_type;
+NVFP4RT_API uint32_t nvfp4h_c_bytes(nvfp4h_c_type t);   /* 2, 2, 4 */
+NVFP4RT_API const char *nvfp4h_c_type_name(nvfp4h_c_type t); /* "f16", "bf16", "f32" */
+/* Element i of a C buffer of type t, as float; float v rounded to t into element i. */
+NVFP4RT_API float nvfp4h_c_load(const void *c, size_t i, nvfp4h_c_type t);
+NVFP4RT_API void nvfp4h_c_store(void *c, size_t i, nvfp4h_c_type t, float v);
+
 /* ---- scale-factor layout (PROBLEM.md §3) ------------------------------------------- */
 
 /* Byte offset of SF[r, j] in the blocked layout of a tensor with S scale columns
@@ -67,7 +83,7 @@ typedef struct nvfp4h_shape {
   uint32_t m, n, k;
 } nvfp4h_shape;
 
-#define NVFP4H_MAX_GROUPS 64
+#define NVFP4H_MAX_GROUPS 1024
 
 /* Shapes of a named case: "test:0" .. "test:9" (PROBLEM.md §5 tests, in table order) and
  * "B1" .. "B4". Returns the group count, 0 for an unknown name. */
@@ -108,13 +124,16 @@ typedef struct nvfp4h_group_data {
   uint32_t m, n, k, ldc;   /* ldc = N + ldc_pad rounded up to a multiple of 8, at least 8 */
   uint8_t *a, *b;          /* m*k/2, n*k/2 bytes */
   uint8_t *sfa, *sfb;      /* blocked layout, sfa_bytes / sfb_bytes */
-  size_t a_bytes, b_bytes, sfa_bytes, sfb_bytes, c_bytes; /* c_bytes = m*ldc*2 */
-  /* m*ldc + c_guard fp16, all pre-filled with garbage: the M x ldc matrix the kernel gets,
-   * then a guard row of c_guard = ldc elements (device C buffers should hold it too, see
-   * nvfp4h_check_outside). The garbage of the matrix does not depend on the guard. */
+  size_t a_bytes, b_bytes, sfa_bytes, sfb_bytes, c_bytes; /* c_bytes = m*ldc*element bytes */
+  /* m*ldc + c_guard elements of c_type, all pre-filled with garbage: the M x ldc matrix
+   * the kernel gets, then a guard row of c_guard = ldc elements (device C buffers should
+   * hold it too, see nvfp4h_check_outside). The garbage of the matrix does not depend on
+   * the guard. The buffer is c_alloc_bytes raw bytes (two uint16_t per f32 element). */
   uint16_t *c;
   uint32_t c_guard;        /* trailing guard elements after the M x ldc matrix (= ldc) */
-  size_t c_alloc_bytes;    /* (m*ldc + c_guard) * 2: never 0, so even M = 0 has a buffer */
+  size_t c_alloc_bytes;    /* (m*ldc + c_guard) * element bytes: never 0 */
+  nvfp4h_c_type c_type;    /* C's element type (f16 unless generated with options) */
+  float alpha;             /* C = alpha * A B^T (1 unless generated with alpha) */
 } nvfp4h_group_data;
 
 typedef struct nvfp4h_problem {
@@ -134,6 +153,18 @@ NVFP4RT_API int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num
 NVFP4RT_API int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
                                            uint64_t seed, nvfp4h_distribution dist,
                                            uint32_t ldc_pad, nvfp4h_problem *out);
+/* Generator options: ldc_pad as in nvfp4h_problem_generate_ex, C's element type, and a
+ * per-group alpha drawn uniformly from [0.5, 1) (else alpha = 1). A, B, SFA, SFB and the
+ * garbage pattern of C (as 16-bit words) do not depend on c_type or alpha. */
+typedef struct nvfp4h_gen_options {
+  uint32_t ldc_pad;
+  nvfp4h_c_type c_type;
+  int alpha;
+} nvfp4h_gen_options;
+NVFP4RT_API int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups,
+                                             uint64_t seed, nvfp4h_distribution dist,
+                                             const nvfp4h_gen_options *options,
+                                             nvfp4h_problem *out);
 NVFP4RT_API void nvfp4h_problem_free(nvfp4h_problem *p);
 
 /* ---- reference GEMM -------------------------------------------------------------------- */
@@ -143,6 +174,10 @@ NVFP4RT_API void nvfp4h_problem_free(nvfp4h_problem *p);
  * threads <= 0: use the number of online CPUs (at least 2). Returns 0, -1 on OOM. */
 NVFP4RT_API int nvfp4h_reference_gemm(const nvfp4h_group_data *g, uint16_t *c, uint32_t ldc,
                                       int threads);
+/* The same sum times `alpha` (in fp32, after the accumulation, as the kernel does) rounded
+ * to `c_type`, into element m*ldc + n of `c`. nvfp4h_reference_gemm is c_type f16, alpha 1. */
+NVFP4RT_API int nvfp4h_reference_gemm_ex(const nvfp4h_group_data *g, void *c, uint32_t ldc,
+                                         nvfp4h_c_type c_type, float alpha, int threads);
 /* The same sum accumulated in double, not rounded: out[m*n_cols + n] (ldc = n). Slow,
  * single-threaded; meant for small cases. */
 NVFP4RT_API int nvfp4h_reference_gemm_f64(const nvfp4h_group_data *g, double *out);
@@ -161,7 +196,7 @@ typedef struct nvfp4h_mismatch {
 /* An element outside a group's M x N region that changed: row >= M is the guard row. */
 typedef struct nvfp4h_outside_write {
   uint32_t group, row, col;
-  uint16_t got, want;        /* raw fp16 bits: now, and the garbage written before launch */
+  uint32_t got, want;        /* raw element bits: now, and the garbage written before launch */
 } nvfp4h_outside_write;
 
 typedef struct nvfp4h_check_result {
@@ -191,10 +226,23 @@ NVFP4RT_API uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *o
                                           uint32_t rows, uint32_t cols, uint32_t ld,
                                           size_t guard, uint32_t group,
                                           nvfp4h_check_result *r);
+/* The tolerance of a C type: PROBLEM.md's atol = rtol = 1e-3 for f16 and f32; for bf16
+ * (8 significant bits) rtol = 8e-3, one unit in the last place. */
+NVFP4RT_API void nvfp4h_check_tolerance(nvfp4h_c_type t, double *atol, double *rtol);
+/* nvfp4h_check_fp16 for elements of any C type (compared as floats). */
+NVFP4RT_API void nvfp4h_check_typed(const void *got, uint32_t ldg, const void *ref, uint32_t ldr,
+                                    uint32_t rows, uint32_t cols, nvfp4h_c_type t,
+                                    uint32_t group, double atol, double rtol,
+                                    nvfp4h_check_result *r);
+/* nvfp4h_check_outside for elements of `elem_bytes` bytes (compared bitwise). */
+NVFP4RT_API uint64_t nvfp4h_check_outside_ex(const void *got, const void *orig, uint32_t rows,
+                                             uint32_t cols, uint32_t ld, size_t guard,
+                                             uint32_t elem_bytes, uint32_t group,
+                                             nvfp4h_check_result *r);
 /* Whole-group check: `got` is the group's device C read back with its guard
- * (d->c_alloc_bytes), `ref` the reference in ldc layout (d->m x d->ldc); runs
- * nvfp4h_check_fp16 on M x N (PROBLEM.md tolerances) and nvfp4h_check_outside against
- * d->c. */
+ * (d->c_alloc_bytes), `ref` the reference in ldc layout (d->m x d->ldc, of d->c_type);
+ * runs nvfp4h_check_typed on M x N (the tolerance of d->c_type) and the outside check
+ * against d->c. */
 NVFP4RT_API void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got,
                                     const uint16_t *ref, uint32_t group,
                                     nvfp4h_check_result *r);
@@ -210,6 +258,67 @@ NVFP4RT_API void nvfp4h_check_group_zero(const nvfp4h_group_data *d, const uint1
 NVFP4RT_API void nvfp4h_problem_c_without_zeros(nvfp4h_problem *p);
 /* 1 when r has neither tolerance mismatches nor outside writes. */
 NVFP4RT_API int nvfp4h_check_passed(const nvfp4h_check_result *r);
+
+/* ---- the contiguous (MoE) form ---------------------------------------------------------- */
+
+/* Routings of M tokens over E experts (nvfp4h_moe_route). The adversarial ones give
+ * offsets the kernel must survive (KernelABI.h, docs/kernel-sm100a.md): */
+typedef enum nvfp4h_moe_routing {
+  NVFP4H_ROUTE_RANDOM = 0,   /* every token to a uniformly random expert */
+  NVFP4H_ROUTE_EMPTY = 1,    /* random over every third expert only: most experts empty */
+  NVFP4H_ROUTE_ONE = 2,      /* all tokens on one (random) expert */
+  NVFP4H_ROUTE_BALANCED = 3, /* M / E tokens each (the first M mod E experts one more) */
+  NVFP4H_ROUTE_DECREASING = 4, /* random, then some offsets lowered below their predecessor */
+  NVFP4H_ROUTE_BEYOND = 5,   /* random, then the last offsets (and one inner) past M, and
+                                one negative */
+  NVFP4H_ROUTE_COUNT_
+} nvfp4h_moe_routing;
+/* "random", "empty", "one", "balanced", "decreasing", "beyond"; NULL for others. */
+NVFP4RT_API const char *nvfp4h_moe_routing_name(nvfp4h_moe_routing r);
+/* Parses a routing name; -1 when unknown. */
+NVFP4RT_API int nvfp4h_moe_routing_parse(const char *name);
+/* Writes E + 1 offsets routing `tokens` (<= m) tokens with routing r, deterministic in
+ * (r, seed, E, m, tokens). offsets[0] = 0 and offsets[E] = tokens except for the
+ * adversarial routings. */
+NVFP4RT_API void nvfp4h_moe_route(nvfp4h_moe_routing r, uint64_t seed, uint32_t experts,
+                                  uint32_t m, uint32_t tokens, int32_t *offsets);
+/* Expert e's rows as the kernel sees them: offsets clamped to [0, m], no rows when the
+ * end is below the start. */
+NVFP4RT_API void nvfp4h_moe_expert_rows(const int32_t *offsets, uint32_t m, uint32_t e,
+                                        uint32_t *start, uint32_t *rows);
+
+/* A generated contiguous-form problem. */
+typedef struct nvfp4h_moe_problem {
+  uint32_t num_experts, m, n, k, ldc;  /* m: rows of A and C (the token capacity) */
+  nvfp4h_c_type c_type;
+  uint32_t sfa_atoms;                  /* nvfp4_abi_moe_sfa_atoms(m, E) */
+  int32_t *offsets;                    /* E + 1 (the current routing) */
+  float *alpha;                        /* E (all 1 without alpha) */
+  uint8_t *a, *b, *sfb;                /* m*k/2, E*n*k/2, E blocked n-row tensors */
+  uint8_t *sfa_plain;                  /* m x k/16 E4M3, one row per token */
+  uint8_t *sfa;                        /* blocked, laid out for the current routing */
+  uint16_t *c;                         /* m*ldc + c_guard elements of c_type, garbage */
+  size_t a_bytes, b_bytes, sfa_bytes, sfb_bytes, sfb_expert_bytes, c_bytes, c_alloc_bytes;
+  uint32_t c_guard;
+} nvfp4h_moe_problem;
+/* Generates A, B, SFB, the per-token scales, alpha (options->alpha) and C's garbage for E
+ * experts, m token rows, N, K, then routes `tokens` tokens (routing, seed) and lays out
+ * SFA. Returns 0, or -1 on bad sizes / allocation failure. */
+NVFP4RT_API int nvfp4h_moe_generate(uint32_t experts, uint32_t m, uint32_t n, uint32_t k,
+                                    uint32_t tokens, nvfp4h_moe_routing routing, uint64_t seed,
+                                    nvfp4h_distribution dist, const nvfp4h_gen_options *options,
+                                    nvfp4h_moe_problem *out);
+/* Re-lays out SFA after p->offsets changed: expert e's token scales at atom rows from the
+ * sum over j < e of ceil(rows_j / 128) (rows as nvfp4h_moe_expert_rows), zero elsewhere. */
+NVFP4RT_API void nvfp4h_moe_layout_sfa(nvfp4h_moe_problem *p);
+NVFP4RT_API void nvfp4h_moe_problem_free(nvfp4h_moe_problem *p);
+/* Checks C read back from the device (`got`, c_alloc_bytes) against the C reference of
+ * every expert (as nvfp4h_reference_gemm_ex): a row claimed by one expert must match its
+ * result, a row claimed by several (offsets that overlap) must match one of them element
+ * by element, rows claimed by none, padding columns and the guard row must be unchanged.
+ * Returns 0, -1 on allocation failure. */
+NVFP4RT_API int nvfp4h_moe_check(const nvfp4h_moe_problem *p, const void *got, int threads,
+                                 nvfp4h_check_result *r);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nvfp4rt_host.h"
+#include "host_internal.h"
 
 /* ---- FP4 E2M1 ---- */
 
@@ -91,6 +92,49 @@ uint16_t nvfp4h_float_to_half(float f) {
   uint32_t q = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1FFF;
   if (rem > 0x1000 || (rem == 0x1000 && (q & 1))) q++; /* carry may produce inf: correct */
   return sign | (uint16_t)q;
+}
+
+/* ---- bf16 and the C element types ---- */
+
+float nvfp4h_bf16_to_float(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t nvfp4h_float_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+  u += 0x7FFFu + ((u >> 16) & 1u); /* round to nearest even (overflow gives inf) */
+  return (uint16_t)(u >> 16);
+}
+
+uint32_t nvfp4h_c_bytes(nvfp4h_c_type t) { return t == NVFP4H_C_F32 ? 4u : 2u; }
+
+const char *nvfp4h_c_type_name(nvfp4h_c_type t) {
+  return t == NVFP4H_C_BF16 ? "bf16" : t == NVFP4H_C_F32 ? "f32" : "f16";
+}
+
+float nvfp4h_c_load(const void *c, size_t i, nvfp4h_c_type t) {
+  if (t == NVFP4H_C_F32) {
+    float f;
+    memcpy(&f, (const unsigned char *)c + 4 * i, 4);
+    return f;
+  }
+  uint16_t h;
+  memcpy(&h, (const unsigned char *)c + 2 * i, 2);
+  return t == NVFP4H_C_BF16 ? nvfp4h_bf16_to_float(h) : nvfp4h_half_to_float(h);
+}
+
+void nvfp4h_c_store(void *c, size_t i, nvfp4h_c_type t, float v) {
+  if (t == NVFP4H_C_F32) {
+    memcpy((unsigned char *)c + 4 * i, &v, 4);
+    return;
+  }
+  uint16_t h = t == NVFP4H_C_BF16 ? nvfp4h_float_to_bf16(v) : nvfp4h_float_to_half(v);
+  memcpy((unsigned char *)c + 2 * i, &h, 2);
 }
 
 /* ---- scale-factor layout ---- */
@@ -263,6 +307,14 @@ static uint8_t full_range_scale(nvfp4h_rng *g, int h) {
   return (uint8_t)code;
 }
 
+uint32_t nvfp4h_rng_below_(nvfp4h_rng *g, uint32_t n) { return rng_below(g, n); }
+uint8_t nvfp4h_full_range_scale_(nvfp4h_rng *g, int h) { return full_range_scale(g, h); }
+void nvfp4h_full_range_exponents_(uint32_t k, int *ha, int *hb) {
+  int T = (int)floor(log2(65504.0 / (36.0 * (double)k))) - 2;
+  *ha = (int)floor(T / 2.0);
+  *hb = T - *ha;
+}
+
 void nvfp4h_problem_free(nvfp4h_problem *p) {
   if (!p) return;
   for (uint32_t g = 0; g < NVFP4H_MAX_GROUPS; g++) {
@@ -280,7 +332,16 @@ int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups, uin
 int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
                                uint64_t seed, nvfp4h_distribution dist, uint32_t ldc_pad,
                                nvfp4h_problem *out) {
+  nvfp4h_gen_options o = {.ldc_pad = ldc_pad, .c_type = NVFP4H_C_F16, .alpha = 0};
+  return nvfp4h_problem_generate_opts(shapes, num_groups, seed, dist, &o, out);
+}
+
+int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups,
+                                 uint64_t seed, nvfp4h_distribution dist,
+                                 const nvfp4h_gen_options *opts, nvfp4h_problem *out) {
   memset(out, 0, sizeof *out);
+  if (!opts || opts->c_type > NVFP4H_C_F32) return -1;
+  const uint32_t ldc_pad = opts->ldc_pad, eb = nvfp4h_c_bytes(opts->c_type);
   if (!shapes || num_groups == 0 || num_groups > NVFP4H_MAX_GROUPS) return -1;
   if (ldc_pad > (1u << 20)) return -1;
   out->num_groups = num_groups;
@@ -298,12 +359,13 @@ int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
     d->b_bytes = (size_t)s.n * s.k / 2;
     d->sfa_bytes = nvfp4h_sf_blocked_bytes(s.m, S);
     d->sfb_bytes = nvfp4h_sf_blocked_bytes(s.n, S);
-    d->c_bytes = (size_t)s.m * d->ldc * 2;
+    d->c_type = opts->c_type;
+    d->c_bytes = (size_t)s.m * d->ldc * eb;
     d->a = malloc(d->a_bytes ? d->a_bytes : 1);
     d->b = malloc(d->b_bytes ? d->b_bytes : 1);
     d->sfa = calloc(1, d->sfa_bytes ? d->sfa_bytes : 1);
     d->sfb = calloc(1, d->sfb_bytes ? d->sfb_bytes : 1);
-    d->c_alloc_bytes = d->c_bytes + (size_t)d->c_guard * 2;
+    d->c_alloc_bytes = d->c_bytes + (size_t)d->c_guard * eb;
     d->c = malloc(d->c_alloc_bytes);
     if (!d->a || !d->b || !d->sfa || !d->sfb || !d->c) { nvfp4h_problem_free(out); return -1; }
     const uint8_t mask = dist == NVFP4H_DIST_COMPETITION ? 0xBB : 0xFF;
@@ -318,11 +380,7 @@ int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
       }
     }
     int ha = 0, hb = 0;
-    if (dist == NVFP4H_DIST_FULL_RANGE) {
-      int T = (int)floor(log2(65504.0 / (36.0 * (double)s.k))) - 2;
-      ha = (int)floor(T / 2.0);
-      hb = T - ha;
-    }
+    if (dist == NVFP4H_DIST_FULL_RANGE) nvfp4h_full_range_exponents_(s.k, &ha, &hb);
     uint8_t *sf[2] = {d->sfa, d->sfb};
     uint32_t rows[2] = {s.m, s.n};
     int hh[2] = {ha, hb};
@@ -339,6 +397,11 @@ int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
     nvfp4h_rng g = {nvfp4h_stream_seed(seed, gi, 4)};
     /* the matrix first, then the guard row: the matrix garbage is what it always was */
     for (size_t i = 0; i < d->c_alloc_bytes / 2; i++) d->c[i] = (uint16_t)nvfp4h_rng_next(&g);
+    d->alpha = 1.0f;
+    if (opts->alpha) { /* its own stream: nothing above depends on it */
+      nvfp4h_rng ga = {nvfp4h_stream_seed(seed, gi, 5)};
+      d->alpha = 0.5f + 0.5f * (float)(nvfp4h_rng_next(&ga) >> 40) / (float)(1u << 24);
+    }
   }
   return 0;
 }
@@ -350,34 +413,61 @@ void nvfp4h_check_init(nvfp4h_check_result *r) { memset(r, 0, sizeof *r); }
 void nvfp4h_check_fp16(const uint16_t *got, uint32_t ldg, const uint16_t *ref, uint32_t ldr,
                        uint32_t rows, uint32_t cols, uint32_t group, double atol, double rtol,
                        nvfp4h_check_result *r) {
-  for (uint32_t i = 0; i < rows; i++)
-    for (uint32_t j = 0; j < cols; j++) {
-      float g = nvfp4h_half_to_float(got[(size_t)i * ldg + j]);
-      float f = nvfp4h_half_to_float(ref[(size_t)i * ldr + j]);
-      int bad;
-      r->checked++;
-      if (isnan(f) || isnan(g)) bad = !(isnan(f) && isnan(g));
-      else if (isinf(f) || isinf(g)) bad = !(f == g);
-      else {
-        double ad = fabs((double)g - (double)f);
-        if (ad > r->max_abs) r->max_abs = ad;
-        if (f != 0.0f) {
-          double rd = ad / fabs((double)f);
-          if (rd > r->max_rel) r->max_rel = rd;
-        }
-        bad = !(ad <= atol + rtol * fabs((double)f));
-      }
-      if (bad) {
-        if (r->reported < NVFP4H_CHECK_MAX_REPORTED)
-          r->first[r->reported++] = (nvfp4h_mismatch){group, i, j, g, f};
-        r->mismatches++;
-      }
+  nvfp4h_check_typed(got, ldg, ref, ldr, rows, cols, NVFP4H_C_F16, group, atol, rtol, r);
+}
+
+void nvfp4h_check_tolerance(nvfp4h_c_type t, double *atol, double *rtol) {
+  *atol = NVFP4H_CHECK_ATOL;
+  *rtol = t == NVFP4H_C_BF16 ? 8e-3 : NVFP4H_CHECK_RTOL;
+}
+
+int nvfp4h_check_elem_(nvfp4h_check_result *r, uint32_t group, uint32_t row, uint32_t col,
+                       float g, float f, double atol, double rtol) {
+  int bad;
+  r->checked++;
+  if (isnan(f) || isnan(g)) bad = !(isnan(f) && isnan(g));
+  else if (isinf(f) || isinf(g)) bad = !(f == g);
+  else {
+    double ad = fabs((double)g - (double)f);
+    if (ad > r->max_abs) r->max_abs = ad;
+    if (f != 0.0f) {
+      double rd = ad / fabs((double)f);
+      if (rd > r->max_rel) r->max_rel = rd;
     }
+    bad = !(ad <= atol + rtol * fabs((double)f));
+  }
+  if (bad) {
+    if (r->reported < NVFP4H_CHECK_MAX_REPORTED)
+      r->first[r->reported++] = (nvfp4h_mismatch){group, row, col, g, f};
+    r->mismatches++;
+  }
+  return !bad;
+}
+
+void nvfp4h_check_typed(const void *got, uint32_t ldg, const void *ref, uint32_t ldr,
+                        uint32_t rows, uint32_t cols, nvfp4h_c_type t, uint32_t group,
+                        double atol, double rtol, nvfp4h_check_result *r) {
+  for (uint32_t i = 0; i < rows; i++)
+    for (uint32_t j = 0; j < cols; j++)
+      nvfp4h_check_elem_(r, group, i, j, nvfp4h_c_load(got, (size_t)i * ldg + j, t),
+                         nvfp4h_c_load(ref, (size_t)i * ldr + j, t), atol, rtol);
 }
 
 uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *orig, uint32_t rows,
                               uint32_t cols, uint32_t ld, size_t guard, uint32_t group,
                               nvfp4h_check_result *r) {
+  return nvfp4h_check_outside_ex(got, orig, rows, cols, ld, guard, 2, group, r);
+}
+
+static uint32_t elem_bits(const void *p, size_t i, uint32_t eb) {
+  uint32_t v = 0;
+  memcpy(&v, (const unsigned char *)p + i * eb, eb); /* little-endian */
+  return v;
+}
+
+uint64_t nvfp4h_check_outside_ex(const void *got, const void *orig, uint32_t rows,
+                                 uint32_t cols, uint32_t ld, size_t guard, uint32_t eb,
+                                 uint32_t group, nvfp4h_check_result *r) {
   uint64_t found = 0;
   if (cols > ld) cols = ld;
   const size_t total = (size_t)rows * ld + guard;
@@ -388,11 +478,12 @@ uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *orig, uint32_
       continue;
     }
     r->outside_checked++;
-    if (got[i] == orig[i]) continue;
+    const uint32_t now = elem_bits(got, i, eb), was = elem_bits(orig, i, eb);
+    if (now == was) continue;
     found++;
     if (r->outside_reported < NVFP4H_CHECK_MAX_REPORTED)
       r->first_outside[r->outside_reported++] =
-          (nvfp4h_outside_write){group, (uint32_t)row, (uint32_t)col, got[i], orig[i]};
+          (nvfp4h_outside_write){group, (uint32_t)row, (uint32_t)col, now, was};
   }
   r->outside_writes += found;
   return found;
@@ -400,9 +491,11 @@ uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *orig, uint32_
 
 void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got, const uint16_t *ref,
                         uint32_t group, nvfp4h_check_result *r) {
-  nvfp4h_check_fp16(got, d->ldc, ref, d->ldc, d->m, d->n, group, NVFP4H_CHECK_ATOL,
-                    NVFP4H_CHECK_RTOL, r);
-  nvfp4h_check_outside(got, d->c, d->m, d->n, d->ldc, d->c_guard, group, r);
+  double atol, rtol;
+  nvfp4h_check_tolerance(d->c_type, &atol, &rtol);
+  nvfp4h_check_typed(got, d->ldc, ref, d->ldc, d->m, d->n, d->c_type, group, atol, rtol, r);
+  nvfp4h_check_outside_ex(got, d->c, d->m, d->n, d->ldc, d->c_guard, nvfp4h_c_bytes(d->c_type),
+                          group, r);
 }
 
 void nvfp4h_check_group_zero(const nvfp4h_group_data *d, const uint16_t *got, uint32_t group,

@@ -102,4 +102,7 @@ struct nvfp4rt_module {
 
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
 
+/* Shared by both forms' tensor-map contracts (plan.c): the C map data type, columns (N rounded down to whole 16-byte chunks) and box width. */
+void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
+
 #endif /* NVFP4RT_INTERNAL_H */

@@ -117,7 +117,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->max_groups == 0 || m->max_groups > NVFP4_ABI_MAX_GROUPS)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata max_groups %u not in 1..%u",
                         m->max_groups, NVFP4_ABI_MAX_GROUPS);
-  if (m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
+  if (m->form > NVFP4_META_FORM_CONTIGUOUS || m->c_type > NVFP4_META_C_F32 ||
+      (m->epilogue_flags & ~NVFP4_META_EFLAG_ALPHA))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                        "metadata form %u / C type %u / epilogue flags 0x%x unknown", m->form,
+                        m->c_type, m->epilogue_flags);
+  if (m->form == NVFP4_META_FORM_POINTER_ARRAY &&
+      m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata param_bytes %u != %u for %u groups", m->param_bytes,
                         nvfp4_abi_param_bytes(m->max_groups), m->max_groups);
@@ -166,6 +172,16 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
                         m->n_align, m->tile_n);
+  if (m->form == NVFP4_META_FORM_CONTIGUOUS &&
+      m->param_bytes != nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata param_bytes %u != %u for a contiguous-form kernel with %u "
+                        "tensor maps", m->param_bytes,
+                        nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)),
+                        nvfp4rt_moe_tmap_count(m));
+  if (m->form == NVFP4_META_FORM_CONTIGUOUS && (m->flags & NVFP4_META_FLAG_PATCH_TMAPS))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata: a contiguous-form kernel cannot patch tensor maps");
   if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
@@ -205,10 +221,13 @@ nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *rec, size_t si
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                           "metadata record %u says variant %u of %u in a table of %u", i,
                           m->variant_index, m->variant_count, n);
+    /* (the contiguous form's parameter block depends on the variant's tensor maps) */
     if (m->target_sm != m0->target_sm || m->flags != m0->flags ||
-        m->max_groups != m0->max_groups || m->param_bytes != m0->param_bytes ||
+        m->max_groups != m0->max_groups ||
+        (m->form == NVFP4_META_FORM_POINTER_ARRAY && m->param_bytes != m0->param_bytes) ||
         m->k_granule != m0->k_granule || m->workspace_per_cta != m0->workspace_per_cta ||
-        strcmp(m->target, m0->target) != 0)
+        m->form != m0->form || m->c_type != m0->c_type ||
+        m->epilogue_flags != m0->epilogue_flags || strcmp(m->target, m0->target) != 0)
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                           "metadata record %u disagrees with record 0 on the kernel ABI", i);
     for (uint32_t j = 0; j < i; j++)

@@ -64,14 +64,27 @@ static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nv
     return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
                         "group %u: A/B row pitch K/2 = %u bytes is not a multiple of 16", g,
                         G->k / 2);
-  if (((uint64_t)G->ldc * 2) % 16 != 0)
+  const uint32_t eb = nvfp4_meta_c_bytes(meta->c_type);
+  if (((uint64_t)G->ldc * eb) % 16 != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                        "group %u: C row pitch ldc*2 = %llu bytes is not a multiple of 16", g,
-                        (unsigned long long)G->ldc * 2);
+                        "group %u: C row pitch ldc*%u = %llu bytes is not a multiple of 16", g,
+                        eb, (unsigned long long)G->ldc * eb);
+  if ((meta->epilogue_flags & NVFP4_META_EFLAG_ALPHA) && !G->alpha)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER,
+                        "group %u: alpha pointer is null (kernel '%s' scales C by alpha)", g,
+                        meta->kernel_name);
+  if (!(meta->epilogue_flags & NVFP4_META_EFLAG_ALPHA) && G->alpha)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "group %u: alpha given but kernel '%s' was compiled without alpha", g,
+                        meta->kernel_name);
+  if (G->alpha % 4 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "group %u: alpha pointer 0x%llx is not 4-byte aligned", g,
+                        (unsigned long long)G->alpha);
   /* byte extents must fit 64-bit addressing from the base pointers */
   uint64_t c_elems = (uint64_t)(G->m - 1) * G->ldc + G->n;
-  if ((uint64_t)G->m * G->ldc > (UINT64_MAX / 4) || c_elems > UINT64_MAX / 2 ||
-      G->c > UINT64_MAX - c_elems * 2 || G->a > UINT64_MAX - (uint64_t)G->m * (G->k / 2) ||
+  if ((uint64_t)G->m * G->ldc > (UINT64_MAX / 4) || c_elems > UINT64_MAX / 4 ||
+      G->c > UINT64_MAX - c_elems * eb || G->a > UINT64_MAX - (uint64_t)G->m * (G->k / 2) ||
       G->b > UINT64_MAX - (uint64_t)G->n * (G->k / 2))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW, "group %u: tensor extent overflows 64 bits", g);
   return NVFP4RT_STATUS_OK;
@@ -110,6 +123,10 @@ nvfp4rt_status nvfp4rt_plan_validate(const nvfp4_kernel_metadata *meta,
                         meta->kernel_name, meta->max_groups);
   if (meta->tile_m == 0 || meta->tile_n == 0 || meta->k_granule == 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "plan: metadata has zero tile sizes");
+  if (meta->form != NVFP4_META_FORM_POINTER_ARRAY)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "plan: kernel '%s' is of the contiguous (MoE) form: plan it with "
+                        "nvfp4rt_moe_plan_create", meta->kernel_name);
   for (uint32_t g = 0; g < num_groups; g++) {
     nvfp4rt_status st = validate_group(meta, &groups[g], g);
     if (st != NVFP4RT_STATUS_OK) return st;
@@ -191,13 +208,9 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
                           "tmap_args: variant '%s' stores C directly (no C map)",
                           meta->kernel_name);
     o->global_address = G->c;
-    o->data_type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    /* whole 16-byte chunks only: a TMA store writes every byte of a chunk it touches, so
-     * the kernel stores the last N mod 8 columns itself (0 columns: no map at all) */
-    o->dims[0] = G->n & ~7u;
+    nvfp4rt_c_map_type_(meta->c_type, G->n, o);
     o->dims[1] = G->m;
-    o->stride_bytes[0] = (uint64_t)G->ldc * 2;
-    o->box[0] = 64; /* 128 bytes of fp16: one SWIZZLE_128B row */
+    o->stride_bytes[0] = (uint64_t)G->ldc * nvfp4_meta_c_bytes(meta->c_type);
     o->box[1] = meta->store_box_rows;
     o->swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
     o->l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
@@ -207,6 +220,18 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT, "tmap_args: unknown kind %d", (int)kind);
   }
   return NVFP4RT_STATUS_OK;
+}
+
+void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o) {
+  static const uint32_t types[3] = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                    CU_TENSOR_MAP_DATA_TYPE_FLOAT32};
+  const uint32_t eb = nvfp4_meta_c_bytes(c_type), chunk = 16 / eb;
+  o->data_type = types[c_type <= NVFP4_META_C_F32 ? c_type : 0];
+  /* whole 16-byte chunks only: a TMA store writes every byte of a chunk it touches, so
+   * the kernel stores the last N mod chunk columns itself (0 columns: no map at all) */
+  o->dims[0] = n & ~(chunk - 1);
+  o->box[0] = 128 / eb; /* 128 bytes: one SWIZZLE_128B row */
 }
 
 static void put_u64(unsigned char *p, uint32_t off, uint64_t v) {
@@ -252,6 +277,7 @@ nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_LDC, G->ldc);
     put_u64(r, NVFP4_ABI_GRP_C_PTR, G->c);
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILE_N, L->tile_n[s]);
+    put_u64(r, NVFP4_ABI_GRP_ALPHA_PTR, G->alpha);
   }
   return NVFP4RT_STATUS_OK;
 }
@@ -307,7 +333,8 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
     const uint32_t tiles_n = L->tiles[s] / L->tiles_m[s];
     /* every byte once, plus the M-role tensor again for each further N tile when it is
      * too large to stay in L2 between them (the N-role tile is shared by neighbours) */
-    dram_bytes += ((double)G->m + G->n) * row_bytes + 2.0 * G->m * G->n;
+    dram_bytes += ((double)G->m + G->n) * row_bytes +
+                  (double)nvfp4_meta_c_bytes(m->c_type) * G->m * G->n;
     double m_bytes = (double)rows_m * row_bytes;
     if (m_bytes > 8e6) dram_bytes += (tiles_n - 1) * m_bytes;
     for (uint32_t t = 0; t < L->tiles[s]; t++) {

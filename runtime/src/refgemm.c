@@ -1,6 +1,6 @@
 /* refgemm.c — the C reference for the grouped NVFP4 GEMM: exact decode of A*SFA and B*SFB
  * to fp32, products exact in fp32, fp32 accumulation in ascending K order per output (as
- * the MMA), fp16 round-to-nearest-even output. Fast enough for the benchmark shapes: A
+ * the MMA), then alpha in fp32 and round-to-nearest-even to f16, bf16 (or f32 as is). Fast enough for the benchmark shapes: A
  * rows are pre-decoded once, B is decoded into K x NB column panels that stay in cache, the
  * inner loop runs over the NB columns (auto-vectorised, no reassociation), threads split
  * the panels. Also a double-accumulation variant for cross-checking. */
@@ -40,8 +40,10 @@ static void decode_row(const uint8_t *packed, const uint8_t *sf, uint32_t row, u
 typedef struct job {
   const nvfp4h_group_data *g;
   const float *a;    /* M x K decoded */
-  uint16_t *c;
+  void *c;
   uint32_t ldc;
+  nvfp4h_c_type type;
+  float alpha;       /* applied after the accumulation, in fp32 */
   uint32_t next_panel; /* shared counter, protected by mu */
   pthread_mutex_t mu;
   int failed;
@@ -71,7 +73,7 @@ static void run_panel(const job *jb, uint32_t n0, float *panel, float *rowbuf) {
     }
     for (uint32_t r = 0; r < MR; r++)
       for (uint32_t j = 0; j < nb; j++)
-        jb->c[(size_t)(m + r) * jb->ldc + n0 + j] = nvfp4h_float_to_half(acc[r][j]);
+        nvfp4h_c_store(jb->c, (size_t)(m + r) * jb->ldc + n0 + j, jb->type, acc[r][j] * jb->alpha);
   }
   for (; m < M; m++) {
     float acc[NB];
@@ -83,7 +85,7 @@ static void run_panel(const job *jb, uint32_t n0, float *panel, float *rowbuf) {
       for (uint32_t j = 0; j < NB; j++) acc[j] += av * pk[j];
     }
     for (uint32_t j = 0; j < nb; j++)
-      jb->c[(size_t)m * jb->ldc + n0 + j] = nvfp4h_float_to_half(acc[j]);
+      nvfp4h_c_store(jb->c, (size_t)m * jb->ldc + n0 + j, jb->type, acc[j] * jb->alpha);
   }
 }
 
@@ -114,11 +116,16 @@ static void *worker(void *arg) {
 }
 
 int nvfp4h_reference_gemm(const nvfp4h_group_data *g, uint16_t *c, uint32_t ldc, int threads) {
+  return nvfp4h_reference_gemm_ex(g, c, ldc, NVFP4H_C_F16, 1.0f, threads);
+}
+
+int nvfp4h_reference_gemm_ex(const nvfp4h_group_data *g, void *c, uint32_t ldc,
+                             nvfp4h_c_type type, float alpha, int threads) {
   pthread_once(&g_lut_once, init_luts);
   if (g->m == 0 || g->n == 0) return 0;
   if (g->k == 0) { /* empty sum */
     for (uint32_t m = 0; m < g->m; m++)
-      for (uint32_t n = 0; n < g->n; n++) c[(size_t)m * ldc + n] = 0;
+      for (uint32_t n = 0; n < g->n; n++) nvfp4h_c_store(c, (size_t)m * ldc + n, type, 0.0f * alpha);
     return 0;
   }
   if (threads <= 0) {
@@ -129,7 +136,8 @@ int nvfp4h_reference_gemm(const nvfp4h_group_data *g, uint16_t *c, uint32_t ldc,
   float *a = malloc(sizeof(float) * (size_t)g->m * g->k);
   if (!a) return -1;
   for (uint32_t m = 0; m < g->m; m++) decode_row(g->a, g->sfa, m, g->k, a + (size_t)m * g->k);
-  job jb = {.g = g, .a = a, .c = c, .ldc = ldc, .next_panel = 0, .failed = 0};
+  job jb = {.g = g, .a = a, .c = c, .ldc = ldc, .type = type, .alpha = alpha,
+            .next_panel = 0, .failed = 0};
   pthread_mutex_init(&jb.mu, NULL);
   pthread_t tid[64];
   int started = 0;

@@ -52,7 +52,7 @@ int all_variants_run(nvfp4rt_context *ctx, nvfp4rt_module *mod, const nvfp4h_pro
       } else {
         if (!ref[g]) {
           ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
-          if (!ref[g] || nvfp4h_reference_gemm(d, ref[g], d->ldc, threads) != 0) {
+          if (!ref[g] || nvfp4h_reference_gemm_ex(d, ref[g], d->ldc, d->c_type, d->alpha, threads) != 0) {
             free(got);
             rc = report_error("reference GEMM out of memory");
             break;

@@ -118,7 +118,7 @@ static int check_sets(state *S, int sets, nvfp4h_check_result *r, int threads) {
         uint16_t **ref = &S->ref[s % S->nprobs][g];
         if (!*ref) {
           *ref = malloc(d->c_bytes ? d->c_bytes : 1);
-          if (!*ref || nvfp4h_reference_gemm(d, *ref, d->ldc, threads) != 0) {
+          if (!*ref || nvfp4h_reference_gemm_ex(d, *ref, d->ldc, d->c_type, d->alpha, threads) != 0) {
             free(got);
             return -1;
           }
@@ -287,7 +287,7 @@ static int setup(state *S) {
         TRY(nvfp4rt_memcpy_htod(S->ctx, S->dptr[s][g][t], src[t], bytes[t]));
       }
       const uint64_t *q = S->dptr[s][g];
-      S->groups[s][g] = (nvfp4rt_group){q[0], q[1], q[2], q[3], q[4], d->m, d->n, d->k, d->ldc};
+      S->groups[s][g] = (nvfp4rt_group){q[0], q[1], q[2], q[3], q[4], d->m, d->n, d->k, d->ldc, 0};
     }
   }
   TRY(nvfp4rt_stream_create(S->ctx, &S->stream));

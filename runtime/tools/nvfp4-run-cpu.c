@@ -60,7 +60,12 @@ static uint32_t case_shapes(const char *name, uint64_t seed, nvfp4h_shape *shape
   return nvfp4h_case_shapes(name, shapes, NVFP4H_MAX_GROUPS);
 }
 
+/* --cpu KERNEL.so --moe ...: the contiguous MoE form (nvfp4-run-cpu-moe.c). */
+int nvfp4_run_cpu_moe(int argc, char **argv);
+
 int nvfp4_run_cpu(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--moe")) return nvfp4_run_cpu_moe(argc, argv);
   const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
   uint64_t seed = 1111, sched = 1;
   uint32_t ldc_pad = 0, sms = 4, max_reports = 10;
@@ -110,9 +115,13 @@ int nvfp4_run_cpu(int argc, char **argv) {
   uint16_t *cbuf[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
   void *block = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
-  if (nvfp4h_problem_generate_ex(shapes, ng, seed,
-                                 full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, ldc_pad,
-                                 &prob) != 0) {
+  /* C's element type and alpha are the family's (KernelABI.h metadata) */
+  const int with_alpha = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
+  nvfp4h_gen_options gopts = {ldc_pad, (nvfp4h_c_type)table->variants[0].c_type, with_alpha};
+  static float alpha[NVFP4H_MAX_GROUPS];
+  if (nvfp4h_problem_generate_opts(shapes, ng, seed,
+                                   full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, &gopts,
+                                   &prob) != 0) {
     fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs (K must be a positive multiple of 32)\n");
     goto done;
   }
@@ -128,7 +137,9 @@ int nvfp4_run_cpu(int argc, char **argv) {
     writable[g] = (nvfp4sim_range){cbuf[g], d->c_alloc_bytes};
     groups[g] = (nvfp4rt_group){(uint64_t)(uintptr_t)d->a, (uint64_t)(uintptr_t)d->b,
                                 (uint64_t)(uintptr_t)d->sfa, (uint64_t)(uintptr_t)d->sfb,
-                                (uint64_t)(uintptr_t)cbuf[g], d->m, d->n, d->k, d->ldc};
+                                (uint64_t)(uintptr_t)cbuf[g], d->m, d->n, d->k, d->ldc,
+                                with_alpha ? (uint64_t)(uintptr_t)&alpha[g] : 0};
+    alpha[g] = d->alpha;
   }
   int v = -1;
   if (variant) {
@@ -175,7 +186,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     for (uint32_t g = 0; g < ng; g++) {
       nvfp4h_group_data *d = &prob.groups[g];
       ref[g] = malloc(d->c_bytes ? d->c_bytes : 1);
-      if (!ref[g] || nvfp4h_reference_gemm(d, ref[g], d->ldc, threads) != 0) {
+      if (!ref[g] || nvfp4h_reference_gemm_ex(d, ref[g], d->ldc, d->c_type, d->alpha, threads) != 0) {
         fprintf(stderr, "nvfp4-run --cpu: reference GEMM out of memory\n");
         goto done;
       }
@@ -224,10 +235,11 @@ int nvfp4_run_cpu(int argc, char **argv) {
            (unsigned long long)res.mma_ops, (unsigned long long)res.tma_ops);
     if (res.message[0]) printf("  %s\n", res.message);
     if (checked) {
+      double atol, rtol;
+      nvfp4h_check_tolerance(gopts.c_type, &atol, &rtol);
       printf("check    %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g, atol %g rtol %g)\n",
              pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
-             (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, NVFP4H_CHECK_ATOL,
-             NVFP4H_CHECK_RTOL);
+             (unsigned long long)chk.checked, chk.max_abs, chk.max_rel, atol, rtol);
       for (uint32_t i = 0; i < chk.reported; i++)
         printf("  mismatch group %u [%u, %u]: got %.6g ref %.6g\n", chk.first[i].group,
                chk.first[i].row, chk.first[i].col, chk.first[i].got, chk.first[i].ref);

@@ -159,8 +159,8 @@ static void test_tmap(void) {
   a.box[0] = 512;
   CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "box"), "box 512 accepted");
   a = a_args();
-  a.data_type = 7; /* FLOAT32: not implemented */
-  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "not implemented"), "FLOAT32 accepted");
+  a.data_type = 8; /* FLOAT64: not implemented (FLOAT32 and BFLOAT16 are: f32 / bf16 C) */
+  CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "not implemented"), "FLOAT64 accepted");
   a = a_args();
   a.stride_bytes[0] = 104;
   CHECK(nvfp4sim_tmap_encode(&a, slot, why, sizeof why) != 0 && strstr(why, "stride"), "stride 104 accepted");

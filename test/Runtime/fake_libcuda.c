@@ -99,7 +99,7 @@ static CUresult fake_cuCtxSynchronize(void) { count("cuCtxSynchronize"); return 
 
 /* A function: an nvfp4 kernel of the metadata table (its parameter block's size and group
  * count known), or any other kernel. */
-typedef struct fake_function { uint32_t param_bytes, max_groups; int nvfp4; } fake_function;
+typedef struct fake_function { uint32_t param_bytes, max_groups, form; int nvfp4; } fake_function;
 enum { MAX_FUNCTIONS = 32 };
 /* A module is its ELF image; the image's end is where its section headers end. */
 typedef struct fake_module {
@@ -151,6 +151,7 @@ static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule m, const char 
         k->nvfp4 = 1;
         k->param_bytes = nvfp4_meta_read_u32(rec + r, NVFP4_META_PARAM_BYTES);
         k->max_groups = nvfp4_meta_read_u32(rec + r, NVFP4_META_MAX_GROUPS);
+        k->form = nvfp4_meta_read_u32(rec + r, NVFP4_META_FORM);
       }
   *fn = (CUfunction)k;
   return CUDA_SUCCESS;
@@ -175,7 +176,8 @@ static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
 
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* NVFP4_FAKE_CUDA_PROXY=1: what the timing proxy does to C — +0 over every group's M x N. */
+/* NVFP4_FAKE_CUDA_PROXY=1: what the timing proxy does to C — +0 over every group's M x N
+ * (pointer-array kernels; a contiguous-form block has no group table to read it from). */
 static int proxy_effect_on(void) {
   static int v = -1;
   if (v < 0) {
@@ -185,7 +187,7 @@ static int proxy_effect_on(void) {
   return v;
 }
 static void proxy_effect(const fake_function *k, const unsigned char *params) {
-  if (!k->nvfp4 || !proxy_effect_on()) return;
+  if (!k->nvfp4 || k->form != NVFP4_META_FORM_POINTER_ARRAY || !proxy_effect_on()) return;
   const uint64_t global = rd64(params + NVFP4_ABI_HDR_TABLE);
   const unsigned char *table = global ? (const unsigned char *)(uintptr_t)global
                                       : params + NVFP4_ABI_HEADER_BYTES;

@@ -3,9 +3,10 @@
  * kernel relies on (regions inside the shared-memory limit and disjoint, 1024-B aligned
  * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
  * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
- * boxes, the parameter block rule), golden configurations, variant names and parsing,
- * and the default family. Prints "PASS:"/"FAIL:" lines and a summary; with arguments
- * VARIANT [STAGES], prints that variant's plan table instead, with "all" every variant's. */
+ * boxes, the parameter block rule of each form, C element types and the contiguous form's
+ * schedule), golden configurations, variant names and parsing, and the default family.
+ * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
+ * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,29 @@ static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->mBytes == 128u * c->roleM.rowsPerCta && c->nBytes == 128u * c->roleN.rowsPerCta &&
             c->roleN.rowsPerCta * c->spec.ctaGroup == c->tileN && c->mmaM == 128u * c->spec.ctaGroup,
         "role tiles split over the CTA group", name);
-  check(c->paramBytes == nvfp4_abi_param_bytes(c->numGroups), "parameter block rule", name);
+  if (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
+    /* the contiguous form: shared maps (a ladder of N-role boxes when N is per expert),
+     * the expert schedule and the scan scratch in shared memory */
+    uint32_t ladder = c->roleN.dynamicRows ? nvfp4_abi_moe_ladder(c->tileN, c->nAlign) : 0u;
+    check(c->nLadder == ladder && c->numTmaps == NVFP4_ABI_MOE_TMAP_LADDER + ladder &&
+              c->numTmaps <= NVFP4_ABI_MOE_MAX_TMAPS &&
+              c->paramBytes == nvfp4_abi_moe_param_bytes(c->numTmaps),
+          "contiguous parameter block: 5 maps + the ladder", name);
+    check(c->scheduleBytes == MLIR_NVFP4_MOE_RECORD_BYTES * (c->numGroups + 1) &&
+              c->scheduleOffset % 16 == 0 && c->scanOffset >= c->scheduleOffset + c->scheduleBytes &&
+              c->scanOffset + 8u * MLIR_NVFP4_NUM_THREADS <= limit,
+          "expert schedule and scan scratch inside the allocation", name);
+  } else {
+    check(c->paramBytes == nvfp4_abi_param_bytes(c->numGroups), "parameter block rule", name);
+    check(c->scheduleBytes == 0 && c->numTmaps == 0, "no schedule without the contiguous form", name);
+  }
+  check(c->cElemBytes == (c->spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u) &&
+            c->storeBoxCols * c->cElemBytes == 128u,
+        "C element bytes and 128-byte store boxes", name);
+  if (c->stagingBuffers)
+    check(c->stagingBoxes * c->storeBoxCols ==
+              (c->spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? 128u : 64u),
+          "staging boxes cover the epilogue's sub-tile", name);
 }
 
 static void golden(const char *name, uint32_t stages, uint32_t acc, uint32_t slots,
@@ -261,6 +284,48 @@ int main(int argc, char **argv) {
       check(ok == expect, ok ? "planned" : why, all[i]);
       if (ok) invariants(&c, all[i]);
     }
+  }
+  /* every variant in every form, C type and with or without alpha */
+  static const uint32_t experts[] = {1, 8, 256, 1024};
+  for (uint32_t i = 0; i < n; ++i) {
+    MlirNvfp4VariantSpec s;
+    if (!mlirNvfp4VariantSpecParse(all[i], strlen(all[i]), 0, &s)) continue;
+    for (uint32_t form = 0; form < 2; ++form)
+      for (uint32_t out = 0; out < 3; ++out)
+        for (uint32_t e = 0; e < sizeof experts / sizeof experts[0]; ++e) {
+          MlirNvfp4KernelConfig c;
+          char why[200], name[64];
+          s.form = (MlirNvfp4Form)form;
+          s.output = (MlirNvfp4OutputType)out;
+          s.alpha = (e & 1) != 0;
+          snprintf(name, sizeof name, "%s %s %s%s x%u", all[i], form ? "contiguous" : "pointer-array",
+                   out == 0 ? "f16" : out == 1 ? "bf16" : "f32", s.alpha ? " alpha" : "", experts[e]);
+          int ok = mlirNvfp4KernelConfigInitVariant(&c, experts[e], s, why, sizeof why);
+          int expect = !(s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
+                         (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1));
+          check(ok == expect, ok ? "planned" : why, name);
+          if (ok) invariants(&c, name);
+        }
+  }
+  {
+    MlirNvfp4VariantSpec s;
+    MlirNvfp4KernelConfig c;
+    mlirNvfp4VariantSpecParse("swap_n256", 9, 0, &s);
+    s.form = MLIR_NVFP4_FORM_CONTIGUOUS;
+    s.output = MLIR_NVFP4_OUTPUT_F32;
+    int ok = mlirNvfp4KernelConfigInitVariant(&c, 256, s, NULL, 0);
+    check(ok && c.numTmaps == 10 && c.paramBytes == 1408 && c.stagingBytes == 32768 &&
+              c.stagingBoxes == 4 && c.scheduleBytes == 16 * 257,
+          "swap_n256 contiguous f32: 10 maps, 4 staging boxes of 32 columns", "golden");
+    if (ok)
+      printf("PASS: golden contiguous swap_n256 f32 x256: stages %u smem %u params %u\n", c.stages,
+             c.dynSmemBytes, c.paramBytes);
+    s.form = MLIR_NVFP4_FORM_POINTER_ARRAY;
+    s.output = (MlirNvfp4OutputType)3;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "unknown output type refused", "spec");
+    s.output = MLIR_NVFP4_OUTPUT_F16;
+    s.form = (MlirNvfp4Form)2;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "unknown form refused", "spec");
   }
   /* names that must not parse */
   static const char *const bad[] = {"", "ab", "ab_n", "ab_n0128", "abc_n128", "ab3_n128",

@@ -15,7 +15,11 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
   k->lane = kbURem(b, k->tid, kbI32(b, 32));
   KbValue dyn = kbPtrToInt(b, kbAddressOf(b, dynSmemGlobal, b->ptrShared), b->i32);
   k->smem = kbAnd(b, kbAddI(b, dyn, 1023), kbI32(b, -1024));
-  if (nvfp4_abi_table_inline(cfg->numGroups)) {
+  k->sched = (MlirValue){NULL};
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
+    k->table = params; /* no group table: the shared maps sit in the parameter block */
+    k->sched = kbAddI(b, k->smem, cfg->scheduleOffset);
+  } else if (nvfp4_abi_table_inline(cfg->numGroups)) {
     k->table = kbGep(b, params, NVFP4_ABI_HEADER_BYTES);
   } else {
     KbValue addr = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_TABLE), 8);
@@ -27,6 +31,9 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
 
 KbValue genParamU32(GenKernel *k, uint32_t byteOffset) {
   return kbLoad(k->b, k->b->i32, kbGep(k->b, k->params, (int32_t)byteOffset), 4);
+}
+KbValue genParamU64(GenKernel *k, uint32_t byteOffset) {
+  return kbLoad(k->b, k->b->i64, kbGep(k->b, k->params, (int32_t)byteOffset), 8);
 }
 KbValue genTableU32(GenKernel *k, KbValue byteOffset) {
   return kbLoad(k->b, k->b->i32, kbGepDyn(k->b, k->table, byteOffset), 4);
@@ -120,18 +127,27 @@ void genPipeDrainEmpty(GenKernel *k, GenPipe *p) {
 /* The group of `tile` is the last group whose tile_start <= tile (groups without tiles
  * share the start of the next one and are skipped that way). A CTA's tiles increase, so
  * the search continues from the previous tile's group: amortised O(1) per tile. */
+/* u32 field `field` of expert e's record in the contiguous form's schedule. */
+static KbValue schedU32(GenKernel *k, KbValue e, uint32_t field) {
+  KbBuilder *b = k->b;
+  KbValue addr = kbAddI(b, kbAdd(b, k->sched, kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES)), field);
+  return kbLoad(b, b->i32, genSharedPtr(k, addr), 4);
+}
+
 static KbValue findGroup(GenKernel *k, KbVar g, KbValue tile, KbValue numGroups) {
   KbBuilder *b = k->b;
+  const bool contiguous = k->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
   uint32_t rec0 = nvfp4_abi_record_offset(k->cfg->numGroups, 0);
   kbWhile(b);
   {
     KbValue next = kbAddI(b, kbGet(b, g), 1);
     KbValue inRange = kbCmp(b, KB_ULT, next, numGroups);
     /* the start of the next group, read only when it exists (else an impossible value) */
-    KbValue off = kbAddI(b, kbMulI(b, kbSelect(b, inRange, next, kbI32(b, 0)),
-                                   NVFP4_ABI_GROUP_RECORD_BYTES),
-                         rec0 + NVFP4_ABI_GRP_TILE_START);
-    KbValue start = genTableU32(k, off);
+    KbValue idx = kbSelect(b, inRange, next, kbI32(b, 0));
+    KbValue start =
+        contiguous ? schedU32(k, idx, 0)
+                   : genTableU32(k, kbAddI(b, kbMulI(b, idx, NVFP4_ABI_GROUP_RECORD_BYTES),
+                                           rec0 + NVFP4_ABI_GRP_TILE_START));
     kbWhileDo(b, kbAnd(b, inRange, kbCmp(b, KB_ULE, start, tile)));
     kbSet(b, g, next);
   }
@@ -139,10 +155,165 @@ static KbValue findGroup(GenKernel *k, KbVar g, KbValue tile, KbValue numGroups)
   return kbGet(b, g);
 }
 
-static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue numGroups) {
+/* ---- the contiguous (MoE) form: the expert schedule ----------------------------------- */
+
+static KbValue ceilDiv(KbBuilder *b, KbValue x, uint32_t d) {
+  return kbUDiv(b, kbAddI(b, x, d - 1), kbI32(b, d));
+}
+
+static KbValue umin(KbBuilder *b, KbValue x, KbValue y) {
+  return kbSelect(b, kbCmp(b, KB_ULT, x, y), x, y);
+}
+
+/* N of the MMAs of an expert with `rows` tokens on the N role (KernelABI.h's ladder):
+ * the smallest nAlign * 2^i >= rows, at most tileN; tileN for more rows than that. */
+static KbValue moeTileN(GenKernel *k, KbValue rows) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
-  t->group = findGroup(k, g, tile, numGroups);
+  KbValue v = kbI32(b, cfg->nAlign);
+  for (uint32_t i = 0; i < cfg->nLadder; ++i)
+    v = kbSelect(b, kbCmp(b, KB_ULT, v, rows), kbShl(b, v, kbI32(b, 1)), v);
+  return umin(b, v, kbI32(b, cfg->tileN));
+}
+
+/* Tiles along the M role of an expert (the other role's rows are N). */
+static KbValue moeTilesM(GenKernel *k, KbValue rows, KbValue n) {
+  const bool swap = k->cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  return ceilDiv(k->b, swap ? n : rows, k->cfg->mmaM);
+}
+
+typedef struct ExpertInfo { KbValue start, rows, tiles, atoms; } ExpertInfo;
+
+/* Expert e's rows (offsets clamped to [0, M], none when the end is below the start), its
+ * tiles and its 128-row scale-factor atoms. */
+static ExpertInfo expertInfo(GenKernel *k, KbValue offsets, KbValue e, KbValue m, KbValue n) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  KbValue p = kbIntToPtr(b, kbAdd(b, offsets, kbMulI(b, kbZExt(b, e, b->i64), 4)), b->ptr);
+  KbValue zero = kbI32(b, 0);
+  KbValue lim[2];
+  for (int i = 0; i < 2; ++i) {
+    KbValue v = kbLoad(b, b->i32, kbGep(b, p, 4 * i), 4);
+    v = kbSelect(b, kbCmp(b, KB_SLT, v, zero), zero, v); /* signed: below 0 -> 0 */
+    lim[i] = umin(b, v, m);
+  }
+  ExpertInfo x;
+  x.start = lim[0];
+  x.rows = kbSelect(b, kbCmp(b, KB_UGT, lim[1], lim[0]), kbSub(b, lim[1], lim[0]), zero);
+  KbValue tilesM = moeTilesM(k, x.rows, n);
+  KbValue tilesN = cfg->roleN.dynamicRows
+                       ? kbUDiv(b, kbAdd(b, x.rows, kbAddI(b, moeTileN(k, x.rows), -1)),
+                                moeTileN(k, x.rows))
+                       : ceilDiv(b, n, cfg->tileN);
+  x.tiles = kbMul(b, tilesM, tilesN);
+  x.atoms = ceilDiv(b, x.rows, MLIR_NVFP4_SF_ATOM_ROWS);
+  return x;
+}
+
+void genBuildSchedule(GenKernel *k) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  const uint32_t experts = cfg->numGroups, threads = MLIR_NVFP4_NUM_THREADS;
+  const uint32_t chunk = (experts + threads - 1) / threads; /* consecutive experts per thread */
+  KbValue m = genParamU32(k, NVFP4_ABI_MOE_M), n = genParamU32(k, NVFP4_ABI_MOE_N);
+  KbValue offsets = genParamU64(k, NVFP4_ABI_MOE_OFFSETS);
+  KbValue first = kbMulI(b, k->tid, chunk);
+  /* Pass 1: this thread's tiles and atoms. */
+  KbVar sumT = kbVar(b, b->i32, kbI32(b, 0)), sumA = kbVar(b, b->i32, kbI32(b, 0));
+  for (uint32_t j = 0; j < chunk; ++j) {
+    KbValue e = kbAddI(b, first, j);
+    kbIf(b, kbCmpI(b, KB_ULT, e, experts));
+    ExpertInfo x = expertInfo(k, offsets, e, m, n);
+    kbSet(b, sumT, kbAdd(b, kbGet(b, sumT), x.tiles));
+    kbSet(b, sumA, kbAdd(b, kbGet(b, sumA), x.atoms));
+    kbEndIf(b);
+  }
+  /* Block-wide exclusive scan of the (tiles, atoms) pairs in shared memory (Hillis-Steele:
+   * log2(threads) rounds, each a read, a barrier, a write and a barrier; plain loads,
+   * stores and bar.sync, which every execution target implements). */
+  KbValue own[2] = {kbGet(b, sumT), kbGet(b, sumA)};
+  KbValue mine = kbAdd(b, kbAddI(b, k->smem, cfg->scanOffset), kbMulI(b, k->tid, 8));
+  for (int i = 0; i < 2; ++i) kbStore(b, own[i], genSharedPtr(k, kbAddI(b, mine, 4 * i)), 4);
+  nvBarrier0(b);
+  for (uint32_t d = 1; d < threads; d *= 2) {
+    KbValue has = kbCmpI(b, KB_UGE, k->tid, d);
+    KbValue src = kbSelect(b, has, kbAddI(b, mine, -8 * (int64_t)d), mine);
+    KbValue sum[2];
+    for (int i = 0; i < 2; ++i) {
+      KbValue x = kbLoad(b, b->i32, genSharedPtr(k, kbAddI(b, mine, 4 * i)), 4);
+      KbValue y = kbLoad(b, b->i32, genSharedPtr(k, kbAddI(b, src, 4 * i)), 4);
+      sum[i] = kbAdd(b, x, kbSelect(b, has, y, kbI32(b, 0)));
+    }
+    nvBarrier0(b);
+    for (int i = 0; i < 2; ++i) kbStore(b, sum[i], genSharedPtr(k, kbAddI(b, mine, 4 * i)), 4);
+    nvBarrier0(b);
+  }
+  KbValue pre[2];
+  for (int i = 0; i < 2; ++i)
+    pre[i] = kbSub(b, kbLoad(b, b->i32, genSharedPtr(k, kbAddI(b, mine, 4 * i)), 4), own[i]);
+  /* Pass 2: the records, then (last thread) the tile total. */
+  KbVar runT = kbVar(b, b->i32, pre[0]), runA = kbVar(b, b->i32, pre[1]);
+  for (uint32_t j = 0; j < chunk; ++j) {
+    KbValue e = kbAddI(b, first, j);
+    kbIf(b, kbCmpI(b, KB_ULT, e, experts));
+    ExpertInfo x = expertInfo(k, offsets, e, m, n);
+    KbValue rec = kbAdd(b, k->sched, kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES));
+    KbValue fields[4] = {kbGet(b, runT), x.start, x.rows, kbGet(b, runA)};
+    for (int f = 0; f < 4; ++f) kbStore(b, fields[f], genSharedPtr(k, kbAddI(b, rec, 4 * f)), 4);
+    kbSet(b, runT, kbAdd(b, kbGet(b, runT), x.tiles));
+    kbSet(b, runA, kbAdd(b, kbGet(b, runA), x.atoms));
+    kbEndIf(b);
+  }
+  kbIf(b, kbCmpI(b, KB_EQ, k->tid, threads - 1));
+  kbStore(b, kbGet(b, runT),
+          genSharedPtr(k, kbAddI(b, k->sched, MLIR_NVFP4_MOE_RECORD_BYTES * experts)), 4);
+  kbEndIf(b);
+  nvBarrier0(b);
+}
+
+/* The contiguous form's per-tile values, from the expert schedule and the problem record. */
+static void moeTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  const bool swap = cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  KbValue start = schedU32(k, t->group, 0), row0 = schedU32(k, t->group, 4);
+  KbValue atom0 = schedU32(k, t->group, 12);
+  t->record = (MlirValue){NULL};
+  t->m = schedU32(k, t->group, 8);
+  t->n = genParamU32(k, NVFP4_ABI_MOE_N);
+  t->k = genParamU32(k, NVFP4_ABI_MOE_K);
+  t->ldc = genParamU32(k, NVFP4_ABI_MOE_LDC);
+  KbValue cOff = kbMul(b, kbZExt(b, row0, b->i64), kbZExt(b, t->ldc, b->i64));
+  t->cPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_C_PTR), kbMulI(b, cOff, cfg->cElemBytes));
+  t->alphaPtr = cfg->spec.alpha ? kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_ALPHA),
+                                        kbMulI(b, kbZExt(b, t->group, b->i64), 4))
+                                : (MlirValue){NULL};
+  t->tileN = cfg->roleN.dynamicRows ? moeTileN(k, t->m) : kbI32(b, cfg->tileN);
+  KbValue tilesM = moeTilesM(k, t->m, t->n);
+  KbValue local = kbSub(b, tile, start);
+  t->mBlk = kbURem(b, local, tilesM);
+  KbValue nBlk = kbUDiv(b, local, tilesM);
+  t->mRow0 = kbMulI(b, t->mBlk, cfg->mmaM);
+  t->nRow0 = kbMul(b, nBlk, t->tileN);
+  /* Map rows: tokens start at the expert's first row (scale factors at its first atom);
+   * weights at e * N (scale factors at e * ceil(N / 128)). */
+  KbValue wRow = kbMul(b, t->group, t->n);
+  KbValue wAtom = kbMul(b, t->group, ceilDiv(b, t->n, MLIR_NVFP4_SF_ATOM_ROWS));
+  t->mBase = swap ? wRow : row0;
+  t->nBase = swap ? row0 : wRow;
+  t->sfmBase = swap ? wAtom : atom0;
+  t->sfnBase = swap ? atom0 : wAtom;
+  t->cRowBase = row0;
+}
+
+KbValue genAddBase(KbBuilder *b, KbValue base, KbValue v) {
+  return mlirValueIsNull(base) ? v : kbAdd(b, base, v);
+}
+
+/* The pointer-array form's per-tile values, from the group record. */
+static void tableTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
   t->record = kbAddI(b, kbMulI(b, t->group, NVFP4_ABI_GROUP_RECORD_BYTES),
                      nvfp4_abi_record_offset(cfg->numGroups, 0));
   t->m = genTableU32(k, kbAddI(b, t->record, NVFP4_ABI_GRP_M));
@@ -160,6 +331,17 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
   KbValue nBlk = kbUDiv(b, local, tilesM);
   t->mRow0 = kbMulI(b, t->mBlk, cfg->mmaM);
   t->nRow0 = kbMul(b, nBlk, t->tileN);
+  t->alphaPtr = cfg->spec.alpha ? genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_ALPHA_PTR))
+                                : (MlirValue){NULL};
+}
+
+static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue numGroups) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  t->group = findGroup(k, g, tile, numGroups);
+  t->mBase = t->nBase = t->sfmBase = t->sfnBase = t->cRowBase = (MlirValue){NULL};
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) moeTileInfo(k, t, tile);
+  else tableTileInfo(k, t, tile);
   t->kIters = kbUDiv(b, kbAddI(b, t->k, cfg->tileK - 1), kbI32(b, cfg->tileK));
   t->kSteps = kbUDiv(b, t->k, kbI32(b, MLIR_NVFP4_MMA_K));
   /* This CTA's share of the M role (a CTA pair splits the MMA's 256 rows). */
@@ -176,8 +358,11 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
 void genForEachTile(GenKernel *k, GenTileBody body, void *state) {
   KbBuilder *b = k->b;
   bool pair = k->cfg->spec.ctaGroup > 1;
-  KbValue total = genParamU32(k, NVFP4_ABI_HDR_TOTAL_TILES);
-  KbValue numGroups = genParamU32(k, NVFP4_ABI_HDR_NUM_GROUPS);
+  const bool contiguous = k->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  KbValue total = contiguous ? schedU32(k, kbI32(b, k->cfg->numGroups), 0)
+                             : genParamU32(k, NVFP4_ABI_HDR_TOTAL_TILES);
+  KbValue numGroups = contiguous ? kbI32(b, k->cfg->numGroups)
+                                 : genParamU32(k, NVFP4_ABI_HDR_NUM_GROUPS);
   KbValue step = nvSreg(b, pair ? "nclusterid.x" : "nctaid.x");
   KbValue first = nvSreg(b, pair ? "clusterid.x" : "ctaid.x");
   KbVar tile = kbVar(b, b->i32, first);
@@ -214,12 +399,24 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor) {
   return kbSelect(b, k->patchMaps, copy, kbGepDyn(b, k->table, off));
 }
 
-void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]) {
+KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  if (cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS) return genTensorMap(k, t->group, tensor);
+  KbValue slot = kbI32(b, (int64_t)tensor);
+  if (cfg->nLadder && tensor == cfg->roleN.data)
+    for (uint32_t i = 0; i < cfg->nLadder; ++i)
+      slot = kbSelect(b, kbCmpI(b, KB_EQ, t->tileN, (int64_t)cfg->nAlign << i),
+                      kbI32(b, NVFP4_ABI_MOE_TMAP_LADDER + i), slot);
+  return kbGepDyn(b, k->params, kbAddI(b, kbMulI(b, slot, NVFP4_ABI_TMAP_BYTES), NVFP4_ABI_MOE_TMAPS));
+}
+
+void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]) {
   const MlirNvfp4KernelConfig *cfg = k->cfg;
   const MlirNvfp4Tensor tensors[4] = {cfg->roleM.data, cfg->roleN.data, cfg->roleM.scales,
                                       cfg->roleN.scales};
   for (int i = 0; i < 4; ++i) {
-    maps[i] = genTensorMap(k, group, tensors[i]);
+    maps[i] = genTileTensorMap(k, t, tensors[i]);
     nvPrefetchTensormap(k->b, maps[i]);
   }
 }

@@ -8,7 +8,8 @@
  *                  consumer wait on a full/empty barrier pair, teardown drain;
  *   GenTile        the group-aware persistent tile scheduler (flattened tile space over
  *                  all groups by prefix sums, M role fastest) and the per-tile values it
- *                  loads from the group record;
+ *                  loads from the group record — or, for the contiguous (MoE) form, from
+ *                  the expert schedule every CTA builds from the device-resident offsets;
  *   operand roles  tensor maps and tile rows of the M and N roles, from the planner's
  *                  role table, so that swap-AB is a permutation and not a copy;
  *   map patching   the kernel-side half of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): each
@@ -35,6 +36,7 @@ typedef struct GenKernel {
   bool patchable;   /* built to honour NVFP4_ABI_FLAG_PATCH_TMAPS (genTensorMapPatchInit) */
   KbValue patchMaps;/* i1: the launch's header has the flag (when patchable) */
   KbValue mapCopies;/* i64: this CTA's patched tensor maps (valid when patchMaps) */
+  KbValue sched;    /* contiguous form: i32 shared address of the expert schedule */
 } GenKernel;
 
 /* Sets up the common values: thread coordinates, the aligned shared-memory base from the
@@ -42,8 +44,17 @@ typedef struct GenKernel {
 void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
                    KbValue params, const char *dynSmemGlobal);
 
+/* The contiguous form (all threads, before the warp roles split): reads the E + 1 offsets
+ * from device memory and writes the expert schedule into shared memory — per expert its
+ * first tile, first row, rows and first scale-factor atom row, then the tile total —
+ * with a block-wide scan. An expert's rows are offsets[e] .. offsets[e+1] clamped to
+ * [0, M] (an end below the start: no rows), so whatever the offsets hold, no tile reads
+ * or writes past the M rows of A and C. */
+void genBuildSchedule(GenKernel *k);
+
 /* u32 / u64 loads from the parameter block and from the group table. */
 KbValue genParamU32(GenKernel *k, uint32_t byteOffset);
+KbValue genParamU64(GenKernel *k, uint32_t byteOffset);
 KbValue genTableU32(GenKernel *k, KbValue byteOffset);
 KbValue genTableU64(GenKernel *k, KbValue byteOffset);
 
@@ -107,7 +118,11 @@ typedef struct GenTile {
   KbValue tileN;       /* N of this tile's MMA (constant, or the group's tile_n) */
   KbValue kIters;      /* ceil(K / 256) stages */
   KbValue kSteps;      /* K / 64 MMAs */
-  KbValue cRow0, cCol0;/* the tile's first row and column of C */
+  KbValue cRow0, cCol0;/* the tile's first row and column of C (from the group's C) */
+  KbValue alphaPtr;    /* i64 address of the group's fp32 alpha (alpha variants; else null) */
+  /* Contiguous form (null values otherwise): the tensor-map rows where the group starts —
+   * data rows of the M and N roles, their scale-factor atom rows, and C's rows. */
+  KbValue mBase, nBase, sfmBase, sfnBase, cRowBase;
 } GenTile;
 
 typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
@@ -122,9 +137,15 @@ void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 /* Generic pointer to tensor map `tensor` of `group`: in the table, or, in a patchable
  * kernel, this CTA's patched copy when the launch patches its maps. */
 KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
-/* The four tensor maps a tile's stages load — M-role data, N-role data, M-role scale
- * factors, N-role scale factors — each prefetched (prefetch.tensormap). */
-void genRoleTensorMaps(GenKernel *k, KbValue group, KbValue maps[4]);
+/* The tensor map of `tensor` for tile t: its group's (pointer-array form), or the shared
+ * map of the contiguous form (for the N role of a DYNAMIC_N variant: the map whose box
+ * rows are the tile's tileN / ctaGroup). */
+KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor);
+/* base + v, or v when base is null (no base). */
+KbValue genAddBase(KbBuilder *b, KbValue base, KbValue v);
+/* The four tensor maps tile t's stages load — M-role data, N-role data, M-role scale
+ * factors, N-role scale factors (genTileTensorMap) — each prefetched (prefetch.tensormap). */
+void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 

@@ -1,24 +1,33 @@
 /* Epilogue.c — the sm_100a epilogue emitters (warps 0-3; warp w owns TMEM lanes
  * 32w..32w+31, the tile's M-role rows 32w..): wait accFull[b], tcgen05.ld the accumulator,
- * convert to fp16, write C, and release the accumulator (arrive accEmpty[b]) as soon as its
+ * scale it by the group's alpha (alpha variants), convert it to C's element type (f16,
+ * bf16 or f32), write C, and release the accumulator (arrive accEmpty[b]) as soon as its
  * last tcgen05.ld has completed.
  *
  *   direct store (AB)  32 columns at a time: one tcgen05.ld.32x32b.x32, wait::ld, 16-byte
  *                      global stores predicated on the row and ragged N;
  *   TMA store (AB)     64 C columns at a time: two tcgen05.ld.x32 before one wait::ld;
- *                      each thread writes its row (128 B) into a SWIZZLE_128B staging box
- *                      of 128 rows x 64 columns; one thread stores the box with
- *                      cp.async.bulk.tensor (the C map clips ragged rows and columns);
+ *                      each thread writes its row (64 elements) into SWIZZLE_128B staging
+ *                      boxes of 128 rows x 128 B (1 box of f16/bf16, 2 of f32); one
+ *                      thread stores the boxes with cp.async.bulk.tensor (the C map clips
+ *                      ragged rows and columns);
  *   TMA store (SWAP_AB) the accumulator is C transposed (lane = column of C): 64 C rows at
- *                      a time; each thread scatters its column into two 64 x 64 boxes.
+ *                      a time; each thread scatters its column into the 64-row boxes that
+ *                      span the tile's 128 C columns (2 boxes of f16/bf16, 4 of f32).
  * Staging buffers alternate; before refilling one, the storing thread waits until the
  * store that last read it has finished reading (cp.async.bulk.wait_group.read 1), then a
  * named barrier over the 128 epilogue threads publishes that.
  *
  * Ragged N: a TMA store writes whole 16-byte chunks of a row (seen on the H200: with N =
- * 223 it wrote column 223 too), so the C map covers the first N8 = N & ~7 columns only
- * (KernelABI.h) and the epilogue stores the last N - N8 (< 8) columns itself with
- * predicated 2-byte stores; boxes that start at or past N8 are not issued.
+ * 223 it wrote column 223 too), so the C map covers the columns up to the last whole chunk
+ * only (KernelABI.h) and the epilogue stores the remaining (< one chunk) columns itself
+ * with predicated element stores; boxes that start past them are not issued.
+ *
+ * The contiguous form shares one C map between the experts: a box must not cross into the
+ * next expert's rows. A (sub-)tile whose C rows all belong to its expert goes through the
+ * staging boxes; one that reaches past the expert's last row is stored directly from the
+ * registers, every element predicated on its row and column (the decision is the same for
+ * the 128 epilogue threads, so the named barriers stay matched).
  */
 #include "Sm100Kernel.h"
 
@@ -33,13 +42,52 @@ typedef struct EpilogueState {
   KbValue tmemBase;
   GenPipe acc;
   GenRing staging; /* TMA store: the staging buffer to fill next */
+  KbValue alpha;   /* the tile's f32 alpha (alpha variants; else null) */
 } EpilogueState;
 
-static KbValue fp16(KbBuilder *b, KbValue vals, uint32_t e) {
-  return kbFPTrunc(b, kbBitcast(b, kbExtract(b, vals, kbI32(b, e)), b->f32), b->f16);
+static bool contiguous(GenKernel *g) { return g->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS; }
+
+/* The type C's elements are stored as (bf16 values travel as their i16 bits: hosts
+ * without bf16 arithmetic then never see a bf16 vector) and elements per 16-byte chunk. */
+static MlirType outType(GenKernel *g) {
+  switch (g->cfg->spec.output) {
+  case MLIR_NVFP4_OUTPUT_BF16: return g->b->i16;
+  case MLIR_NVFP4_OUTPUT_F32: return g->b->f32;
+  default: return g->b->f16;
+  }
+}
+static uint32_t chunkElems(GenKernel *g) { return 16u / g->cfg->cElemBytes; }
+
+/* Accumulator element e of `vals`, times alpha, rounded to C's element type. */
+static KbValue outElem(GenKernel *g, EpilogueState *st, KbValue vals, uint32_t e) {
+  KbBuilder *b = g->b;
+  KbValue f = kbBitcast(b, kbExtract(b, vals, kbI32(b, e)), b->f32);
+  if (!mlirValueIsNull(st->alpha)) f = kbFMul(b, f, st->alpha);
+  switch (g->cfg->spec.output) {
+  case MLIR_NVFP4_OUTPUT_F32: return f;
+  case MLIR_NVFP4_OUTPUT_BF16: return kbBitcast(b, kbFPTrunc(b, f, b->bf16), b->i16);
+  default: return kbFPTrunc(b, f, b->f16);
+  }
 }
 
-static MlirType vecF16(KbBuilder *b, int64_t n) { return mlirVectorTypeGet(1, &n, b->f16); }
+/* One 16-byte chunk: the C elements of accumulator columns col .. col + chunkElems - 1 of
+ * the 32-column register vectors `vals` (col a multiple of the chunk). */
+static KbValue packChunk(GenKernel *g, EpilogueState *st, const KbValue *vals, uint32_t col) {
+  KbBuilder *b = g->b;
+  int64_t n = chunkElems(g);
+  KbValue v = kbUndef(b, mlirVectorTypeGet(1, &n, outType(g)));
+  for (uint32_t e = 0; e < (uint32_t)n; ++e)
+    v = kbInsert(b, v, outElem(g, st, vals[(col + e) / 32], (col + e) % 32), kbI32(b, e));
+  return v;
+}
+
+/* The tile's alpha, read once per tile (every epilogue thread reads the same word). */
+static void loadAlpha(GenKernel *g, EpilogueState *st, GenTile *t) {
+  KbBuilder *b = g->b;
+  st->alpha = mlirValueIsNull(t->alphaPtr)
+                  ? (MlirValue){NULL}
+                  : kbLoad(b, b->f32, kbIntToPtr(b, t->alphaPtr, b->ptr), 4);
+}
 
 /* Waits for the tile's accumulator; returns its TMEM address for this warp's lanes. */
 static KbValue acquireAccumulator(GenKernel *g, EpilogueState *st) {
@@ -72,43 +120,47 @@ static void loadColumns(KbBuilder *b, KbValue addr, uint32_t n, KbValue *out) {
   for (uint32_t i = 0; i < n; ++i) out[i] = nvRegisterFence(b, out[i], 32);
 }
 
-/* Address of C[row][col] (fp16) as a global pointer. */
+/* Address of C[row][col] of the tile's group as a global pointer. */
 static KbValue cAddress(GenKernel *g, GenTile *t, KbValue row, KbValue col) {
   KbBuilder *b = g->b;
   KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
                        kbZExt(b, col, b->i64));
-  return kbIntToPtr(b, kbAdd(b, t->cPtr, kbMulI(b, elem, 2)), mlirLLVMPointerTypeGet(b->ctx, 1));
+  return kbIntToPtr(b, kbAdd(b, t->cPtr, kbMulI(b, elem, g->cfg->cElemBytes)),
+                    mlirLLVMPointerTypeGet(b->ctx, 1));
 }
 
 /* N rounded down to whole 16-byte chunks: the columns the C map covers. */
-static KbValue mapColumns(KbBuilder *b, GenTile *t) { return kbAnd(b, t->n, kbI32(b, ~7)); }
+static KbValue mapColumns(GenKernel *g, GenTile *t) {
+  return kbAnd(g->b, t->n, kbI32(g->b, -(int64_t)chunkElems(g)));
+}
 
 /* ---- direct stores (AB) ---------------------------------------------------------------- */
 
-/* Converts 32 fp32 accumulators of one row to fp16 and stores columns col0..col0+31 of C,
+/* Converts 32 fp32 accumulators of one row and stores columns col0..col0+31 of C,
  * predicated on the row and on ragged N (16-byte vector stores when the chunk is whole). */
-static void storeChunk(GenKernel *g, GenTile *t, KbValue row, KbValue col0, KbValue vals) {
+static void storeChunk(GenKernel *g, EpilogueState *st, GenTile *t, KbValue row, KbValue col0,
+                       KbValue vals) {
   KbBuilder *b = g->b;
+  const uint32_t epc = chunkElems(g), eb = g->cfg->cElemBytes;
   KbValue h[32];
-  for (uint32_t e = 0; e < 32; ++e) h[e] = fp16(b, vals, e);
+  for (uint32_t e = 0; e < 32; ++e) h[e] = outElem(g, st, vals, e);
   KbValue inRange = kbAnd(b, kbCmp(b, KB_ULT, row, t->m), kbCmp(b, KB_ULT, col0, t->n));
   kbIf(b, inRange);
   {
-    KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
-                         kbZExt(b, col0, b->i64));
-    KbValue addr = kbAdd(b, t->cPtr, kbMulI(b, elem, 2));
+    KbValue addr = kbPtrToInt(b, cAddress(g, t, row, col0), b->i64);
     MlirType gptr = mlirLLVMPointerTypeGet(b->ctx, 1);
-    MlirType v8 = vecF16(b, 8);
+    int64_t n = epc;
+    MlirType vec = mlirVectorTypeGet(1, &n, outType(g));
     kbIf(b, kbCmp(b, KB_ULE, kbAddI(b, col0, 32), t->n));
-    for (int q = 0; q < 4; ++q) {
-      KbValue v = kbUndef(b, v8);
-      for (int e = 0; e < 8; ++e) v = kbInsert(b, v, h[8 * q + e], kbI32(b, e));
+    for (uint32_t q = 0; q < 32 / epc; ++q) {
+      KbValue v = kbUndef(b, vec);
+      for (uint32_t e = 0; e < epc; ++e) v = kbInsert(b, v, h[epc * q + e], kbI32(b, e));
       kbStore(b, v, kbIntToPtr(b, kbAddI(b, addr, 16 * q), gptr), 16);
     }
     kbElse(b);
-    for (int e = 0; e < 32; ++e) {
+    for (uint32_t e = 0; e < 32; ++e) {
       kbIf(b, kbCmp(b, KB_ULT, kbAddI(b, col0, e), t->n));
-      kbStore(b, h[e], kbIntToPtr(b, kbAddI(b, addr, 2 * e), gptr), 2);
+      kbStore(b, h[e], kbIntToPtr(b, kbAddI(b, addr, eb * e), gptr), eb);
       kbEndIf(b);
     }
     kbEndIf(b);
@@ -119,13 +171,14 @@ static void storeChunk(GenKernel *g, GenTile *t, KbValue row, KbValue col0, KbVa
 static void directStoreTile(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   EpilogueState *st = state;
+  loadAlpha(g, st, t);
   KbValue acc = acquireAccumulator(g, st);
   KbValue row = kbAdd(b, t->cRow0, kbAdd(b, kbMulI(b, g->warp, 32), g->lane));
   for (uint32_t c = 0; c < g->cfg->tileN / 32; ++c) {
     KbValue vals;
     loadColumns(b, kbAddI(b, acc, 32 * c), 1, &vals);
     if (c + 1 == g->cfg->tileN / 32) releaseAccumulator(g, st);
-    storeChunk(g, t, row, kbAddI(b, t->cCol0, 32 * c), vals);
+    storeChunk(g, st, t, row, kbAddI(b, t->cCol0, 32 * c), vals);
   }
   genRingAdvance(b, &st->acc.pos);
 }
@@ -147,7 +200,9 @@ static KbValue beginStaging(GenKernel *g, EpilogueState *st) {
   return genSmemAddr(g, cfg->stagingOffset, cfg->stagingBytes, kbGet(b, st->staging.index));
 }
 
-/* Publishes the staging buffer to the async proxy and stores its boxes at (x0 + 64 i, y). */
+/* Publishes the staging buffer to the async proxy and stores its boxes at (x0 + box
+ * columns * i, y) of the C map (y: a row of the group's C; the contiguous form adds the
+ * expert's first row). */
 static void endStaging(GenKernel *g, EpilogueState *st, GenTile *t, KbValue buf, KbValue x0,
                        KbValue y) {
   KbBuilder *b = g->b;
@@ -156,13 +211,14 @@ static void endStaging(GenKernel *g, EpilogueState *st, GenTile *t, KbValue buf,
   nvWarpSync(b);
   nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);
   kbIf(b, storeThread(g));
-  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
-  KbValue n8 = mapColumns(b, t);
+  KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
+  KbValue n8 = mapColumns(g, t);
+  KbValue mapY = genAddBase(b, t->cRowBase, y);
   uint32_t boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
   for (uint32_t i = 0; i < cfg->stagingBoxes; ++i) {
-    KbValue x = kbAddI(b, x0, MLIR_NVFP4_STORE_COLS * i);
+    KbValue x = kbAddI(b, x0, cfg->storeBoxCols * i);
     kbIf(b, kbCmp(b, KB_ULT, x, n8)); /* else wholly in the ragged tail or past N */
-    nvTmaStore2d(b, map, genSharedPtr(g, kbAddI(b, buf, boxBytes * i)), x, y, "c");
+    nvTmaStore2d(b, map, genSharedPtr(g, kbAddI(b, buf, boxBytes * i)), x, mapY, "c");
     kbEndIf(b);
   }
   nvBulkCommitGroup(b);
@@ -177,81 +233,111 @@ static KbValue swizzled(KbBuilder *b, KbValue row, KbValue chunk) {
   return kbAdd(b, kbMulI(b, row, 128), kbMulI(b, sw, 16));
 }
 
-/* AB: the columns N8..N-1 (< 8, inside one 8-column chunk q of this sub-tile) of this
- * thread's row, stored directly: the chunk's 8 values are selected by q at run time. */
-static void storeTailAB(GenKernel *g, GenTile *t, KbValue row, KbValue col0, KbValue vals[2]) {
+/* The contiguous form: are C rows row0 .. row0 + rows - 1 of the group all its own? (The
+ * pointer-array form's C maps clip at each group's M: always.) */
+static KbValue staged(GenKernel *g, GenTile *t, KbValue row0, uint32_t rows) {
+  return kbCmp(g->b, KB_ULE, kbAddI(g->b, row0, rows), t->m);
+}
+
+/* AB: the columns N8..N-1 (less than a chunk, inside chunk q of this sub-tile) of this
+ * thread's row, stored directly: the chunk's values are selected by q at run time. */
+static void storeTailAB(GenKernel *g, EpilogueState *st, GenTile *t, KbValue row, KbValue col0,
+                        KbValue vals[2]) {
   KbBuilder *b = g->b;
-  KbValue n8 = mapColumns(b, t);
+  const uint32_t epc = chunkElems(g);
+  KbValue n8 = mapColumns(g, t);
   KbValue inSubTile = kbAnd(b, kbCmp(b, KB_ULE, col0, n8),
                             kbCmp(b, KB_ULT, n8, kbAddI(b, col0, MLIR_NVFP4_STORE_COLS)));
   KbValue tail = kbAnd(b, kbAnd(b, inSubTile, kbCmp(b, KB_ULT, n8, t->n)),
                        kbCmp(b, KB_ULT, row, t->m));
   kbIf(b, tail);
-  KbValue q = kbUDiv(b, kbSub(b, n8, col0), kbI32(b, 8));
-  for (uint32_t e = 0; e < 7; ++e) {
-    KbValue v = fp16(b, vals[0], e);
-    for (uint32_t c = 1; c < 8; ++c)
-      v = kbSelect(b, kbCmpI(b, KB_EQ, q, c), fp16(b, vals[c / 4], 8 * (c % 4) + e), v);
+  KbValue q = kbUDiv(b, kbSub(b, n8, col0), kbI32(b, epc));
+  for (uint32_t e = 0; e + 1 < epc; ++e) {
+    KbValue v = outElem(g, st, vals[0], e);
+    for (uint32_t c = 1; c < MLIR_NVFP4_STORE_COLS / epc; ++c)
+      v = kbSelect(b, kbCmpI(b, KB_EQ, q, c), outElem(g, st, vals[(epc * c + e) / 32], (epc * c + e) % 32), v);
     KbValue col = kbAddI(b, n8, e);
     kbIf(b, kbCmp(b, KB_ULT, col, t->n));
-    kbStore(b, v, cAddress(g, t, row, col), 2);
+    kbStore(b, v, cAddress(g, t, row, col), g->cfg->cElemBytes);
     kbEndIf(b);
   }
   kbEndIf(b);
 }
 
-/* AB: lane = C row. Sub-tile s = C columns 64s..64s+63 = one 128-B row per thread. */
+/* AB: lane = C row. Sub-tile s = C columns 64s..64s+63 = one 64-element row per thread. */
 static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   EpilogueState *st = state;
+  loadAlpha(g, st, t);
   KbValue acc = acquireAccumulator(g, st);
   KbValue row = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* row within the tile */
-  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
   nvPrefetchTensormap(b, map);
   const uint32_t subTiles = cfg->tileN / MLIR_NVFP4_STORE_COLS;
-  MlirType v8 = vecF16(b, 8);
+  const uint32_t epc = chunkElems(g), boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
   for (uint32_t s = 0; s < subTiles; ++s) {
     KbValue vals[2];
     loadColumns(b, kbAddI(b, acc, MLIR_NVFP4_STORE_COLS * s), 2, vals);
     if (s + 1 == subTiles) releaseAccumulator(g, st);
-    KbValue buf = beginStaging(g, st);
-    for (uint32_t q = 0; q < 8; ++q) {
-      KbValue v = kbUndef(b, v8);
-      for (uint32_t e = 0; e < 8; ++e)
-        v = kbInsert(b, v, fp16(b, vals[q / 4], 8 * (q % 4) + e), kbI32(b, e));
-      KbValue off = swizzled(b, row, kbI32(b, q));
-      kbStore(b, v, genSharedPtr(g, kbAdd(b, buf, off)), 16);
-    }
     KbValue col0 = kbAddI(b, t->cCol0, MLIR_NVFP4_STORE_COLS * s);
-    storeTailAB(g, t, kbAdd(b, t->cRow0, row), col0, vals);
+    if (contiguous(g)) kbIf(b, staged(g, t, t->cRow0, MLIR_NVFP4_TILE_M));
+    KbValue buf = beginStaging(g, st);
+    for (uint32_t q = 0; q < MLIR_NVFP4_STORE_COLS / epc; ++q) {
+      KbValue off = kbAddI(b, swizzled(b, row, kbI32(b, q % 8)), boxBytes * (q / 8));
+      kbStore(b, packChunk(g, st, vals, epc * q), genSharedPtr(g, kbAdd(b, buf, off)), 16);
+    }
+    storeTailAB(g, st, t, kbAdd(b, t->cRow0, row), col0, vals);
     endStaging(g, st, t, buf, col0, t->cRow0);
+    if (contiguous(g)) {
+      kbElse(b); /* the tile reaches past its expert's rows: direct stores */
+      for (uint32_t h = 0; h < 2; ++h)
+        storeChunk(g, st, t, kbAdd(b, t->cRow0, row), kbAddI(b, col0, 32 * h), vals[h]);
+      kbEndIf(b);
+    }
   }
   genRingAdvance(b, &st->acc.pos);
 }
 
+/* SWAP_AB, stored directly: this thread's C column cCol of the sub-tile's rows row0 ..
+ * row0 + stagingRows - 1 (those below M), from the accumulator columns in vals. */
+static void storeColumnSwap(GenKernel *g, EpilogueState *st, GenTile *t, const KbValue vals[2],
+                            KbValue row0, KbValue cCol) {
+  KbBuilder *b = g->b;
+  for (uint32_t r = 0; r < g->cfg->stagingRows; ++r) {
+    KbValue cRow = kbAddI(b, row0, r);
+    kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
+    kbStore(b, outElem(g, st, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol),
+            g->cfg->cElemBytes);
+    kbEndIf(b);
+  }
+}
+
 /* SWAP_AB: lane = C column (32w + lane of the tile's 128), accumulator column = C row.
  * Sub-tile s = C rows 64s..64s+63 (accumulator columns); each thread writes its column of
- * them into box (column / 64), element (row, column % 64). */
+ * them into box (column / box columns), element (row, column % box columns). */
 static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   EpilogueState *st = state;
+  loadAlpha(g, st, t);
   KbValue acc = acquireAccumulator(g, st);
+  const uint32_t epc = chunkElems(g), eb = cfg->cElemBytes;
   KbValue col = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* column within the tile */
-  KbValue box = kbUDiv(b, col, kbI32(b, MLIR_NVFP4_STORE_COLS));
-  KbValue colInBox = kbURem(b, col, kbI32(b, MLIR_NVFP4_STORE_COLS));
-  KbValue chunk = kbUDiv(b, colInBox, kbI32(b, 8));
-  KbValue inChunk = kbMulI(b, kbURem(b, colInBox, kbI32(b, 8)), 2);
+  KbValue box = kbUDiv(b, col, kbI32(b, cfg->storeBoxCols));
+  KbValue colInBox = kbURem(b, col, kbI32(b, cfg->storeBoxCols));
+  KbValue chunk = kbUDiv(b, colInBox, kbI32(b, epc));
+  KbValue inChunk = kbMulI(b, kbURem(b, colInBox, kbI32(b, epc)), eb);
   const uint32_t boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
   KbValue boxBase = kbAdd(b, kbMulI(b, box, boxBytes), inChunk);
-  KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
+  KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
   nvPrefetchTensormap(b, map);
   /* ceil(tileN / 64) sub-tiles: the last one may read accumulator columns past this
    * tile's N; they become C rows past M (the tile is its group's last), which the C map
-   * clips. */
+   * clips (the contiguous form stores such a sub-tile directly). */
   KbValue subTiles = kbUDiv(b, kbAddI(b, t->tileN, cfg->stagingRows - 1),
                             kbI32(b, cfg->stagingRows));
+  KbValue cCol = kbAdd(b, t->cCol0, col);
   KbVar s = kbVar(b, b->i32, kbI32(b, 0));
   kbWhile(b);
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, s), subTiles));
@@ -262,25 +348,26 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
     kbIf(b, kbCmp(b, KB_EQ, kbAddI(b, sv, 1), subTiles));
     releaseAccumulator(g, st);
     kbEndIf(b);
+    KbValue row0 = kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows));
+    if (contiguous(g)) kbIf(b, staged(g, t, row0, cfg->stagingRows));
     KbValue staging = beginStaging(g, st);
     KbValue buf = kbAdd(b, staging, boxBase);
     for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
       KbValue off = swizzled(b, kbI32(b, r), chunk);
-      kbStore(b, fp16(b, vals[r / 32], r % 32), genSharedPtr(g, kbAdd(b, buf, off)), 2);
+      kbStore(b, outElem(g, st, vals[r / 32], r % 32), genSharedPtr(g, kbAdd(b, buf, off)), eb);
     }
     /* this thread's column in the ragged tail N8..N-1: stored directly */
-    KbValue cCol = kbAdd(b, t->cCol0, col);
-    KbValue row0 = kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows));
-    kbIf(b, kbAnd(b, kbCmp(b, KB_UGE, cCol, mapColumns(b, t)), kbCmp(b, KB_ULT, cCol, t->n)));
-    for (uint32_t r = 0; r < cfg->stagingRows; ++r) {
-      KbValue cRow = kbAddI(b, row0, r);
-      kbIf(b, kbCmp(b, KB_ULT, cRow, t->m));
-      kbStore(b, fp16(b, vals[r / 32], r % 32), cAddress(g, t, cRow, cCol), 2);
+    kbIf(b, kbAnd(b, kbCmp(b, KB_UGE, cCol, mapColumns(g, t)), kbCmp(b, KB_ULT, cCol, t->n)));
+    storeColumnSwap(g, st, t, vals, row0, cCol);
+    kbEndIf(b);
+    endStaging(g, st, t, staging, t->cCol0, row0);
+    if (contiguous(g)) {
+      kbElse(b); /* the sub-tile reaches past its expert's rows: direct stores */
+      kbIf(b, kbCmp(b, KB_ULT, cCol, t->n));
+      storeColumnSwap(g, st, t, vals, row0, cCol);
+      kbEndIf(b);
       kbEndIf(b);
     }
-    kbEndIf(b);
-    endStaging(g, st, t, staging, t->cCol0,
-               kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows)));
     kbSet(b, s, kbAddI(b, sv, 1));
   }
   kbEndWhile(b);
@@ -291,7 +378,8 @@ void sm100EpilogueLoop(Sm100Kernel *k) {
   GenKernel *g = &k->g;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   EpilogueState st = {k->tmemBase, genPipeNew(g->b, cfg->accBuffers, &cfg->accFull, &cfg->accEmpty),
-                      genRingNew(g->b, cfg->stagingBuffers ? cfg->stagingBuffers : 1)};
+                      genRingNew(g->b, cfg->stagingBuffers ? cfg->stagingBuffers : 1),
+                      (MlirValue){NULL}};
   GenTileBody body = cfg->spec.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? directStoreTile
                      : cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB ? tmaStoreTileAB
                                                                           : tmaStoreTileSwap;

@@ -15,7 +15,11 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   Sm100Kernel k;
   GenKernel *g = &k.g;
   genKernelInit(g, b, cfg, params, dynSmemGlobal);
-  genTensorMapPatchInit(g, patchTensorMaps);
+  /* (the contiguous form's shared maps are never patched) */
+  genTensorMapPatchInit(g, patchTensorMaps && cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS);
+  /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
+   * offsets (all threads take part; ends with a CTA barrier). */
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
   KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
 
   const uint32_t cg = cfg->spec.ctaGroup;

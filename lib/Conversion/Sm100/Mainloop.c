@@ -46,18 +46,20 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
   ProducerState *st = state;
   const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
   KbValue maps[4];
-  genRoleTensorMaps(g, t->group, maps);
+  genRoleTensorMaps(g, t, maps);
   KbValue mapM = maps[0], mapN = maps[1], mapSfm = maps[2], mapSfn = maps[3];
 
   /* This CTA's rows of each role and the 128-row scale-factor atom rows holding them. In a
    * CTA pair each CTA loads its half of both roles' rows, its own M-role scale factors and
-   * all of the N-role scale factors (the MMA reads the full N's from each CTA's TMEM). */
+   * all of the N-role scale factors (the MMA reads the full N's from each CTA's TMEM).
+   * The contiguous form adds where the tile's expert starts in the shared maps. */
   KbValue nRows = genRoleNRows(g, t);
-  KbValue mRow = kbAdd(b, t->mRow0, kbMulI(b, g->ctaRank, cfg->tileM));
-  KbValue nRow = kbAdd(b, t->nRow0, kbMul(b, g->ctaRank, nRows));
+  KbValue mRowRel = kbAdd(b, t->mRow0, kbMulI(b, g->ctaRank, cfg->tileM));
+  KbValue mRow = genAddBase(b, t->mBase, mRowRel);
+  KbValue nRow = genAddBase(b, t->nBase, kbAdd(b, t->nRow0, kbMul(b, g->ctaRank, nRows)));
   KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
-  KbValue sfmRow = kbUDiv(b, mRow, atom);
-  KbValue sfnRow = kbUDiv(b, t->nRow0, atom);
+  KbValue sfmRow = genAddBase(b, t->sfmBase, kbUDiv(b, mRowRel, atom));
+  KbValue sfnRow = genAddBase(b, t->sfnBase, kbUDiv(b, t->nRow0, atom));
   KbValue tx = kbI32(b, cfg->txBytesFixed);
   if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, nRows, cfg->tileK / 2));
   KbValue hintM = kbI64(b, cacheHint(rm->data)), hintN = kbI64(b, cacheHint(rn->data));

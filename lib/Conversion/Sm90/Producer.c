@@ -17,7 +17,7 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
   GenPipe *stages = state;
   const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
   KbValue maps[4];
-  genRoleTensorMaps(g, t->group, maps);
+  genRoleTensorMaps(g, t, maps);
   KbValue mapM = maps[0], mapN = maps[1], mapSfm = maps[2], mapSfn = maps[3];
 
   KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);

@@ -5,13 +5,13 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
 // The default sm_90a family: swap_n128 then swap_n64, 2 x 256-byte records.
-// Record 0: "NVF4", ABI 2, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
+// Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
 // block 384 x 1 x 1 (three warpgroups), cluster 1 x 1 x 1.
 // CHECK-LABEL: func.func @sm90_default
 // CHECK-SAME: nvfp4.kernel = @h0_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463402000000000100005A000000000000008001000001000000010000000100000001000000010000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008001000001000000010000000100000001000000010000
 // CHECK-SAME: tensor<512xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 384, 1, 1>}

@@ -26,7 +26,7 @@ func.func @count_mismatch(%a0: memref<128x256xf4E2M1FN>,
 // At least one group.
 func.func @zero_groups() {
   // expected-error @+1 {{requires at least one group}}
-  "nvfp4.grouped_matmul"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0, 0>, target = "sm_100a"}> : () -> ()
+  "nvfp4.grouped_matmul"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0>, target = "sm_100a"}> : () -> ()
   return
 }
 
@@ -68,18 +68,18 @@ func.func @sfa_element_type(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// C must be f16 (v1).
+// C must be f16, bf16 or f32.
 func.func @c_element_type(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
-    %c0: memref<128x128xf32>) {
-  // expected-error @+1 {{group 0: operand 'c' must have element type f16, got f32}}
+    %c0: memref<128x128xf64>) {
+  // expected-error @+1 {{group 0: operand 'c' must have element type f16, bf16 or f32, got f64}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
-      c(%c0 : memref<128x128xf32>)
+      c(%c0 : memref<128x128xf64>)
       {target = "sm_100a"}
   return
 }

@@ -10,7 +10,7 @@ args = ", ".join("%%%s: %s" % (n, t) for n, t in zip(names, types))
 operands = ", ".join("%" + n for n in names for _ in range(g))
 optypes = ", ".join(t for t in types for _ in range(g))
 print("func.func @groups_%d(%s) {" % (g, args))
-print('  "nvfp4.grouped_matmul"(%s) <{operandSegmentSizes = array<i32: %d, %d, %d, %d, %d>, '
+print('  "nvfp4.grouped_matmul"(%s) <{operandSegmentSizes = array<i32: %d, %d, %d, %d, %d, 0>, '
       'target = "sm_100a", kernel_name = "g%d", variants = ["swap_n128"]}> : (%s) -> ()'
       % (operands, g, g, g, g, g, g, optypes))
 print("  return")

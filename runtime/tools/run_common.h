@@ -1,0 +1,131 @@
+/* run_common.h — small helpers shared by the nvfp4-run modes (nvfp4-run.c, the grouped
+ * form; nvfp4-run-moe.c, the contiguous MoE form): exit codes, the status line of the
+ * last runtime error, a monotonic clock, the median of a sample, opening the device and
+ * the cubin, --variant, and the event-timed and host-timed launch loops. */
+#ifndef NVFP4_RUN_COMMON_H
+#define NVFP4_RUN_COMMON_H
+
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "nvfp4rt.h"
+
+enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
+
+static inline const char *status_detail(nvfp4rt_status st) {
+  static char buf[1024];
+  const nvfp4rt_error *e = nvfp4rt_last_error();
+  snprintf(buf, sizeof buf, "%s: %s", nvfp4rt_status_string(st), e->message);
+  return buf;
+}
+
+static inline double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static inline int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts v (n values) and returns its median; 0 for n <= 0. */
+static inline double median(double *v, int n) {
+  if (n <= 0) return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Inside a mode's main function (an int rc and a done: label): print the runtime's last
+ * error, exit status EXIT_ERROR, clean up. */
+#define FAIL_RT(st)                                                                         \
+  do {                                                                                      \
+    fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));                                  \
+    rc = EXIT_ERROR;                                                                        \
+    goto done;                                                                              \
+  } while (0)
+
+/* Creates the context of device `ordinal` and loads `cubin`: 0, or EXIT_NO_GPU (the line
+ * saying so printed) when there is no driver or device, or EXIT_ERROR (error printed). */
+static inline int run_open(int ordinal, const char *cubin, nvfp4rt_context **ctx,
+                           nvfp4rt_module **mod) {
+  nvfp4rt_status st = nvfp4rt_context_create(ordinal, ctx);
+  if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
+    fprintf(stderr, "nvfp4-run: no CUDA GPU available (%s); nothing was run (exit %d)\n",
+            status_detail(st), EXIT_NO_GPU);
+    return EXIT_NO_GPU;
+  }
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_file(*ctx, cubin, mod);
+  if (st == NVFP4RT_STATUS_OK) return 0;
+  fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));
+  return EXIT_ERROR;
+}
+
+/* --variant: an index or a name (the kernel name, or its "_<variant>" suffix); -1 (message
+ * printed) when the cubin has no such variant. */
+static inline int run_variant(const nvfp4rt_module *mod, const char *name) {
+  char *end;
+  long vi = strtol(name, &end, 10);
+  int v = *name && !*end ? (int)vi : nvfp4rt_module_find_variant(mod, name);
+  if (v >= 0 && v < (int)nvfp4rt_module_variant_count(mod)) return v;
+  fprintf(stderr, "nvfp4-run: the cubin has no variant '%s' (nvfp4-run --info lists them)\n", name);
+  return -1;
+}
+
+/* Device time of a launch: `warmup` untimed launches, then `iters` launches each between
+ * two events (the L2 flushed first, by a memset of twice its size, when flush_l2); times[i]
+ * in microseconds. The events and the flush buffer live for the call only. */
+typedef nvfp4rt_status (*run_launch_fn)(void *arg, void *stream);
+static inline nvfp4rt_status run_event_times(nvfp4rt_context *ctx, void *stream, int flush_l2,
+                                             run_launch_fn launch, void *arg, int warmup,
+                                             int iters, double *times) {
+  void *ev0 = NULL, *ev1 = NULL;
+  uint64_t flush_buf = 0;
+  size_t flush_bytes = 0;
+  nvfp4rt_status st = nvfp4rt_event_create(ctx, &ev0);
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_event_create(ctx, &ev1);
+  if (st == NVFP4RT_STATUS_OK && flush_l2) {
+    const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
+    flush_bytes = (size_t)(dev->l2_bytes > 0 ? dev->l2_bytes : 64 << 20) * 2;
+    st = nvfp4rt_mem_alloc(ctx, flush_bytes, &flush_buf);
+  }
+  for (int i = 0; st == NVFP4RT_STATUS_OK && i < warmup; i++) st = launch(arg, stream);
+  for (int i = 0; st == NVFP4RT_STATUS_OK && i < iters; i++) {
+    float ms = 0;
+    if (flush_l2) st = nvfp4rt_memset_async(ctx, flush_buf, (unsigned char)i, flush_bytes, stream);
+    if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_event_record(ctx, ev0, stream);
+    if (st == NVFP4RT_STATUS_OK) st = launch(arg, stream);
+    if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_event_record(ctx, ev1, stream);
+    if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_stream_synchronize(ctx, stream);
+    if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms);
+    times[i] = ms * 1e3;
+  }
+  if (flush_buf) nvfp4rt_mem_free(ctx, flush_buf);
+  if (ev1) nvfp4rt_event_destroy(ctx, ev1);
+  if (ev0) nvfp4rt_event_destroy(ctx, ev0);
+  return st;
+}
+
+/* Host cost of a launch: `iters` calls, host[i] the microseconds call i took; the stream
+ * is drained every 32 launches (and at the end) so that the launch queue never blocks a
+ * timed call. */
+static inline nvfp4rt_status run_host_times(nvfp4rt_context *ctx, void *stream,
+                                            run_launch_fn launch, void *arg, int iters,
+                                            double *host) {
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
+  for (int i = 0; st == NVFP4RT_STATUS_OK && i < iters; i++) {
+    if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) break;
+    double t0 = now_us();
+    st = launch(arg, stream);
+    host[i] = now_us() - t0;
+  }
+  return st == NVFP4RT_STATUS_OK ? nvfp4rt_stream_synchronize(ctx, stream) : st;
+}
+
+/* The MoE mode: nvfp4-run CUBIN --moe E,M,N,K ... (nvfp4-run-moe.c). */
+int nvfp4_run_moe(int argc, char **argv);
+
+#endif /* NVFP4_RUN_COMMON_H */

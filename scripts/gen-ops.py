@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Prints an nvfp4 op with every size dynamic except the group / expert count, for the
+device suite's packages and for tests:
+
+  gen-ops.py grouped G [--c f16|bf16|f32] [--alpha] [--variants a,b,...] [--name NAME]
+  gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...] [--name NAME]
+
+grouped: nvfp4.grouped_matmul with G groups (one memref per group in each list);
+moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1)."""
+import argparse
+
+p = argparse.ArgumentParser()
+p.add_argument("form", choices=["grouped", "moe"])
+p.add_argument("count", type=int)
+p.add_argument("--c", default="f16", choices=["f16", "bf16", "f32"])
+p.add_argument("--alpha", action="store_true")
+p.add_argument("--variants", default="")
+p.add_argument("--name", default="")
+a = p.parse_args()
+n = a.count
+fp4, sf = "memref<?x?xf4E2M1FN>", "memref<?x?x32x4x4xf8E4M3FN>"
+c = "memref<?x?x%s>" % a.c
+attrs = ['target = "sm_100a"']
+if a.name:
+    attrs.append('kernel_name = "%s"' % a.name)
+if a.variants:
+    attrs.append("variants = [%s]" % ", ".join('"%s"' % v for v in a.variants.split(",")))
+attr = "{%s}" % ", ".join(attrs)
+if a.form == "grouped":
+    lists = [("a", fp4), ("b", fp4), ("sfa", sf), ("sfb", sf), ("c", c)]
+    args = ["%%%s%d: %s" % (k, g, t) for k, t in lists for g in range(n)]
+    if a.alpha:
+        args.append("%%alpha: memref<%dxf32>" % n)
+    print("func.func @grouped_%d(%s) {" % (n, ", ".join(args)))
+    print("  nvfp4.grouped_matmul")
+    for k, t in lists:
+        print("      %s(%s : %s)" % (k, ", ".join("%%%s%d" % (k, g) for g in range(n)),
+                                     ", ".join([t] * n)))
+    if a.alpha:
+        print("      alpha(%%alpha : memref<%dxf32>)" % n)
+else:
+    ops = [("a", fp4), ("b", "memref<%dx?x?xf4E2M1FN>" % n), ("sfa", sf),
+           ("sfb", "memref<%dx?x?x32x4x4xf8E4M3FN>" % n), ("c", c),
+           ("offsets", "memref<%dxi32>" % (n + 1))]
+    if a.alpha:
+        ops.append(("alpha", "memref<%dxf32>" % n))
+    print("func.func @moe_%d(%s) {" % (n, ", ".join("%%%s: %s" % (k, t) for k, t in ops)))
+    print("  nvfp4.moe_matmul")
+    for k, t in ops:
+        print("      %s(%%%s : %s)" % (k, k, t))
+print("      %s" % attr)
+print("  return")
+print("}")
