@@ -12,7 +12,7 @@
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
 # hostlaunch proxy hopper moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
-# name the variants.
+# name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
@@ -33,7 +33,7 @@ results="$LOG/results.txt"
 one() { # name, then nvfp4-run arguments
   local name=$1; shift
   local t0=$(date +%s%N)
-  if timeout 300 "$RUN" "$@" > "$LOG/$name.log" 2>&1; then
+  if timeout "${RUN_TIMEOUT:-300}" "$RUN" "$@" > "$LOG/$name.log" 2>&1; then
     pass=$((pass + 1)); st=PASS
   else
     rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"

@@ -9,7 +9,7 @@ BUILD=${1:-build}
 OUT=${DEVICE_DIR:-.device}
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/cubin"
 cp "$BUILD"/bin/nvfp4-run "$OUT/bin/"
-cp -P "$BUILD"/lib/libnvfp4rt.so* "$OUT/lib/"
+cp -P "$BUILD"/lib/libnvfp4rt.so* "$BUILD"/lib/libnvfp4sim.so* "$OUT/lib/"  # nvfp4-run links the CPU simulator (--cpu)
 cp "$BUILD"/bin/runtime-gpu-test "$OUT/bin/"
 CUDA=${CUDA_ROOT:-/usr/local/cuda}
 for p in probe_sm90a:sm_90a probe_sm100a:sm_100a nometa:sm_90a; do
