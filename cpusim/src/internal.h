@@ -154,6 +154,8 @@ typedef struct sim_ld {
   uint32_t taddr, num, site;
 } sim_ld;
 
+#define SIM_WGMMA_SITES 64 /* wgmma instructions tracked per thread (more: hashed) */
+
 typedef struct sim_fiber {
   void *sp;
   void *stack;
@@ -183,6 +185,9 @@ typedef struct sim_fiber {
    * collective, and its committed wgmma groups (the agent number of each group's last MMA) */
   float *wg_acc;
   uint32_t wg_a[4], wg_last_seq, wg_groups[16], wg_ncommit;
+  /* the last issue of each wgmma instruction (site) by this thread: its agent number, for
+   * the check that its A registers are not redefined while it is in flight */
+  uint32_t wg_site[SIM_WGMMA_SITES], wg_site_seq[SIM_WGMMA_SITES];
   uint32_t st_addr, st_r[4];
 } sim_fiber;
 

@@ -12,8 +12,13 @@
  * wgmma.wait_group that retires their group: a thread's wait advances its clock to the
  * agent's last retired operation, and a write of those bytes by a thread whose clock does
  * not cover it (no wait, or no barrier after the waiting thread's) is reported as
- * smem-write-during-async-read. Register hazards (a use of an accumulator before the wait)
- * are not modelled: the accumulator values are final at issue.
+ * smem-write-during-async-read. The A fragments are read at issue, but PTX lets the
+ * instruction read its A registers until the wait_group that retires it: an IR value is one
+ * PTX register, so the same wgmma instruction issued again while its previous issue is in
+ * flight means its A registers were redefined under that issue (a loop that decodes the next
+ * chunk's fragments before the last chunk's wgmmas retired; ptxas does not guard it), and is
+ * reported as wgmma-a-register-redefined. A use of an accumulator before the wait is not
+ * modelled: the accumulator values are final at issue.
  *
  * stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 is a warp collective: matrix i's row j
  * (stored at the address of lane 8 i + j) is column j of the fragment, whose element r
@@ -108,6 +113,16 @@ void nvfp4_sim_wgmma_bf16(float *acc, uint32_t n, uint32_t a0, uint32_t a1, uint
     sim_fault(f, site, "wgmma.m64n%uk16: N must be a multiple of 8 in 8..256", n);
   if (f->cta->threads < 4u * 32u * (f->warp / 4u + 1u))
     sim_fault(f, site, "wgmma issued by an incomplete warpgroup");
+  /* The A registers of this instruction's previous issue must be retired by now. */
+  const uint16_t comp = wg_comp(f);
+  uint32_t slot = site % SIM_WGMMA_SITES;
+  for (uint32_t i = 0; i < SIM_WGMMA_SITES; ++i)
+    if (f->wg_site[i] == site + 1u || f->wg_site[i] == 0) { slot = i; break; }
+  if (f->wg_site[slot] == site + 1u && f->vc[comp] < f->wg_site_seq[slot])
+    sim_report("wgmma-a-register-redefined", f, site,
+               "this wgmma.mma_async is issued again while its previous issue (MMA %u of the "
+               "warpgroup) is not retired by a wgmma.wait_group: the A-fragment registers it "
+               "may still read were redefined in between", f->wg_site_seq[slot]);
   f->wg_acc = acc;
   f->wg_a[0] = a0;
   f->wg_a[1] = a1;
@@ -117,6 +132,8 @@ void nvfp4_sim_wgmma_bf16(float *acc, uint32_t n, uint32_t a0, uint32_t a1, uint
   uint32_t args[4] = {n, (uint32_t)desc, (uint32_t)(desc >> 32), scale_d != 0};
   sim_rendezvous_arrive(&f->cta->wg[f->warp / 4u], 128, SIM_RV_WGMMA, args, 4, f, site,
                         wgmma_last, &x);
+  f->wg_site[slot] = site + 1u;
+  f->wg_site_seq[slot] = f->wg_last_seq;
   sim_maybe_yield();
 }
 

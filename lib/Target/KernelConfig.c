@@ -345,7 +345,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
 
   MlirNvfp4Sm90Plan *p = &cfg->sm90;
   p->consumerGroups = 2;
-  p->mmaDepth = 1;
+  /* 0: every chunk's wgmmas are retired before the next chunk's decode writes its A
+   * fragments. The chunk loop defines them with the same (PTX) registers each trip, and
+   * PTX forbids rewriting the A registers of an in-flight wgmma; ptxas does not guard it
+   * (depth 1 computed wrong sums on an H200, docs/kernel-sm90a.md, "Hazards"). The decode
+   * still overlaps the other warpgroup's wgmmas. */
+  p->mmaDepth = 0;
   p->chunkK = MLIR_NVFP4_MMA_K;
   /* A chunk's buffer is rewritten while the other warpgroup may still run the wgmmas of
    * mmaDepth + 1 chunks before it (docs/kernel-sm90a.md, "Hazards"). */

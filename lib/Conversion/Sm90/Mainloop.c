@@ -9,8 +9,10 @@
  *   3. fence.proxy.async, bar.sync over both warpgroups: the buffer is complete;
  *   4. (last chunk of the stage) release it: one thread arrives on empty[s];
  *   5. wgmma.fence, four m64nTk16 wgmmas (A registers, B descriptor 32 B apart), commit;
- *   6. wgmma.wait_group(depth): chunk c - depth has completed, so the decode of chunk c + 1
- *      overlaps the wgmmas of chunk c.
+ *   6. wgmma.wait_group(depth): chunk c - depth has completed. The depth is 0: the next
+ *      chunk's decode rewrites the same A registers (one PTX register per loop value), which
+ *      PTX forbids while a wgmma reading them is in flight; the decode overlaps the other
+ *      warpgroup's wgmmas instead (docs/kernel-sm90a.md, "Hazards").
  * wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and the
  * tile's T selects one (the token decode is skipped by warps whose 16-row block is >= T).
  * The first wgmma of a tile ignores the accumulator (scale-d 0); after the last chunk,
