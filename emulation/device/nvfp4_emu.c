@@ -271,6 +271,18 @@ typedef struct {
 
 static NVFP4_EMU_SHARED emu_pair_mailbox emu_mailbox;
 
+/* Every thread, at the kernel's entry: nvfp4_emu.h. */
+void nvfp4_emu_cta_begin(void) {
+  if (emu_cta_linear_tid() == 0) {
+    nvfp4_emu_state_reset(emu_state_ptr());
+    emu_state.magic = 0;
+    emu_mailbox.arrive = 0;
+    emu_mailbox.done = 0;
+  }
+  emu_cta_barrier();
+  if (emu_cluster_size() > 1) emu_cluster_barrier();
+}
+
 /* Token of collective `seq` of this CTA pair in this launch. */
 static inline uint64_t emu_pair_token(uint32_t seq) {
   uint32_t tag = (uint32_t)emu_gridid() * 2654435761u + emu_cluster_linear() * 40503u + 1u;

@@ -14,6 +14,13 @@
 #include <stdint.h>
 
 static inline uint32_t emu_laneid(void) { return (uint32_t)__nvvm_read_ptx_sreg_laneid(); }
+/* The thread's linear index in its CTA. */
+static inline uint32_t emu_cta_linear_tid(void) {
+  return (uint32_t)__nvvm_read_ptx_sreg_tid_x() +
+         (uint32_t)__nvvm_read_ptx_sreg_ntid_x() *
+             ((uint32_t)__nvvm_read_ptx_sreg_tid_y() +
+              (uint32_t)__nvvm_read_ptx_sreg_ntid_y() * (uint32_t)__nvvm_read_ptx_sreg_tid_z());
+}
 
 static inline uint32_t emu_activemask(void) {
   uint32_t m;
@@ -80,6 +87,14 @@ static inline void emu_mbarrier_arrive(NVFP4_EMU_SHARED uint64_t *mbar) {
 }
 
 static inline void emu_compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
+
+/* bar.sync 0 (every thread of the CTA) and, in a cluster, barrier.cluster (every thread of
+ * the cluster), each with the memory ordering of a CTA / cluster barrier. */
+static inline void emu_cta_barrier(void) { __asm__ volatile("bar.sync 0;" ::: "memory"); }
+static inline void emu_cluster_barrier(void) {
+  __asm__ volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                   "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 
 /* ---- clusters and distributed shared memory (the CTA pair of .cta_group::2) ---------- */
 

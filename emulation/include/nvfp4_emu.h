@@ -33,6 +33,12 @@
 #define NVFP4_EMU_SHARED
 #endif
 
+/* Called by every thread at each emulated kernel's entry (the emulation pass inserts it):
+ * clears this CTA's allocation state and pair mailbox left in shared memory by an earlier
+ * CTA, then a CTA barrier (a cluster barrier in a cluster of several CTAs), so that the
+ * state of a launch never depends on what an earlier launch left behind. %gridid alone
+ * cannot tell launches apart: CUDA graph replays of one kernel node repeat it. */
+void nvfp4_emu_cta_begin(void);
 /* tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], ncols — warp-collective. */
 void nvfp4_emu_tcgen05_alloc(NVFP4_EMU_SHARED uint32_t *dst, uint32_t ncols, uint64_t workspace);
 /* tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — warp-collective. */

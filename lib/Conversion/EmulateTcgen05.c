@@ -8,6 +8,8 @@
  * RetargetSm90.c; this file holds the emulation's own part: the library declarations, the
  * bitcode path and the rewrite of each tcgen05 op into a library call. The metadata
  * records get the EMULATION flag and the per-CTA workspace size.
+ * Every kernel first calls nvfp4_emu_cta_begin (fresh emulator state per CTA, whatever an
+ * earlier launch left in shared memory: CUDA graph replays repeat %gridid).
  * The emulated Tensor Memory lives in the workspace whose address the runtime stores in
  * the parameter header (NVFP4_ABI_HDR_WORKSPACE); the rewritten tcgen05.alloc loads it.
  *
@@ -44,6 +46,7 @@
 #endif
 
 static const char *const kDecls[] = {
+    "llvm.func @nvfp4_emu_cta_begin()",
     "llvm.func @nvfp4_emu_tcgen05_alloc(!llvm.ptr<3>, i32, i64)",
     "llvm.func @nvfp4_emu_tcgen05_dealloc(i32, i32)",
     "llvm.func @nvfp4_emu_tcgen05_relinquish_alloc_permit()",
@@ -177,7 +180,8 @@ static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userDa
            "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
   const Nvfp4Sm90Target t = {"nvfp4-emulate-tcgen05", "nvfp4.emulation", targets, kDecls,
                              sizeof kDecls / sizeof kDecls[0], NVFP4_META_FLAG_EMULATION,
-                             NVFP4_EMU_TMEM_BYTES_PER_CTA, rewrite, NULL};
+                             NVFP4_EMU_TMEM_BYTES_PER_CTA, rewrite, NULL,
+                             "nvfp4_emu_cta_begin"};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }
 

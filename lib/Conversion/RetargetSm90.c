@@ -87,6 +87,29 @@ static bool fail(MlirLocation loc, const Nvfp4Sm90Target *t, const char *why) {
   return false;
 }
 
+/* The target's entry call, first in the entry block of every kernel (llvm.func with
+ * nvvm.kernel and a body) of the module, tagged like every op the rewrite adds. */
+static void insertEntryCalls(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
+  MlirContext ctx = mlirOperationGetContext(gpuModule);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f)) {
+    if (!nvfp4OpIs(f, "llvm.func") ||
+        mlirAttributeIsNull(mlirOperationGetAttributeByName(f, str("nvvm.kernel"))))
+      continue;
+    MlirRegion region = mlirOperationGetRegion(f, 0);
+    MlirBlock entry = mlirRegionGetFirstBlock(region);
+    if (mlirBlockIsNull(entry)) continue;
+    KbBuilder b;
+    kbInit(&b, ctx, mlirOperationGetLocation(f), region, entry);
+    b.tag = t->tag;
+    mlirOperationSetAttributeByName(b.allocaAnchor, str(t->tag), mlirUnitAttrGet(ctx));
+    b.cur = entry;
+    b.insertBefore = mlirBlockGetFirstOperation(entry);
+    kbCall(&b, t->entryCall, (MlirType){NULL}, 0, NULL);
+  }
+}
+
 static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   MlirContext ctx = mlirOperationGetContext(gpuModule);
   MlirAttribute targets = mlirAttributeParseGet(ctx, str(t->targets));
@@ -137,6 +160,7 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
     if (ok && b.failed) ok = fail(b.loc, t, "internal error");
   }
   free(w);
+  if (ok && t->entryCall) insertEntryCalls(gpuModule, t);
   return ok;
 }
 

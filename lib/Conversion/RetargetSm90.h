@@ -37,6 +37,7 @@ typedef struct Nvfp4Sm90Target {
   uint32_t workspacePerCta;    /* every record's workspace_per_cta */
   Nvfp4Tcgen05Rewrite rewrite;
   void *user;
+  const char *entryCall;       /* a function () -> () every kernel calls first (NULL: none) */
 } Nvfp4Sm90Target;
 
 /* Retargets every nvfp4 gpu.module (one holding the metadata symbol) directly inside
