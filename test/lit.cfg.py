@@ -31,6 +31,9 @@ config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%ptxas", os.path.join(config.cuda_root, "bin", "ptxas")))
 config.substitutions.append(("%shlibext", ".so"))
 config.substitutions.append(("%python", sys.executable))
+# libcuda stand-in for driver-path tests without a GPU (test/Runtime/fake_libcuda.c)
+config.substitutions.append(("%fake_libcuda",
+                             os.path.join(config.nvfp4_lib_dir, "libnvfp4-fake-cuda.so")))
 
 if os.path.exists(os.path.join(config.cuda_root, "bin", "ptxas")):
     config.available_features.add("ptxas")

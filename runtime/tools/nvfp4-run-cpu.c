@@ -25,6 +25,7 @@
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
 #include "nvfp4sim.h"
+#include "run_common.h"
 
 int nvfp4_run_cpu(int argc, char **argv);
 
@@ -77,12 +78,12 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--case")) case_name = NEXT();
     else if (!strcmp(a, "--groups")) groups_spec = NEXT();
     else if (!strcmp(a, "--variant")) variant = NEXT();
-    else if (!strcmp(a, "--seed")) seed = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--schedule-seed")) sched = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--sms")) sms = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)strtoul(NEXT(), NULL, 10);
-    else if (!strcmp(a, "--threads")) threads = atoi(NEXT());
+    else if (!strcmp(a, "--seed")) seed = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--schedule-seed")) sched = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--sms")) sms = (uint32_t)run_parse_int(a, NEXT(), 1, 4096);
+    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
+    else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--full-range")) full = 1;
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--no-check")) check = 0;

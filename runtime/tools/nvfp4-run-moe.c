@@ -161,7 +161,7 @@ static int parse(int argc, char **argv, moe_opts *o) {
         fprintf(stderr, "nvfp4-run: unknown routing '%s'\n", v ? v : "");
         return -1;
       }
-    } else if (!strcmp(a, "--seed")) { const char *v = NEXT(); o->seed = v ? strtoull(v, NULL, 0) : 0; }
+    } else if (!strcmp(a, "--seed")) { const char *v = NEXT(); o->seed = v ? run_parse_u64(a, v) : 0; }
     else if (!strcmp(a, "--variant")) o->variant = NEXT();
     else if (!strcmp(a, "--full-range")) o->full_range = 1;
     else if (!strcmp(a, "--graph-replays")) { uint32_t r; NUM(r); o->replays = (int)r; }

@@ -6,8 +6,12 @@
 #define NVFP4_RUN_COMMON_H
 
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "nvfp4rt.h"
@@ -19,6 +23,53 @@ static inline const char *status_detail(nvfp4rt_status st) {
   const nvfp4rt_error *e = nvfp4rt_last_error();
   snprintf(buf, sizeof buf, "%s: %s", nvfp4rt_status_string(st), e->message);
   return buf;
+}
+
+/* Strict option values: the whole string, decimal, inside [lo, hi]; exits EXIT_ERROR with a
+ * message otherwise (atoi took "abc" as 0 and "12x" as 12). */
+static inline long long run_parse_int(const char *opt, const char *v, long long lo,
+                                      long long hi) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || errno == ERANGE || x < lo || x > hi) {
+    fprintf(stderr, "nvfp4-run: bad %s '%s' (an integer in %lld .. %lld)\n", opt, v, lo, hi);
+    exit(EXIT_ERROR);
+  }
+  return x;
+}
+/* The same for an unsigned 64-bit value (decimal, 0x hexadecimal or 0 octal). */
+static inline uint64_t run_parse_u64(const char *opt, const char *v) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (!*v || *end || errno == ERANGE || *v == '-') {
+    fprintf(stderr, "nvfp4-run: bad %s '%s' (an unsigned 64-bit integer)\n", opt, v);
+    exit(EXIT_ERROR);
+  }
+  return (uint64_t)x;
+}
+
+/* Prints `s` as a JSON string (quotes, backslashes and control characters escaped). */
+static inline void json_str(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') printf("\\%c", *p);
+    else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
+    else putchar(*p);
+  }
+  putchar('"');
+}
+/* A JSON number, or null for NaN/Inf (which JSON cannot represent). */
+static inline const char *json_num(char buf[40], double v, int precision) {
+  if (isfinite(v)) snprintf(buf, 40, "%.*g", precision, v);
+  else snprintf(buf, 40, "null");
+  return buf;
+}
+
+/* The file the runtime reads for a CUBIN argument: "-" is standard input. */
+static inline const char *run_cubin_file(const char *path) {
+  return strcmp(path, "-") != 0 ? path : "/dev/stdin";
 }
 
 static inline double now_us(void) {
@@ -58,7 +109,7 @@ static inline int run_open(int ordinal, const char *cubin, nvfp4rt_context **ctx
             status_detail(st), EXIT_NO_GPU);
     return EXIT_NO_GPU;
   }
-  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_file(*ctx, cubin, mod);
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_file(*ctx, run_cubin_file(cubin), mod);
   if (st == NVFP4RT_STATUS_OK) return 0;
   fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));
   return EXIT_ERROR;
