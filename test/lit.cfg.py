@@ -27,6 +27,7 @@ config.environment["PATH"] = path
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%nvfp4_libs", config.nvfp4_lib_dir))
 config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_obj_root", config.nvfp4_obj_root))
 config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%ptxas", os.path.join(config.cuda_root, "bin", "ptxas")))
 config.substitutions.append(("%shlibext", ".so"))
