@@ -15,7 +15,8 @@ config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
 
 # FileCheck: every variable is scoped to its CHECK-LABEL block.
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
-for var in ("HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES", "NVFP4_DEVICE_TESTS"):
+for var in ("HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES", "NVFP4_DEVICE_TESTS", "ASAN_OPTIONS",
+            "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -24,7 +25,13 @@ path = os.pathsep.join([config.nvfp4_tools_dir, config.llvm_tools_dir,
                         config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["PATH"] = path
 
-config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+# In a sanitizer build the plugin needs the sanitizer runtime loaded into the (uninstrumented)
+# stock mlir-opt first.
+mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+if getattr(config, "nvfp4_sanitizer_flags", ""):
+    config.available_features.add("sanitizers")
+    mlir_opt = "env LD_PRELOAD=%s %s" % (config.nvfp4_asan_runtime, mlir_opt)
+config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(("%nvfp4_libs", config.nvfp4_lib_dir))
 config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))
 config.substitutions.append(("%nvfp4_obj_root", config.nvfp4_obj_root))

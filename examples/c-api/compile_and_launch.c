@@ -34,11 +34,16 @@ int main(int argc, char **argv) {
   if (mlirModuleIsNull(m) ||
       mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mlirModuleGetOperation(m), &opts, &res)))
     return fprintf(stderr, "compilation failed\n%s", res.log ? res.log : ""), 1;
+  mlirModuleDestroy(m);
+  mlirContextDestroy(mlir);
   printf("compiled %s: %zu-byte %s cubin\n", argv[1], res.cubinSize,
          opts.emulate ? "sm_90a (emulation)" : "sm_100a");
-  if (gpu != NVFP4RT_STATUS_OK) return printf("skipped: no CUDA GPU (%s)\n", nvfp4rt_last_error_message()), 77;
-  nvfp4rt_module *mod;
-  TRY(nvfp4rt_module_load_data(ctx, res.cubin, res.cubinSize, &mod));
+  nvfp4rt_module *mod = NULL;
+  if (gpu == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_data(ctx, res.cubin, res.cubinSize, &mod);
+  mlirNvfp4CompileResultDestroy(&res); /* the runtime keeps its own copy */
+  if (gpu != NVFP4RT_STATUS_OK)
+    return printf("skipped: no CUDA GPU (%s)\n", nvfp4rt_last_error_message()), 77;
+  TRY(st);
   nvfp4h_shape shapes[NVFP4H_MAX_GROUPS];
   uint32_t n = nvfp4h_case_shapes(argc > 2 ? argv[2] : "test:0", shapes, NVFP4H_MAX_GROUPS);
   static nvfp4h_problem p;
@@ -71,5 +76,13 @@ int main(int argc, char **argv) {
   }
   printf("%u groups: %s (%llu mismatches)\n", n, nvfp4h_check_passed(&check) ? "PASS" : "FAIL",
          (unsigned long long)check.mismatches);
+  for (uint32_t i = 0; i < n; i++) {
+    const uint64_t ptr[5] = {g[i].a, g[i].b, g[i].sfa, g[i].sfb, g[i].c};
+    for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, ptr[t]);
+  }
+  nvfp4h_problem_free(&p);
+  nvfp4rt_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
   return nvfp4h_check_passed(&check) ? 0 : 1;
 }
