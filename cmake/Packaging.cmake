@@ -18,21 +18,22 @@ if(NOT NVFP4_RUNTIME_ONLY)
   set_target_properties(NVFP4MLIR PROPERTIES EXPORT_NAME MLIR)
   # In the build tree executables link MLIR themselves (nvfp4_link_mlir); installed, each
   # library that calls MLIR carries the link.
-  foreach(lib NVFP4Dialect NVFP4CAPI NVFP4Conversion NVFP4Serialize)
+  foreach(lib NVFP4Dialect NVFP4CAPI NVFP4Conversion NVFP4Serialize NVFP4CpuObject)
     target_link_libraries(${lib} INTERFACE $<INSTALL_INTERFACE:NVFP4::MLIR>)
   endforeach()
   # Everything a program needs to parse, verify, lower and compile nvfp4 IR.
   add_library(NVFP4Compiler INTERFACE)
-  target_link_libraries(NVFP4Compiler INTERFACE NVFP4Serialize NVFP4Conversion NVFP4CAPI
-                                                NVFP4Dialect NVFP4Target NVFP4MLIR)
+  target_link_libraries(NVFP4Compiler INTERFACE NVFP4Serialize NVFP4CpuObject NVFP4Conversion
+                                                NVFP4CAPI NVFP4Dialect NVFP4Target NVFP4MLIR)
   set_target_properties(NVFP4Compiler PROPERTIES EXPORT_NAME Compiler)
-  foreach(lib CAPI Dialect Conversion Target Serialize)
+  foreach(lib CAPI Dialect Conversion Target Serialize CpuObject)
     set_target_properties(NVFP4${lib} PROPERTIES EXPORT_NAME ${lib})
   endforeach()
   install(TARGETS NVFP4Compiler NVFP4MLIR NVFP4CAPI NVFP4Dialect NVFP4Conversion NVFP4Target
-                  NVFP4Serialize
+                  NVFP4Serialize NVFP4CpuObject
     EXPORT NVFP4Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES include/nvfp4-c/Descriptors.h include/nvfp4-c/Dialect.h
+  install(FILES include/nvfp4-c/CpuTarget.h include/nvfp4-c/Descriptors.h
+                include/nvfp4-c/Dialect.h
                 include/nvfp4-c/KernelConfig.h include/nvfp4-c/Passes.h
                 include/nvfp4-c/Pipeline.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/nvfp4-c)

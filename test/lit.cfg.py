@@ -31,6 +31,13 @@ mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
 if getattr(config, "nvfp4_sanitizer_flags", ""):
     config.available_features.add("sanitizers")
     mlir_opt = "env LD_PRELOAD=%s %s" % (config.nvfp4_asan_runtime, mlir_opt)
+    # C programs the tests compile themselves link the instrumented libraries
+    config.environment["NVFP4_EXTRA_CFLAGS"] = config.nvfp4_sanitizer_flags
+    # mlir-runner loads the instrumented libnvfp4rt.so: the runtime first; the JIT host's
+    # own allocations are not this project's to leak-check
+    config.substitutions.append(
+        (r"\bmlir-runner ", "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "
+                           "mlir-runner " % config.nvfp4_asan_runtime))
 config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(("%nvfp4_libs", config.nvfp4_lib_dir))
 config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))

@@ -169,6 +169,11 @@ int nvfp4_run_cpu(int argc, char **argv) {
   const uint32_t tiles = layout->total_tiles;
   free(layout);
   const uint32_t grid = nvfp4rt_grid_size(meta, tiles, sms);
+  if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
+    fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
+            meta->kernel_name, meta->cluster[0], sms);
+    goto done;
+  }
 
   nvfp4sim_options opts = {sched, max_reports, stderr, trace};
   nvfp4sim_result res;
