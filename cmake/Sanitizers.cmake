@@ -1,5 +1,5 @@
-# Sanitizers.cmake — build options for the checked builds (scripts/sanitize.sh,
-# scripts/fuzz.sh):
+# Sanitizers.cmake — build options for the checked builds (scripts/sanitize.sh: gcc,
+# scripts/fuzz.sh: clang):
 #   NVFP4_SANITIZE=ON  every C/C++ target of the project with AddressSanitizer (leaks
 #                      included) and UndefinedBehaviorSanitizer, UB fatal; MLIR/LLVM stay
 #                      uninstrumented (shared libraries from the distribution).

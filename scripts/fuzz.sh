@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# fuzz.sh SECONDS — runs each libFuzzer harness of fuzz/ for SECONDS (default 60) in the
-# sanitizer build (scripts/san-build.sh: ASan + UBSan + coverage, build-san/):
+# fuzz.sh SECONDS — runs each libFuzzer harness of fuzz/ for SECONDS (default 60), built
+# with clang-22, ASan + UBSan and coverage (scripts/san-build.sh, build-fuzz/ or
+# $FUZZ_BUILD_DIR):
 #   ir      MLIR text -> parse -> verify -> lower -> emulate   (fuzz/ir_fuzzer.c)
 #   cubin   the runtime's cubin/metadata reader, plans, module loading through the libcuda
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
 # Seeds: ir from examples/*.mlir and every .mlir under test/ split at "// -----"; cubin
 # from the runtime tests' probe kernels and examples/test1.mlir compiled for sm_100a and
 # for the emulation (when ptxas is there). Working corpora, logs, crash artifacts and
-# summary.json go to build-san/fuzz-run/. Prints one line per harness (execs, exec/s,
+# summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
 # coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
 FUZZ_SECONDS=${1:-60}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/scripts/san-build.sh"
-OUT=$SAN_BUILD_DIR/fuzz-run
+FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
+checked_build "$FUZZ_BUILD_DIR" clang-22 clang++-22 -DNVFP4_FUZZ=ON -- nvfp4-ir-fuzzer \
+  nvfp4-cubin-fuzzer nvfp4-fake-cuda nvfp4_emu_bitcode nvfp4-compile
+OUT=$FUZZ_BUILD_DIR/fuzz-run
 rm -rf "$OUT" && mkdir -p "$OUT/corpus/ir" "$OUT/corpus/cubin" "$OUT/artifacts/ir" "$OUT/artifacts/cubin"
 
 # ir seeds: one file per "// -----" chunk
@@ -35,8 +39,8 @@ if [[ -x $PTXAS ]]; then
   "$PTXAS" -arch=sm_90a "$ROOT/test/Runtime/Inputs/probe_sm90a.ptx" -o "$OUT/corpus/cubin/probe_sm90a.cubin"
   "$PTXAS" -arch=sm_100a "$ROOT/test/Runtime/Inputs/probe_sm100a.ptx" -o "$OUT/corpus/cubin/probe_sm100a.cubin"
   "$PTXAS" -arch=sm_90a "$ROOT/test/Runtime/Inputs/nometa.ptx" -o "$OUT/corpus/cubin/nometa.cubin"
-  "$SAN_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" -o "$OUT/corpus/cubin/test1_sm100a.cubin"
-  "$SAN_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" --emulate -o "$OUT/corpus/cubin/test1_emu.cubin"
+  "$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" -o "$OUT/corpus/cubin/test1_sm100a.cubin"
+  "$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" --emulate -o "$OUT/corpus/cubin/test1_emu.cubin"
 else
   echo "fuzz: no ptxas: the cubin harness starts from a minimal ELF header"
   printf '\177ELF\002\001\001' > "$OUT/corpus/cubin/elf-header"
@@ -53,9 +57,9 @@ run() { # name binary extra-args...
   echo $? > "$OUT/$name.rc"
   set -e
 }
-run ir "$SAN_BUILD_DIR/bin/nvfp4-ir-fuzzer" -dict="$ROOT/fuzz/mlir.dict" -max_len=16384
-NVFP4RT_LIBCUDA_PATH=$SAN_BUILD_DIR/lib/libnvfp4-fake-cuda.so \
-  run cubin "$SAN_BUILD_DIR/bin/nvfp4-cubin-fuzzer" -max_len=1048576
+run ir "$FUZZ_BUILD_DIR/bin/nvfp4-ir-fuzzer" -dict="$ROOT/fuzz/mlir.dict" -max_len=16384
+NVFP4RT_LIBCUDA_PATH=$FUZZ_BUILD_DIR/lib/libnvfp4-fake-cuda.so \
+  run cubin "$FUZZ_BUILD_DIR/bin/nvfp4-cubin-fuzzer" -max_len=1048576
 
 python3 - "$OUT" "$FUZZ_SECONDS" <<'PY'
 import json, pathlib, re, sys

@@ -1,14 +1,24 @@
-# san-build.sh — sourced by sanitize.sh and fuzz.sh: configures (once) and builds the
-# ASan + UBSan + libFuzzer-coverage build in $SAN_BUILD_DIR (default build-san/) with
-# clang-22, and exports the sanitizer options both use. Expects ROOT to be set.
-SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
+# san-build.sh — sourced by sanitize.sh and fuzz.sh (ROOT set): checked_build DIR CC CXX
+# CMAKE_ARGS... [-- TARGETS...] configures DIR once with those compilers and
+# -DNVFP4_SANITIZE=ON plus the arguments, and builds the targets (all by default); it also
+# exports the sanitizer options both scripts use.
+#   sanitize.sh: build-san/  with gcc/g++ (the compiler of the normal build, so tests that
+#                compare emitted IR see the same op order)
+#   fuzz.sh:     build-fuzz/ with clang-22 (libFuzzer), -DNVFP4_FUZZ=ON
 CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
-if [[ ! -f $SAN_BUILD_DIR/build.ninja ]]; then
-  CC=clang-22 CXX=clang++-22 cmake -G Ninja -S "$ROOT" -B "$SAN_BUILD_DIR" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNVFP4_CUDA_ROOT="$CUDA_ROOT" \
-    -DNVFP4_SANITIZE=ON -DNVFP4_FUZZ=ON
-fi
-ninja -C "$SAN_BUILD_DIR" -j"${JOBS:-2}"
+checked_build() {
+  local dir=$1 cc=$2 cxx=$3
+  shift 3
+  local args=() targets=()
+  while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+  (($#)) && shift
+  targets=("$@")
+  if [[ ! -f $dir/build.ninja ]]; then
+    CC=$cc CXX=$cxx cmake -G Ninja -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DNVFP4_CUDA_ROOT="$CUDA_ROOT" -DNVFP4_SANITIZE=ON "${args[@]}"
+  fi
+  ninja -C "$dir" -j"${JOBS:-2}" "${targets[@]}"
+}
 # Every report aborts the process (SIGABRT, so even a test that expects a failure exit
 # code, `not ...`, fails on it); UB is fatal too (-fno-sanitize-recover); allocations too
 # large to serve return NULL so the out-of-memory paths are tested rather than aborted.

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # sanitize.sh — builds the project with AddressSanitizer + UndefinedBehaviorSanitizer
-# (clang-22, -DNVFP4_SANITIZE=ON -DNVFP4_FUZZ=ON, into build-san/ or $SAN_BUILD_DIR; the
-# fuzzers of scripts/fuzz.sh come from the same build) and runs the whole lit suite under
-# them. Any sanitizer report (a leak included) aborts the process and so fails the test
+# (gcc, -DNVFP4_SANITIZE=ON, into build-san/ or $SAN_BUILD_DIR) and runs the whole lit
+# suite under them. Any sanitizer report (a leak included) aborts the process and so fails the test
 # that produced it; the script also counts reports in the log and prints one summary line.
 # Exits non-zero on any failure or report.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/scripts/san-build.sh"
+SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
+checked_build "$SAN_BUILD_DIR" "${SAN_CC:-gcc}" "${SAN_CXX:-g++}"
 set +e
 ninja -C "$SAN_BUILD_DIR" check-nvfp4 2>&1 | tee "$SAN_BUILD_DIR/check-nvfp4.log"
 rc=${PIPESTATUS[0]}

@@ -33,6 +33,7 @@ if getattr(config, "nvfp4_sanitizer_flags", ""):
     mlir_opt = "env LD_PRELOAD=%s %s" % (config.nvfp4_asan_runtime, mlir_opt)
     # C programs the tests compile themselves link the instrumented libraries
     config.environment["NVFP4_EXTRA_CFLAGS"] = config.nvfp4_sanitizer_flags
+    config.environment["NVFP4_CC"] = config.nvfp4_c_compiler
     # mlir-runner loads the instrumented libnvfp4rt.so: the runtime first; the JIT host's
     # own allocations are not this project's to leak-check
     config.substitutions.append(
