@@ -7,7 +7,7 @@
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
 # Seeds: ir from examples/*.mlir and every .mlir under test/ split at "// -----"; cubin
 # from the runtime tests' probe kernels and examples/test1.mlir compiled for sm_100a and
-# for the emulation (when ptxas is there). Working corpora, logs, crash artifacts and
+# for the emulation (when ptxas is there); plus fuzz/regressions/. Working corpora, logs, crash artifacts and
 # summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
 # coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
@@ -45,6 +45,10 @@ else
   echo "fuzz: no ptxas: the cubin harness starts from a minimal ELF header"
   printf '\177ELF\002\001\001' > "$OUT/corpus/cubin/elf-header"
 fi
+# inputs that once found something (fuzz/regressions/<harness>/) stay in the corpus
+for name in ir cubin; do
+  [[ -d $ROOT/fuzz/regressions/$name ]] && cp "$ROOT/fuzz/regressions/$name/"* "$OUT/corpus/$name/"
+done
 echo "fuzz: $(ls "$OUT/corpus/cubin" | wc -l) cubin seeds"
 
 run() { # name binary extra-args...

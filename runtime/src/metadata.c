@@ -35,7 +35,9 @@ nvfp4rt_status nvfp4rt_elf_check_image(const void *image, size_t size) {
   const uint64_t phoff = rd64(b + 0x20), shoff = rd64(b + 0x28);
   const uint16_t phentsize = rd16(b + 0x36), phnum = rd16(b + 0x38);
   const uint16_t shentsize = rd16(b + 0x3A), shnum = rd16(b + 0x3C), shstrndx = rd16(b + 0x3E);
-  if (phnum && (phentsize != kPhdrSize || !in_image(phoff, (uint64_t)phnum * kPhdrSize, size)))
+  /* phnum 0 with a table offset, like shnum 0 with one below, is not a valid image */
+  if (phnum == 0 ? phoff != 0
+                 : phentsize != kPhdrSize || !in_image(phoff, (uint64_t)phnum * kPhdrSize, size))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
                         "ELF program header table (%u x %u bytes at %llu) out of bounds of the "
                         "%zu-byte image", phnum, phentsize, (unsigned long long)phoff, size);

@@ -704,19 +704,28 @@ static uint32_t find_section(unsigned char *b, const char *prefix) {
 
 /* Corruptions the metadata lookup alone would not notice (it reads only the symbol table,
  * its string table and the metadata's section): each must be BAD_CUBIN. */
-typedef struct corruption { const char *what; uint32_t field; uint64_t value; int segment; } corruption;
+enum { kInSection, kInSegment, kInHeader };
+typedef struct corruption {
+  const char *what;
+  uint32_t field, width;
+  uint64_t value;
+  int where;
+} corruption;
 static const corruption kCorruptions[] = {
-    {"code section offset past the end", 0x18, 1u << 30, 0},
-    {"code section size past the end", 0x20, 1u << 30, 0},
-    {"code section link", 0x28, 0xFFFF, 0},
-    {"segment file size past the end", 32, 1u << 30, 1},
+    {"code section offset past the end", 0x18, 8, 1u << 30, kInSection},
+    {"code section size past the end", 0x20, 8, 1u << 30, kInSection},
+    {"code section link", 0x28, 4, 0xFFFF, kInSection},
+    {"segment file size past the end", 32, 8, 1u << 30, kInSegment},
+    /* found by fuzz/cubin_fuzzer.c: no program headers, but an offset for their table */
+    {"program header count 0 with a table offset", 0x38, 2, 0, kInHeader},
 };
 
 static void corrupt(unsigned char *img, size_t n, const corruption *c, uint32_t text) {
   memcpy(img, g_cubin, n);
-  unsigned char *p = c->segment ? img + rd64(img, 0x20) : shdr(img, text);
-  uint32_t width = c->field == 0x28 ? 4 : 8;
-  for (uint32_t i = 0; i < width; i++) p[c->field + i] = (unsigned char)(c->value >> (8 * i));
+  unsigned char *p = c->where == kInHeader ? img
+                     : c->where == kInSegment ? img + rd64(img, 0x20)
+                                              : shdr(img, text);
+  for (uint32_t i = 0; i < c->width; i++) p[c->field + i] = (unsigned char)(c->value >> (8 * i));
 }
 
 static int test_elf_corrupt(const char *path) {
