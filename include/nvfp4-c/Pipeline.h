@@ -4,8 +4,9 @@
  *
  * ABI growth: both structs start with `structSize`, set to sizeof(the struct) by the
  * caller (mlirNvfp4CompileOptionsGetDefault and mlirNvfp4CompileResultInit, inline below,
- * do it in the caller's own build); the library reads and writes only that many bytes, so
- * fields can be appended later without breaking compiled callers.
+ * do it in the caller's own build) or left 0, which means the 2.0 layout; the library reads
+ * and writes only that many bytes, so fields can be appended later without breaking
+ * compiled callers.
  */
 #ifndef NVFP4_C_PIPELINE_H
 #define NVFP4_C_PIPELINE_H
@@ -59,9 +60,9 @@ static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
 /* Runs the lowering (and the emulation or proxy rewrite) on `module` in place, then serialises the
  * single kernel it produces. The module's context needs the dialects and LLVM IR
  * translations of mlirNvfp4RegisterAllUpstream; no pass registration is needed (every
- * pass is created directly). `result` must have been initialised (structSize set):
- * otherwise, and for options with a structSize the library does not know, it fails
- * without touching anything else. On failure the result's log says why (diagnostics also
+ * pass is created directly). `result` must have been initialised (structSize sizeof or 0):
+ * for a structSize below the 2.0 layout, of the result or of the options, it fails without
+ * touching anything else. On failure the result's log says why (diagnostics also
  * go through the context's handlers). */
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                                             const MlirNvfp4CompileOptions *options,

@@ -10,6 +10,7 @@
 
 #include "LoweringCommon.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/KernelABI.h"
 
 #define MAX_REWRITES 4096
@@ -77,7 +78,8 @@ static MlirAttribute metadataBytes(MlirOperation gpuModule) {
       mlirDenseElementsAttrIsSplat(v))
     return (MlirAttribute){NULL};
   MlirType elt = mlirShapedTypeGetElementType(mlirAttributeGetType(v));
-  if (!mlirTypeIsAInteger(elt) || mlirIntegerTypeGetWidth(elt) != 8) return (MlirAttribute){NULL};
+  if (!mlirTypeIsAInteger(elt) || mlirIntegerTypeGetWidth(elt) != 8)
+    return (MlirAttribute){NULL};
   return v;
 }
 

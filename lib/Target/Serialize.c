@@ -193,12 +193,13 @@ cleanup:
 MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                          const MlirNvfp4CompileOptions *options,
                                          MlirNvfp4CompileResult *r) {
-  /* The first layouts with structSize are the smallest either struct can be. */
-  if (!r || r->structSize < sizeof(MlirNvfp4CompileResult)) return mlirLogicalResultFailure();
+  /* structSize 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (!r || (r->structSize != 0 && r->structSize < sizeof(MlirNvfp4CompileResult)))
+    return mlirLogicalResultFailure();
   memset(r, 0, sizeof *r);
   r->structSize = sizeof *r;
-  if (options && options->structSize < sizeof(MlirNvfp4CompileOptions)) {
-    logf_(r, "nvfp4: options->structSize is %zu, expected %zu (start from "
+  if (options && options->structSize != 0 && options->structSize < sizeof(MlirNvfp4CompileOptions)) {
+    logf_(r, "nvfp4: options->structSize is %zu, expected 0 or at least %zu (start from "
              "mlirNvfp4CompileOptionsGetDefault)\n", options->structSize,
           sizeof(MlirNvfp4CompileOptions));
     return mlirLogicalResultFailure();

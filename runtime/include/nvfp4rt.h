@@ -12,8 +12,10 @@
  *
  * ABI growth: structs the caller hands to the library or the library fills for the caller
  * (nvfp4rt_plan_options, nvfp4rt_plan_info) start with `struct_size`, which the caller
- * sets to sizeof(the struct) (the *_INIT macros do); the library reads and writes only
- * that many bytes, so later versions can append fields without breaking old callers.
+ * sets to sizeof(the struct) (the *_INIT macros do) or leaves 0, which means the 2.0
+ * layout; the library reads and writes only that many bytes, so later versions can append
+ * fields without breaking old callers. Initialise the structs (an uninitialised size is
+ * garbage the library cannot tell from a size).
  * Structs the library owns (nvfp4rt_device_info) carry the size the library filled in.
  * nvfp4rt_group and nvfp4rt_tmap_args are fixed contracts (arrays of them are passed).
  */
@@ -340,8 +342,8 @@ typedef struct nvfp4rt_plan_options {
 } nvfp4rt_plan_options;
 /* Defaults: the heuristic chooses the variant. */
 #define NVFP4RT_PLAN_OPTIONS_INIT {.struct_size = sizeof(nvfp4rt_plan_options), .variant = -1}
-/* plan_create with options (NULL: defaults; INVALID_ARGUMENT when options->struct_size
- * is not set). A forced variant keeps being used by nvfp4rt_plan_update_pointers; an
+/* plan_create with options (NULL: defaults; INVALID_ARGUMENT for a struct_size that is
+ * neither 0 nor a known layout). A forced variant keeps being used by nvfp4rt_plan_update_pointers; an
  * automatic plan re-chooses when the shapes change. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod,
                                                   const nvfp4rt_group *groups,
@@ -363,7 +365,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
  * one plan: it writes `stream` into the plan's launch configuration, so one plan must be
  * launched (and re-planned) from one thread at a time; distinct plans are independent. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
-/* Fills `info` up to info->struct_size bytes (INVALID_ARGUMENT when it is not set). */
+/* Fills `info` up to info->struct_size bytes (0: the 2.0 layout; INVALID_ARGUMENT for a
+ * size below it). */
 #define NVFP4RT_PLAN_INFO_INIT {.struct_size = sizeof(nvfp4rt_plan_info)}
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *plan,
                                                  nvfp4rt_plan_info *info);

@@ -747,10 +747,11 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
   const nvfp4rt_metadata_table *table = &mod->table;
-  if (options && options->struct_size < sizeof(nvfp4rt_plan_options))
+  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (options && options->struct_size != 0 && options->struct_size < sizeof(nvfp4rt_plan_options))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "plan_create: options->struct_size is %zu, expected %zu (initialise the "
-                        "options with NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
+                        "plan_create: options->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
                         sizeof(nvfp4rt_plan_options));
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)table->count)
@@ -931,12 +932,11 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
 
 nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
   if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
-  /* the first layout with struct_size is the smallest a caller can hold */
-  if (info->struct_size < sizeof(nvfp4rt_plan_info))
+  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "plan_get_info: info->struct_size is %zu, expected %zu (initialise it "
-                        "with NVFP4RT_PLAN_INFO_INIT)", info->struct_size,
-                        sizeof(nvfp4rt_plan_info));
+                        "plan_get_info: info->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_INFO_INIT)", info->struct_size, sizeof(nvfp4rt_plan_info));
   const nvfp4_kernel_metadata *m = &p->mod->table.variants[p->variant];
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;

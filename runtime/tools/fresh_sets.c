@@ -176,7 +176,7 @@ static int run_technique(state *S, const fresh_opts *o, nvfp4rt_tmap_update mode
   }
   TRY(st);
   int rc = -1;
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   if (reset_c(S)) goto out;
   /* warm-up: every set once, twice */
   for (int i = 0; i < 2 * S->sets; i++)
@@ -261,7 +261,7 @@ static int run_graph(state *S, const fresh_opts *o, result *R) {
     if (elapsed_us(S, &S->t_e2e[i])) goto out;
   }
   R->e2e = stats_of(S->t_e2e, o->e2e_calls);
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan_get_info(plan, &info);
   snprintf(R->kernel, sizeof R->kernel, "%s", info.kernel_name);
   if (check_result(S, 1, o->threads, o->check, R)) goto out;

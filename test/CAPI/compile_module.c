@@ -5,7 +5,7 @@
  * The context gets only the dialects and translations (mlirNvfp4RegisterAllUpstream): the
  * compilation must not depend on the caller registering passes (gpu-module-to-binary was
  * once looked up by name and "did not refer to a registered pass"). Also: structs whose
- * structSize is not set are refused.
+ * structSize is below the 2.0 layout are refused.
  */
 // RUN: nvfp4-capi-compile-module 2>&1 | FileCheck %s
 // RUN: %if ptxas %{ nvfp4-capi-compile-module %cuda_root 2>&1 | FileCheck %s --check-prefix=CUBIN %}
@@ -69,19 +69,20 @@ int main(int argc, char **argv) {
   mlirDialectHandleLoadDialect(mlirGetDialectHandle__nvfp4__(), ctx);
   int rc = 0;
   if (!toolkit) {
-    /* unset structSize: refused, the result untouched (no log written into it) */
+    /* a structSize below the 2.0 layout (0 stands for it): refused, the result untouched */
     MlirModule m = parse(ctx);
     MlirNvfp4CompileOptions o = mlirNvfp4CompileOptionsGetDefault();
     MlirNvfp4CompileResult r;
     memset(&r, 0, sizeof r);
+    r.structSize = 1;
     bool refused = mlirLogicalResultIsFailure(
         mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r));
-    printf("unset result size: %s, log %s\n", refused ? "refused" : "accepted",
+    printf("small result size: %s, log %s\n", refused ? "refused" : "accepted",
            r.log ? "written" : "untouched");
-    o.structSize = 0;
+    o.structSize = 1;
     mlirNvfp4CompileResultInit(&r);
     refused = mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r));
-    printf("unset options size: %s, log: %s", refused ? "refused" : "accepted",
+    printf("small options size: %s, log: %s", refused ? "refused" : "accepted",
            r.log ? r.log : "(none)\n");
     mlirNvfp4CompileResultDestroy(&r);
     mlirModuleDestroy(m);
@@ -97,8 +98,8 @@ int main(int argc, char **argv) {
   return rc;
 }
 
-// CHECK: unset result size: refused, log untouched
-// CHECK: unset options size: refused, log: nvfp4: options->structSize is 0
+// CHECK: small result size: refused, log untouched
+// CHECK: small options size: refused, log: nvfp4: options->structSize is 1, expected 0 or at least
 // CHECK: sm_100a ptx: ok
 // CHECK-NEXT: ptx target: sm_100a
 // CHECK-NEXT: ptx has mma: 1, emu call: 0, metadata: 1

@@ -259,7 +259,7 @@ static int test_tmap_update(const char *sm90) {
   nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
   if (!m) return t_summary("tmap-update");
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(m, 0);
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan *plan = NULL;
   /* the default is the fastest technique the kernel supports */
   EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);

@@ -678,6 +678,7 @@ static int test_sm90(void) {
            cost[1], v == 1 ? "swap_n64" : "swap_n128", bl.total_tiles);
   }
   return t_summary("sm90");
+}
 
 /* ---- malformed cubins ------------------------------------------------------------------ */
 
@@ -806,13 +807,20 @@ static int test_fake(const char *path) {
                      (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
                      (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64};
   nvfp4rt_plan *plan = NULL;
-  nvfp4rt_plan_options unset = {0, -1};
-  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &unset, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  /* struct_size: sizeof, or 0 for the 2.0 layout; a size below that layout is refused */
+  nvfp4rt_plan_options small = {.struct_size = 4, .variant = -1}, zero = {.variant = -1};
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &small, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &zero, &plan), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_destroy(plan);
+  plan = NULL;
   nvfp4rt_plan_options opts = NVFP4RT_PLAN_OPTIONS_INIT;
   EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &opts, &plan), NVFP4RT_STATUS_OK);
   if (plan) {
-    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT, no_size = {0};
-    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &no_size), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT, small_info = {.struct_size = 8},
+                      zero_info = {0};
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &small_info), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &zero_info), NVFP4RT_STATUS_OK);
+    T_CHECK(zero_info.struct_size == sizeof zero_info && zero_info.grid == 1, "0: the 2.0 layout");
     EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
     int launches = fake_calls("cuLaunchKernelEx");
     EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);

@@ -38,13 +38,13 @@ func.func @too_many_stages_n256(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf
 // -----
 
 // A target without a lowering.
-func.func @hopper_target(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
+func.func @unknown_target(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
          %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
          %c: memref<?x128xf16>) {
-  // expected-error @+1 {{nvfp4-lower-grouped-matmul: target "sm_90a" has no lowering}}
+  // expected-error @+1 {{nvfp4-lower-grouped-matmul: target "sm_120a" has no lowering}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>)
       sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>)
-      c(%c : memref<?x128xf16>) {target = "sm_90a"}
+      c(%c : memref<?x128xf16>) {target = "sm_120a"}
   return
 }
 
