@@ -17,7 +17,8 @@
  *   - events read the host clock; nvfp4_fake_cuda_count(NAME) counts calls of some entry
  *     points; nvfp4_fake_cuda_fail_replace_after(N) makes the replacement after the next N
  *     fail, once;
- *   - cuModuleLoadData, cuModuleGetFunction and cuLaunchKernel are also exported by name
+ *   - cuModuleLoadData, cuModuleGetFunction, cuModuleUnload and cuLaunchKernel are also
+ *     exported by name
  *     (nvfp4-proxy-bench resolves them with dlsym).
  *
  * For the runtime's checks before and around the driver (driver-checks.test):
@@ -482,6 +483,7 @@ FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
 FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   return fake_cuModuleGetFunction(f, m, name);
 }
+FAKE_API CUresult cuModuleUnload(CUmodule m) { return fake_cuModuleUnload(m); }
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                  unsigned by, unsigned bz, unsigned smem, CUstream s,
                                  void **params, void **extra) {
