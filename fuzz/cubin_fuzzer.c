@@ -6,6 +6,7 @@
  * reads the image the way a driver would: an image the runtime lets through that points
  * past its end is an out-of-bounds read ASan reports. Run by scripts/fuzz.sh (seeds: the
  * cubins of the runtime tests and examples). */
+#define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@ static int g_driver; /* 1: the stand-in is loaded */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
+  /* the stand-in's allocation limit, below -malloc_limit_mb (fuzz.sh: 2048): a fuzzed
+   * workspace size is then the driver's out-of-memory status, not a fuzzer report */
+  setenv("NVFP4_FAKE_CUDA_MAX_ALLOC_MB", "1024", 0);
   const char *lib = getenv("NVFP4RT_LIBCUDA_PATH");
   g_driver = lib && strstr(lib, "fake") && nvfp4rt_context_create(0, &g_ctx) == NVFP4RT_STATUS_OK;
   if (!g_driver)

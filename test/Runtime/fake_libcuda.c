@@ -29,7 +29,9 @@
  *   - nvfp4_fake_cuda_last_grid/_block/_cluster: the last cuLaunchKernelEx's geometry;
  *   - NVFP4_FAKE_CUDA_DEVICES (device count, default 1; 0: cuInit reports no device),
  *     NVFP4_FAKE_CUDA_SMS (multiprocessor count, default 132);
- *   - at most 1 GiB per allocation, like a real device has a limit. */
+ *   - NVFP4_FAKE_CUDA_MAX_ALLOC_MB: the largest allocation cuMemAlloc serves (default: what
+ *     the host gives; the cubin fuzzer sets 1024, below libFuzzer's malloc limit, so that a
+ *     fuzzed workspace size is the driver's out-of-memory rather than a fuzzer finding). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,7 +327,8 @@ static CUresult fake_cuTensorMapReplaceAddress(CUtensorMap *map, void *address) 
 static CUresult fake_cuMemAlloc(CUdeviceptr *d, size_t bytes) {
   count("cuMemAlloc");
   void *p = NULL;
-  if (bytes > (1u << 30)) return CUDA_ERROR_OUT_OF_MEMORY;
+  const int max_mb = env_int("NVFP4_FAKE_CUDA_MAX_ALLOC_MB", 0);
+  if (max_mb > 0 && bytes > ((size_t)max_mb << 20)) return CUDA_ERROR_OUT_OF_MEMORY;
   if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   *d = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;

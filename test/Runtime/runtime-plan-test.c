@@ -805,7 +805,7 @@ static int test_fake(const char *path) {
   static uint64_t buf[5][4096];
   nvfp4rt_group g = {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1],
                      (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
-                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64};
+                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0};
   nvfp4rt_plan *plan = NULL;
   /* struct_size: sizeof, or 0 for the 2.0 layout; a size below that layout is refused */
   nvfp4rt_plan_options small = {.struct_size = 4, .variant = -1}, zero = {.variant = -1};

@@ -11,7 +11,7 @@
 // RUN: %python -c "import sys; sys.stdout.write(open(sys.argv[1]).read().replace('OPS', open(sys.argv[2]).read() * 257))" \
 // RUN:   %S/Inputs/many-ops.mlir %S/Inputs/one-op.mlir > %t.many.mlir
 // RUN: not nvfp4-opt %t.many.mlir --nvfp4-lower-grouped-matmul 2>&1 | FileCheck %s --check-prefix=MANY
-// MANY: error: nvfp4-lower-grouped-matmul: more than 256 nvfp4.grouped_matmul ops
+// MANY: error: nvfp4-lower-grouped-matmul: more than 256 nvfp4 matmul ops
 
 func.func @too_many_stages_n128(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
          %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
