@@ -426,7 +426,8 @@ NVFP4RT_API int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table,
 typedef struct nvfp4rt_moe_plan nvfp4rt_moe_plan;
 /* Validates, chooses a variant (or options->variant), encodes the tensor maps, packs the
  * parameter block and allocates the emulation workspace of a grid of min(SMs, max tiles)
- * CTAs. */
+ * CTAs. options->struct_size as for nvfp4rt_plan_create_ex; UNSUPPORTED when the variant's
+ * clusters do not fit on the device (never a launch that does nothing). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod,
                                                    const nvfp4rt_moe_problem *p,
                                                    const nvfp4rt_plan_options *options,
@@ -440,7 +441,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,
                                                    const nvfp4rt_moe_problem *p);
 /* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *plan, void *stream);
-/* total_tiles is 0 (the kernel counts them); num_groups is E. */
+/* total_tiles is 0 (the kernel counts them); num_groups is E. info->struct_size as for
+ * nvfp4rt_plan_get_info. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *plan,
                                                      nvfp4rt_plan_info *info);
 NVFP4RT_API void nvfp4rt_moe_plan_destroy(nvfp4rt_moe_plan *plan);

@@ -307,7 +307,8 @@ typedef struct nvfp4h_moe_problem {
 } nvfp4h_moe_problem;
 /* Generates A, B, SFB, the per-token scales, alpha (options->alpha) and C's garbage for E
  * experts, m token rows, N, K, then routes `tokens` tokens (routing, seed) and lays out
- * SFA. Returns 0, or -1 on bad sizes / allocation failure. */
+ * SFA. Returns 0, NVFP4H_GENERATE_BAD_SHAPE for bad sizes, NVFP4H_GENERATE_NO_MEMORY when
+ * the host cannot hold the problem (an allocation failed, or a size beyond 64 bits). */
 NVFP4RT_API int nvfp4h_moe_generate(uint32_t experts, uint32_t m, uint32_t n, uint32_t k,
                                     uint32_t tokens, nvfp4h_moe_routing routing, uint64_t seed,
                                     nvfp4h_distribution dist, const nvfp4h_gen_options *options,

@@ -284,8 +284,9 @@ nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *si
   if (!f)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot open '%s': %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+  const int stat_failed = fstat(fileno(f), &st) != 0;
+  if (stat_failed || S_ISDIR(st.st_mode)) {
+    int e = stat_failed ? errno : EISDIR;
     fclose(f);
     return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot read '%s': %s", path, strerror(e));
   }

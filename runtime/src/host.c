@@ -360,6 +360,12 @@ int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups
       return NVFP4H_GENERATE_BAD_SHAPE;
     }
     d->ldc = ldc ? (uint32_t)ldc : 8;
+    /* C (M * ldc * 4 bytes at most) can exceed 64 bits: no host holds that, and the size
+     * must not wrap around to one an allocation serves */
+    if ((uint64_t)s.m * d->ldc > SIZE_MAX / 8) {
+      nvfp4h_problem_free(out);
+      return NVFP4H_GENERATE_NO_MEMORY;
+    }
     d->c_guard = d->ldc;
     const uint32_t S = s.k / 16;
     d->a_bytes = (size_t)s.m * s.k / 2;

@@ -236,6 +236,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
                         m->n_align, m->tile_n);
+  /* the plans hold NVFP4_ABI_MOE_MAX_TMAPS map slots: a longer box ladder (an n_align far
+   * below tile_n) would leave maps the kernel reads unencoded */
+  if (m->form == NVFP4_META_FORM_CONTIGUOUS && nvfp4rt_moe_tmap_count(m) > NVFP4_ABI_MOE_MAX_TMAPS)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata: a contiguous-form kernel with %u tensor maps (n_align %u for "
+                        "tile_n %u), at most %u", nvfp4rt_moe_tmap_count(m), m->n_align,
+                        m->tile_n, NVFP4_ABI_MOE_MAX_TMAPS);
   if (m->form == NVFP4_META_FORM_CONTIGUOUS &&
       m->param_bytes != nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,

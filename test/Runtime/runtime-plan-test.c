@@ -851,6 +851,66 @@ static int test_fake(const char *path) {
   return t_summary("fake");
 }
 
+/* The contiguous form's plans under the stand-in, for a family whose variant 0 is a CTA
+ * pair: the struct_size rules of the pointer-array form, a launch with the pair's cluster,
+ * and on a one-SM device UNSUPPORTED instead of a plan whose launch does nothing. */
+static int test_moe_fake(const char *path) {
+  const char *lib = getenv("NVFP4RT_LIBCUDA_PATH");
+  void *h = lib ? dlopen(lib, RTLD_NOW) : NULL;
+  unsigned *cluster = h ? (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_cluster") : NULL;
+  T_CHECK(cluster != NULL, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
+  if (!cluster) return t_summary("moe-fake");
+  size_t n = read_cubin(path);
+  nvfp4rt_context *ctx = NULL;
+  nvfp4rt_module *mod = NULL;
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  if (!mod) return t_summary("moe-fake");
+  const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  T_CHECK(m0->form == NVFP4_META_FORM_CONTIGUOUS && m0->cta_group == 2 &&
+              !(m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA),
+          "a contiguous-form family, variant 0 a CTA pair, no alpha");
+  static _Alignas(64) unsigned char buf[6][4096];
+  nvfp4rt_moe_problem p = {.a = (uint64_t)(uintptr_t)buf[0], .b = (uint64_t)(uintptr_t)buf[1],
+                           .sfa = (uint64_t)(uintptr_t)buf[2], .sfb = (uint64_t)(uintptr_t)buf[3],
+                           .c = (uint64_t)(uintptr_t)buf[4],
+                           .offsets = (uint64_t)(uintptr_t)buf[5], .m = 256, .n = 128,
+                           .k = 256, .ldc = 128, .num_experts = m0->max_groups};
+  p.sfa_atoms = (uint32_t)nvfp4_abi_moe_sfa_atoms(p.m, p.num_experts);
+  nvfp4rt_moe_plan *plan = NULL;
+  nvfp4rt_plan_options small = {.struct_size = 4, .variant = 0}, opts = NVFP4RT_PLAN_OPTIONS_INIT;
+  opts.variant = 0;
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &small, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  T_CHECK(plan == NULL, "no plan for a short options struct");
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &opts, &plan), NVFP4RT_STATUS_OK);
+  if (plan) {
+    nvfp4rt_plan_info info = {.struct_size = 8}, zero = {0};
+    EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &info), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &zero), NVFP4RT_STATUS_OK);
+    T_CHECK(zero.struct_size == sizeof zero && zero.variant == 0 && zero.grid > 0 &&
+                zero.grid % 2 == 0, "0: the 2.0 layout (grid %u)", zero.grid);
+    EXPECT_STATUS(nvfp4rt_moe_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
+    T_CHECK(*cluster == 2, "launched with clusters of %u", *cluster);
+    printf("moe-fake: launched %s, grid %u, cluster %u\n", zero.kernel_name, zero.grid, *cluster);
+  }
+  nvfp4rt_moe_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  /* one SM: the pair variant cannot run at all */
+  setenv("NVFP4_FAKE_CUDA_SMS", "1", 1);
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  mod = NULL;
+  plan = NULL;
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &opts, &plan), NVFP4RT_STATUS_UNSUPPORTED);
+  T_CHECK(plan == NULL, "no plan on one SM");
+  nvfp4rt_moe_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  dlclose(h);
+  return t_summary("moe-fake");
+}
+
 static int test_version(void) {
   printf("version: %s (%u), kernel ABI %u\n", nvfp4rt_version_string(), nvfp4rt_version(),
          nvfp4rt_kernel_abi_version());
@@ -877,6 +937,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);
   if (!strcmp(t, "nodriver")) return test_nodriver();
   if (!strcmp(t, "elf-corrupt") && argc > 2) return test_elf_corrupt(argv[2]);
+  if (!strcmp(t, "moe-fake") && argc > 2) return test_moe_fake(argv[2]);
   if (!strcmp(t, "fake") && argc > 2) return test_fake(argv[2]);
   if (!strcmp(t, "version")) return test_version();
   printf("unknown test %s\n", t);
