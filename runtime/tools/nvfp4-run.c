@@ -293,6 +293,8 @@ int main(int argc, char **argv) {
       ok = nvfp4h_problem_generate_opts(shapes, ng, o.seed + (uint64_t)s,
                                         o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
                                         &gopts, &probs[s]) == 0;
+    if (!ok) /* the shapes generated once already: only memory can be short */
+      fprintf(stderr, "nvfp4-run: out of host memory for %d input sets\n", nprobs);
     const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
                            o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
     rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
@@ -359,7 +361,7 @@ int main(int argc, char **argv) {
   /* device timing */
   times = calloc((size_t)o.iters, sizeof *times);
   host = calloc((size_t)(o.launch_iters ? o.launch_iters : 1), sizeof *host);
-  if (!times || !host) goto done;
+  if (!times || !host) { fprintf(stderr, "nvfp4-run: out of host memory (--iters, --launch-iters)\n"); goto done; }
   if ((st = run_event_times(ctx, stream, o.flush_l2, grouped_launch, plan, o.warmup, o.iters,
                             times)) != NVFP4RT_STATUS_OK)
     FAIL_RT(st);

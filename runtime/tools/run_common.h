@@ -1,19 +1,21 @@
 /* run_common.h — small helpers shared by the nvfp4-run modes (nvfp4-run.c, the grouped
- * form; nvfp4-run-moe.c, the contiguous MoE form): exit codes, the status line of the
- * last runtime error, a monotonic clock, the median of a sample, opening the device and
- * the cubin, --variant, and the event-timed and host-timed launch loops. */
+ * form; nvfp4-run-moe.c, the contiguous MoE form; the --cpu modes for option values and
+ * JSON): exit codes, the status line of the last runtime error, strict option values, the
+ * JSON output helpers (json_out.h), the file a CUBIN argument names ("-": standard input),
+ * a monotonic clock, the median of a sample, opening the device and the cubin, --variant,
+ * and the event-timed and host-timed launch loops. */
 #ifndef NVFP4_RUN_COMMON_H
 #define NVFP4_RUN_COMMON_H
 
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "nvfp4rt.h"
 
 enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
@@ -48,23 +50,6 @@ static inline uint64_t run_parse_u64(const char *opt, const char *v) {
     exit(EXIT_ERROR);
   }
   return (uint64_t)x;
-}
-
-/* Prints `s` as a JSON string (quotes, backslashes and control characters escaped). */
-static inline void json_str(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
-    else putchar(*p);
-  }
-  putchar('"');
-}
-/* A JSON number, or null for NaN/Inf (which JSON cannot represent). */
-static inline const char *json_num(char buf[40], double v, int precision) {
-  if (isfinite(v)) snprintf(buf, 40, "%.*g", precision, v);
-  else snprintf(buf, 40, "null");
-  return buf;
 }
 
 /* The file the runtime reads for a CUBIN argument: "-" is standard input. */
