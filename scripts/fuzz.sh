@@ -6,8 +6,9 @@
 #   cubin   the runtime's cubin/metadata reader, plans, module loading through the libcuda
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
 # Seeds: ir from examples/*.mlir and every .mlir under test/ split at "// -----"; cubin
-# from the runtime tests' probe kernels and examples/test1.mlir compiled for sm_100a and
-# for the emulation (when ptxas is there); plus fuzz/regressions/. Working corpora, logs, crash artifacts and
+# from the runtime tests' probe kernels, examples/test1.mlir compiled for sm_100a and for
+# the emulation, and an 8-expert nvfp4.moe_matmul family for sm_100a (when ptxas is
+# there); plus fuzz/regressions/. Working corpora, logs, crash artifacts and
 # summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
 # coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
@@ -41,6 +42,9 @@ if [[ -x $PTXAS ]]; then
   "$PTXAS" -arch=sm_90a "$ROOT/test/Runtime/Inputs/nometa.ptx" -o "$OUT/corpus/cubin/nometa.cubin"
   "$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" -o "$OUT/corpus/cubin/test1_sm100a.cubin"
   "$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" --emulate -o "$OUT/corpus/cubin/test1_emu.cubin"
+  # the contiguous (MoE) form: a CTA-pair and a DYNAMIC_N variant, bf16 C with alpha
+  python3 "$ROOT/scripts/gen-ops.py" moe 8 --c bf16 --alpha --variants ab2_n128,swap_n256 > "$OUT/moe8.mlir"
+  "$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$OUT/moe8.mlir" -o "$OUT/corpus/cubin/moe8_sm100a.cubin"
 else
   echo "fuzz: no ptxas: the cubin harness starts from a minimal ELF header"
   printf '\177ELF\002\001\001' > "$OUT/corpus/cubin/elf-header"
