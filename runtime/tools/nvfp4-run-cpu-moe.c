@@ -124,11 +124,14 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return MOE_ERROR; }
 #undef NEXT
   }
-  unsigned long e = 0, m = 0, n = 0, k = 0;
-  char tail = 0;
-  if (!path || !moe || sscanf(moe, "%lu,%lu,%lu,%lu%c", &e, &m, &n, &k, &tail) != 4 || e < 1 ||
-      e > NVFP4_ABI_MAX_GROUPS || m > 0x7FFFFFFFul || n > 0x7FFFFFFFul || k == 0 || k % 64 ||
-      k > 0x7FFFFFFFul || sms < 1 || ldc_pad > (1u << 20)) {
+  uint32_t x[4] = {0, 0, 0, 0};
+  if (moe && run_parse_moe(moe, x) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: bad --moe '%s' (E,M,N,K: 1 <= E <= %u, K a positive "
+                    "multiple of 64)\n", moe, NVFP4_ABI_MAX_GROUPS);
+    return MOE_ERROR;
+  }
+  const unsigned long e = x[0], m = x[1], n = x[2], k = x[3];
+  if (!path || !moe || sms < 1 || ldc_pad > (1u << 20)) {
     usage(stderr);
     return MOE_ERROR;
   }

@@ -139,21 +139,13 @@ static int parse(int argc, char **argv, moe_opts *o) {
 #define NUM(dst, lo, hi) do { VALUE(v_) (dst) = run_parse_int(a, v_, lo, hi); } while (0)
     if (!strcmp(a, "--moe")) {
       const char *v = NEXT();
-      unsigned long x[4];
-      char *e = (char *)v;
-      int ok = v != NULL;
-      for (int j = 0; ok && j < 4; j++) {
-        if (*e < '0' || *e > '9') { ok = 0; break; }
-        x[j] = strtoul(e, &e, 10);
-        if (x[j] > 0x7FFFFFFFul || (j < 3 ? *e != ',' : *e != 0)) ok = 0;
-        else if (j < 3) e++;
-      }
-      if (!ok || x[0] < 1 || x[0] > NVFP4_ABI_MAX_GROUPS || x[3] == 0 || x[3] % 64) {
+      uint32_t x[4];
+      if (run_parse_moe(v, x) != 0) {
         fprintf(stderr, "nvfp4-run: bad --moe '%s' (E,M,N,K: 1 <= E <= %u, K a positive "
                         "multiple of 64)\n", v ? v : "", NVFP4_ABI_MAX_GROUPS);
         return -1;
       }
-      o->e = (uint32_t)x[0]; o->m = (uint32_t)x[1]; o->n = (uint32_t)x[2]; o->k = (uint32_t)x[3];
+      o->e = x[0]; o->m = x[1]; o->n = x[2]; o->k = x[3];
     } else if (!strcmp(a, "--tokens")) { NUM(o->tokens, 0, 0x7FFFFFFF); o->tokens_set = 1; }
     else if (!strcmp(a, "--ldc-pad")) { NUM(o->ldc_pad, 0, 1 << 20); }
     else if (!strcmp(a, "--routing")) {

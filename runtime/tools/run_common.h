@@ -52,6 +52,22 @@ static inline uint64_t run_parse_u64(const char *opt, const char *v) {
   return (uint64_t)x;
 }
 
+/* --moe E,M,N,K: four decimal numbers, digits only, each at most 2^31 - 1, with
+ * 1 <= E <= NVFP4_ABI_MAX_GROUPS and K a positive multiple of 64. 0 and x filled, or -1. */
+static inline int run_parse_moe(const char *v, uint32_t x[4]) {
+  const char *e = v;
+  for (int j = 0; v && j < 4; j++) {
+    if (*e < '0' || *e > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long y = strtoull(e, &end, 10);
+    if (errno == ERANGE || y > 0x7FFFFFFFull || (j < 3 ? *end != ',' : *end != 0)) return -1;
+    x[j] = (uint32_t)y;
+    e = end + (j < 3);
+  }
+  return v && x[0] >= 1 && x[0] <= NVFP4_ABI_MAX_GROUPS && x[3] != 0 && x[3] % 64 == 0 ? 0 : -1;
+}
+
 /* The file the runtime reads for a CUBIN argument: "-" is standard input. */
 static inline const char *run_cubin_file(const char *path) {
   return strcmp(path, "-") != 0 ? path : "/dev/stdin";
