@@ -343,7 +343,7 @@ int main(int argc, char **argv) {
     /* this kernel: the runtime's choice, then every variant */
     nvfp4rt_plan *plan = NULL;
     RT(nvfp4rt_plan_create(mod, groups, g, &plan), "plan");
-    nvfp4rt_plan_info info;
+    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
     nvfp4rt_plan_get_info(plan, &info);
     double ours = timeIt(launchPlan, plan, iters, 1);
     char vlist[512] = "";

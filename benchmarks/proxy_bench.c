@@ -44,6 +44,7 @@
 
 typedef int (*pfn_load)(void **, const void *);
 typedef int (*pfn_get)(void **, void *, const char *);
+typedef int (*pfn_unload)(void *);
 typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                           unsigned, void *, void **, void **);
 
@@ -515,6 +516,13 @@ int main(int argc, char **argv) {
     fclose(j);
   }
   nvfp4rt_mem_free(B.ctx, B.flush);
+  nvfp4rt_event_destroy(B.ctx, B.ev0);
+  nvfp4rt_event_destroy(B.ctx, B.ev1);
+  nvfp4rt_stream_destroy(B.ctx, B.stream);
+  pfn_unload unload = (pfn_unload)dlsym(cu, "cuModuleUnload");
+  if (unload) unload(smod);
+  free(image);
   nvfp4rt_context_destroy(B.ctx);
+  dlclose(cu);
   return failed ? 1 : 0;
 }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # setup.sh — installs the toolchain nvfp4-mlir builds with on Debian 12 (bookworm):
-# LLVM/MLIR 22 (bookworm-security), clang-22, a C/C++ compiler, CMake, Ninja, Python 3.
+# LLVM/MLIR 22 (bookworm-security), clang-22 with its sanitizer and libFuzzer runtimes
+# (libclang-rt-22-dev: scripts/sanitize.sh, scripts/fuzz.sh), a C/C++ compiler, CMake, Ninja,
+# pkg-config (the packaging test's plain-C consumer), Python 3.
 # Idempotent and fast when everything is already installed. Runs apt-get as root (through
 # sudo when not root). Checks that the CUDA toolkit's ptxas is present (it is not installed
 # here: install the CUDA Toolkit >= 12.8 at /usr/local/cuda).
 set -euo pipefail
 
-PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
-          gcc g++ cmake ninja-build python3)
+PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev
+          gcc g++ cmake ninja-build pkgconf python3)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

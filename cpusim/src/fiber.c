@@ -14,6 +14,24 @@
 
 #include "internal.h"
 
+/* Under AddressSanitizer a stack is reused by a new fiber while the frames of the fiber
+ * that last ran on it (stopped, never returned) still have their redzones poisoned in the
+ * shadow: a new fiber starts on clean shadow. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NVFP4SIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define NVFP4SIM_ASAN 1
+#endif
+#ifdef NVFP4SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#define FRESH_STACK(stack, bytes) ASAN_UNPOISON_MEMORY_REGION(stack, bytes)
+#else
+#define FRESH_STACK(stack, bytes) ((void)(stack), (void)(bytes))
+#endif
+
 void *sim_fiber_stack_alloc(size_t bytes) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   void *p = mmap(NULL, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -55,6 +73,7 @@ void nvfp4sim_ctx_switch(void **save_sp, void *to_sp);
 void nvfp4sim_ctx_start(void);
 
 void *sim_fiber_prepare(void *stack, size_t bytes, void (*entry)(void *), void *arg) {
+  FRESH_STACK(stack, bytes);
   uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
   /* after the six pops and `ret`, rsp = top - 16: 16-byte aligned at the call */
   uint64_t *sp = (uint64_t *)(top - 72);
@@ -98,6 +117,7 @@ void nvfp4sim_ctx_switch(void **save_sp, void *to_sp);
 void nvfp4sim_ctx_start(void);
 
 void *sim_fiber_prepare(void *stack, size_t bytes, void (*entry)(void *), void *arg) {
+  FRESH_STACK(stack, bytes);
   uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
   uint64_t *sp = (uint64_t *)(top - 176);
   memset(sp, 0, 176);
@@ -121,6 +141,7 @@ static void uctx_trampoline(unsigned hi, unsigned lo) {
 }
 
 void *sim_fiber_prepare(void *stack, size_t bytes, void (*entry)(void *), void *arg) {
+  FRESH_STACK(stack, bytes);
   uctx_fiber *u = (uctx_fiber *)stack;
   getcontext(&u->uc);
   u->entry = entry;

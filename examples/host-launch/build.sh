@@ -22,7 +22,11 @@ mkdir -p "$OUT"
 "$LLVM_BIN"/mlir-translate --mlir-to-llvmir "$OUT/host_launch.llvm.mlir" -o "$OUT/host_launch.ll"
 # The module carries no target triple: clang compiles it for the host.
 "$CLANG" -O2 -Wno-override-module -c "$OUT/host_launch.ll" -o "$OUT/host_launch.o"
-"$CLANG" -O2 -Wall -Wextra -std=c11 -I"$SRC/runtime/include" -I"$SRC/include" \
+# BUILD/include holds the generated nvfp4-c/Version.h; a checked build's compiler and
+# sanitizer flags come as NVFP4_CC and NVFP4_EXTRA_CFLAGS (its libnvfp4rt is instrumented,
+# and links that compiler's sanitizer runtime).
+"${NVFP4_CC:-$CLANG}" -O2 -Wall -Wextra -std=c11 -I"$SRC/runtime/include" -I"$SRC/include" \
+  -I"$BUILD/include" ${NVFP4_EXTRA_CFLAGS:-} \
   "$HERE/main.c" "$HERE/host_case.c" "$OUT/host_launch.o" \
   -L"$BUILD/lib" -lnvfp4rt -Wl,-rpath,'$ORIGIN/../lib' -Wl,-rpath,"$BUILD/lib" \
   -o "$OUT/host-launch"

@@ -1,12 +1,19 @@
 /* Pipeline.h — C API of the whole compilation: a module holding one nvfp4.grouped_matmul
  * -> the lowered kernel -> PTX (LLVM NVPTX through gpu-module-to-binary) -> cubin (ptxas).
  * Used by nvfp4-compile and by programs that compile kernels ahead of time. Needs no GPU.
+ *
+ * ABI growth: both structs start with `structSize`, set to sizeof(the struct) by the
+ * caller (mlirNvfp4CompileOptionsGetDefault and mlirNvfp4CompileResultInit, inline below,
+ * do it in the caller's own build) or left 0, which means the 2.0 layout; the library reads
+ * and writes only that many bytes, so fields can be appended later without breaking
+ * compiled callers.
  */
 #ifndef NVFP4_C_PIPELINE_H
 #define NVFP4_C_PIPELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
@@ -16,6 +23,7 @@ extern "C" {
 #endif
 
 typedef struct MlirNvfp4CompileOptions {
+  size_t structSize;       /* sizeof(MlirNvfp4CompileOptions) */
   const char *toolkitPath; /* CUDA toolkit root holding bin/ptxas; NULL: build-time default */
   bool emulate;            /* build the sm_90a tcgen05-emulation kernel */
   bool emitCubin;          /* run ptxas (otherwise stop at PTX) */
@@ -25,6 +33,7 @@ typedef struct MlirNvfp4CompileOptions {
 } MlirNvfp4CompileOptions;
 
 typedef struct MlirNvfp4CompileResult {
+  size_t structSize;  /* sizeof(MlirNvfp4CompileResult), set before the call */
   char *ptx;          /* NUL-terminated PTX */
   size_t ptxSize;
   void *cubin;        /* the cubin image (when emitCubin) */
@@ -34,12 +43,27 @@ typedef struct MlirNvfp4CompileResult {
 } MlirNvfp4CompileResult;
 
 /* Default options: toolkit from the build, sm_100a, cubin, quiet. */
-MLIR_CAPI_EXPORTED MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void);
+static inline MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void) {
+  MlirNvfp4CompileOptions o;
+  memset(&o, 0, sizeof o);
+  o.structSize = sizeof o;
+  o.emitCubin = true;
+  return o;
+}
+
+/* An empty result to pass to mlirNvfp4CompileModule. */
+static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
+  memset(result, 0, sizeof *result);
+  result->structSize = sizeof *result;
+}
 
 /* Runs the lowering (and the emulation or proxy rewrite) on `module` in place, then serialises the
- * single kernel it produces. The module's context must have been set up with
- * mlirNvfp4RegisterAllUpstream and mlirNvfp4RegisterPasses. On failure the result's log
- * says why (diagnostics also go through the context's handlers). */
+ * single kernel it produces. The module's context needs the dialects and LLVM IR
+ * translations of mlirNvfp4RegisterAllUpstream; no pass registration is needed (every
+ * pass is created directly). `result` must have been initialised (structSize sizeof or 0):
+ * for a structSize below the 2.0 layout, of the result or of the options, it fails without
+ * touching anything else. On failure the result's log says why (diagnostics also
+ * go through the context's handlers). */
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                                             const MlirNvfp4CompileOptions *options,
                                                             MlirNvfp4CompileResult *result);

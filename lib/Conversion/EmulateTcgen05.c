@@ -14,9 +14,8 @@
  * the parameter header (NVFP4_ABI_HDR_WORKSPACE); the rewritten tcgen05.alloc loads it.
  *
  * Location of the bitcode: the module attribute `nvfp4.emulation_bitcode` (a string) if
- * present, else the environment variable NVFP4_EMU_BITCODE, else the build tree's copy
- * (NVFP4_EMU_BITCODE_PATH) if it exists, else the installed one
- * (NVFP4_EMU_BITCODE_INSTALLED).
+ * present, else nvfp4FindEmulationBitcode (EmulationBitcode.c: the environment variable
+ * NVFP4_EMU_BITCODE, next to the binary, the build tree, the install prefix).
  *
  * Every op the pass creates carries the unit attribute `nvfp4.emulation`, so a test can
  * check that the rewritten kernel differs from the sm_100a one only in those ops.
@@ -26,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "EmulationBitcode.h"
 #include "KernelBuilder.h"
 #include "LoweringCommon.h"
 #include "RetargetSm90.h"
@@ -38,12 +38,6 @@
 #include "nvfp4-c/Passes.h"
 #include "nvfp4_emu.h"
 
-#ifndef NVFP4_EMU_BITCODE_PATH
-#define NVFP4_EMU_BITCODE_PATH "nvfp4_emu.bc"
-#endif
-#ifndef NVFP4_EMU_BITCODE_INSTALLED
-#define NVFP4_EMU_BITCODE_INSTALLED NVFP4_EMU_BITCODE_PATH
-#endif
 
 static const char *const kDecls[] = {
     "llvm.func @nvfp4_emu_cta_begin()",
@@ -157,25 +151,41 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, voi
   return NULL;
 }
 
-static const char *bitcodePath(MlirOperation module, char *buf, size_t size) {
+/* The bitcode to link, and where it was looked for when there is none. */
+static bool bitcodePath(MlirOperation module, char *buf, size_t size, char *tried,
+                        size_t triedSize) {
   MlirAttribute a = mlirOperationGetAttributeByName(module, str("nvfp4.emulation_bitcode"));
   if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
     MlirStringRef s = mlirStringAttrGetValue(a);
     snprintf(buf, size, "%.*s", (int)s.length, s.data);
-    return buf;
+    return true;
   }
-  const char *env = getenv("NVFP4_EMU_BITCODE");
-  const char *path = env && *env ? env
-                     : access(NVFP4_EMU_BITCODE_PATH, R_OK) == 0 ? NVFP4_EMU_BITCODE_PATH
-                                                                 : NVFP4_EMU_BITCODE_INSTALLED;
-  snprintf(buf, size, "%s", path);
-  return buf;
+  return nvfp4FindEmulationBitcode(buf, size, tried, triedSize);
+}
+
+/* Does the module hold a kernel module of the lowering (its metadata symbol)? */
+static bool hasKernelModule(MlirOperation module) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (nvfp4OpIs(op, "gpu.module") &&
+        !mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL)))
+      return true;
+  return false;
 }
 
 static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
-  char bc[1024], targets[1400];
-  bitcodePath(module, bc, sizeof bc);
+  char bc[1024], targets[1400], tried[1024];
+  if (!bitcodePath(module, bc, sizeof bc, tried, sizeof tried)) {
+    if (!hasKernelModule(module)) return; /* nothing to emulate, nothing to link */
+    char msg[1200];
+    snprintf(msg, sizeof msg, "nvfp4-emulate-tcgen05: the emulation library nvfp4_emu.bc was "
+                              "not found (looked %s); set NVFP4_EMU_BITCODE", tried);
+    nvfp4EmitError(mlirOperationGetLocation(module), msg);
+    mlirExternalPassSignalFailure(pass);
+    return;
+  }
   snprintf(targets, sizeof targets,
            "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
   const Nvfp4Sm90Target t = {"nvfp4-emulate-tcgen05", "nvfp4.emulation", targets, kDecls,

@@ -183,6 +183,18 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     if (index == 0) snprintf(base, sizeof base, "%s%u", stem, groups);
     else snprintf(base, sizeof base, "%s%u_%d", stem, groups, index);
   }
+  /* The module symbol must be new: a second op with the same kernel_name, or a function
+   * named like the module, would make the whole module invalid after the pass. */
+  char modName[96];
+  snprintf(modName, sizeof modName, "%s_module", base);
+  if (!mlirOperationIsNull(nvfp4FindSymbol(module, modName))) {
+    snprintf(msg, sizeof msg,
+             "nvfp4-lower-grouped-matmul: the module already has a symbol @%s (give each op a "
+             "distinct kernel_name)", modName);
+    nvfp4EmitError(loc, msg);
+    free(family);
+    return false;
+  }
   char names[MLIR_NVFP4_MAX_VARIANTS][NVFP4_META_KERNEL_NAME_BYTES];
   for (uint32_t i = 0; i < family->count; ++i) {
     char vname[32];
@@ -237,8 +249,6 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   }
   free(family);
 
-  char modName[96];
-  snprintf(modName, sizeof modName, "%s_module", base);
   MlirAttribute ref = mlirFlatSymbolRefAttrGet(ctx, mlirStringRefCreateFromCString(modName));
   MlirOperation parent = mlirOperationGetParentOperation(op);
   if (!mlirOperationIsNull(parent) && !mlirOperationEqual(parent, module))

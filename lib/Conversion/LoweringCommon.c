@@ -32,12 +32,10 @@ MlirPass nvfp4CreateModulePass(MlirTypeID *id, const char *name, const char *arg
                                const char *description, intptr_t nDeps,
                                MlirDialectHandle *deps,
                                void (*run)(MlirOperation, MlirExternalPass, void *)) {
-  if (mlirTypeIDIsNull(*id)) {
-    /* One allocator for the process; the TypeID stays valid for every pass instance. */
-    static MlirTypeIDAllocator allocator;
-    if (!allocator.ptr) allocator = mlirTypeIDAllocatorCreate();
-    *id = mlirTypeIDAllocatorAllocateTypeID(allocator);
-  }
+  /* The address of the pass's own static `id` (8-byte aligned, unique per pass, alive as
+   * long as the code) is its TypeID: stable, and nothing is allocated that a plugin's
+   * unloading could leak. */
+  if (mlirTypeIDIsNull(*id)) *id = mlirTypeIDCreate(id);
   MlirExternalPassCallbacks cb = {noop, noop, NULL, cloneState, run};
   return mlirCreateExternalPass(*id, str(name), str(argument), str(description),
                                 str("builtin.module"), nDeps, deps, cb, NULL);

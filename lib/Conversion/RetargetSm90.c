@@ -10,6 +10,7 @@
 
 #include "LoweringCommon.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/KernelABI.h"
 
 #define MAX_REWRITES 4096
@@ -47,26 +48,59 @@ static MlirOperation enclosingFunc(MlirOperation op) {
 }
 
 /* A/B TMA loads (operands: dst, tensor map, x, y, mbar[, hint]): x in FP4 elements ->
- * bytes. Other tagged operands (scale factors, C stores) stay. */
-static void byteCoordinates(KbBuilder *b, MlirOperation op) {
-  MlirStringRef t = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
+ * bytes. Other tagged operands (scale factors, C stores) stay. Returns why a tag cannot be
+ * honoured: not a string, an A/B tag on anything but such a load (a two-operand prefetch
+ * crashed here), a tag on an op that is no tensor-map copy. */
+static const char *byteCoordinates(KbBuilder *b, MlirOperation op) {
+  MlirAttribute tag = mlirOperationGetAttributeByName(op, str("nvfp4.operand"));
+  if (!mlirAttributeIsAString(tag)) return "the nvfp4.operand tag must be a string";
+  MlirStringRef t = mlirStringAttrGetValue(tag);
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length < 25 || strncmp(name.data, "nvvm.cp.async.bulk.tensor", 25) != 0) return;
-  if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b'))
+  if (name.length < 25 || strncmp(name.data, "nvvm.cp.async.bulk.tensor", 25) != 0)
+    return "the nvfp4.operand tag marks tensor-map copies only";
+  if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b')) {
+    if (!mlirStringRefEqual(name, str("nvvm.cp.async.bulk.tensor.shared.cluster.global")) ||
+        mlirOperationGetNumOperands(op) < 4)
+      return "an A/B operand tag on an op that is not a tensor-map load into shared memory";
     mlirOperationSetOperand(op, 2, kbLShr(b, mlirOperationGetOperand(op, 2), kbI32(b, 1)));
+  }
+  return NULL;
 }
 
-/* Patches every record of the metadata table for the sm_90a target. */
-static void patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
+/* The metadata table's bytes: the value of an llvm.mlir.global holding dense, non-splat i8
+ * elements (a splat has one element, not 256), at most 16 records; NULL otherwise. */
+static MlirAttribute metadataBytes(MlirOperation gpuModule) {
   MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
-  if (mlirOperationIsNull(g)) return;
-  MlirAttribute v = mlirOperationGetAttributeByName(g, str("value"));
-  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) return;
+  MlirAttribute v = mlirOperationIsNull(g) || !nvfp4OpIs(g, "llvm.mlir.global")
+                        ? (MlirAttribute){NULL}
+                        : mlirOperationGetAttributeByName(g, str("value"));
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseIntElements(v) ||
+      mlirDenseElementsAttrIsSplat(v))
+    return (MlirAttribute){NULL};
+  MlirType elt = mlirShapedTypeGetElementType(mlirAttributeGetType(v));
+  if (!mlirTypeIsAInteger(elt) || mlirIntegerTypeGetWidth(elt) != 8)
+    return (MlirAttribute){NULL};
+  return v;
+}
+
+/* Patches every record of the metadata table for the sm_90a target; returns why the symbol
+ * is not a table it can patch (nothing is changed then). */
+static const char *patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
+  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
+  if (mlirOperationIsNull(g)) return NULL;
+  MlirAttribute v = metadataBytes(gpuModule);
+  if (mlirAttributeIsNull(v))
+    return "the " NVFP4_METADATA_SYMBOL " symbol must be an llvm.mlir.global holding dense i8 "
+           "records";
   int64_t n = mlirElementsAttrGetNumElements(v);
   if (n <= 0 || n % NVFP4_METADATA_BYTES || n > NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS)
-    return;
+    return "the metadata table is not 1 to 16 records of 256 bytes";
   int8_t bytes[NVFP4_METADATA_BYTES * NVFP4_METADATA_MAX_VARIANTS];
   for (int64_t i = 0; i < n; ++i) bytes[i] = mlirDenseElementsAttrGetInt8Value(v, i);
+  for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r)
+    if (nvfp4_meta_read_u32((unsigned char *)bytes + r * NVFP4_METADATA_BYTES,
+                            NVFP4_META_MAGIC) != NVFP4_METADATA_MAGIC)
+      return "a metadata record does not start with the nvfp4 magic";
   for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r) {
     unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
     nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
@@ -78,6 +112,7 @@ static void patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   }
   MlirAttribute nv = mlirDenseElementsAttrInt8Get(mlirAttributeGetType(v), n, bytes);
   mlirOperationSetAttributeByName(g, str("value"), nv);
+  return NULL;
 }
 
 static bool fail(MlirLocation loc, const Nvfp4Sm90Target *t, const char *why) {
@@ -121,7 +156,8 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
     MlirOperation decl = mlirOperationCreateParse(ctx, str(t->decls[i]), str(t->passName));
     mlirBlockInsertOwnedOperation(body, 0, decl);
   }
-  patchMetadata(gpuModule, t);
+  const char *bad = patchMetadata(gpuModule, t);
+  if (bad) return fail(mlirOperationGetLocation(gpuModule), t, bad);
 
   Work *w = calloc(1, sizeof *w);
   if (!w) return fail(mlirOperationGetLocation(gpuModule), t, "out of memory");
@@ -152,7 +188,8 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
     }
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     if (strncmp(name.data, "nvvm.tcgen05.", 13) != 0) {
-      byteCoordinates(&b, op); /* the op stays */
+      const char *why = byteCoordinates(&b, op); /* the op stays */
+      if (why) ok = fail(b.loc, t, why);
     } else {
       const char *why = t->rewrite(&b, op, mlirBlockGetArgument(entry, 0), t->user);
       if (why) ok = fail(b.loc, t, why);
@@ -167,11 +204,8 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
 /* A native sm_90a module (metadata target_sm 90 without the emulation or proxy flag) has
  * no tcgen05 op to rewrite: the sm_90a targets of the sm_100a kernel leave it as it is. */
 static bool isNativeSm90(MlirOperation gpuModule) {
-  MlirOperation g = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
-  MlirAttribute v = mlirOperationIsNull(g) ? (MlirAttribute){NULL}
-                                           : mlirOperationGetAttributeByName(g, str("value"));
-  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v) ||
-      mlirElementsAttrGetNumElements(v) < NVFP4_METADATA_BYTES)
+  MlirAttribute v = metadataBytes(gpuModule); /* not a table: patchMetadata says so */
+  if (mlirAttributeIsNull(v) || mlirElementsAttrGetNumElements(v) < NVFP4_METADATA_BYTES)
     return false;
   unsigned char rec[NVFP4_METADATA_BYTES];
   for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)

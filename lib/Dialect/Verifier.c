@@ -15,8 +15,13 @@
  *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
  *     positive multiple of 64; A's and B's K are both static or both dynamic;
  *   - target "sm_100a" or "sm_90a"; tile_n in {64,128,192,256}; stages in 1..8;
- *     kernel_name a C identifier of at most 63 characters; and every variant of the kernel
- *     family must be one the target's planner can build (sm_90a: swap_n64 / swap_n128).
+ *     kernel_name a C identifier of at most NVFP4_MAX_KERNEL_NAME_LEN characters that
+ *     does not start with '_' (reserved in C and PTX) and is none of the names the
+ *     generated module or the emulation library use (is_reserved_kernel_name); and every
+ *     variant of the kernel family must be one the target's planner can build (sm_90a:
+ *     swap_n64 / swap_n128);
+ *   - C's strided layout has offset 0 or ? (the kernel addresses C from the pointer it
+ *     is given; a static offset would be ignored).
  * Rules of nvfp4.moe_matmul: see mlirNvfp4MoeMatmulVerify below.
  */
 #include "nvfp4-c/Dialect.h"
@@ -100,7 +105,8 @@ static int64_t dim(MlirType t, intptr_t i) {
   return mlirShapedTypeIsDynamicDim(t, i) ? DYN : mlirShapedTypeGetDimSize(t, i);
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) near INT64_MAX. */
+static int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 static bool is_c_identifier(MlirStringRef s) {
   if (s.length == 0)
@@ -113,6 +119,19 @@ static bool is_c_identifier(MlirStringRef s) {
       return false;
   }
   return true;
+}
+
+/* Names a kernel_name may not take: the symbols of the generated gpu.module and the
+ * emulation library's namespace (a kernel and its metadata would share a prefix that
+ * tools such as cuobjdump and the runtime's variant lookup treat as theirs), and PTX's
+ * predefined identifier. Leading underscores are rejected separately. */
+static bool is_reserved_kernel_name(MlirStringRef s) {
+  static const char *const kExact[] = {NVFP4_METADATA_SYMBOL, "nvfp4_dyn_smem", "WARP_SZ"};
+  for (size_t i = 0; i < sizeof kExact / sizeof kExact[0]; ++i)
+    if (s.length == strlen(kExact[i]) && memcmp(s.data, kExact[i], s.length) == 0)
+      return true;
+  static const char kEmuPrefix[] = "nvfp4_emu_";
+  return s.length >= sizeof kEmuPrefix - 1 && memcmp(s.data, kEmuPrefix, sizeof kEmuPrefix - 1) == 0;
 }
 
 static MlirAttribute get_attr(MlirOperation op, const char *name) {
@@ -183,6 +202,12 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
     if (s.length > NVFP4_MAX_KERNEL_NAME_LEN)
       return fail(op, "'kernel_name' must be at most %d characters, got %zu",
                   NVFP4_MAX_KERNEL_NAME_LEN, s.length);
+    if (s.data[0] == '_')
+      return fail(op, "'kernel_name' must not start with '_' (reserved in C and PTX), got "
+                      "'%.*s'", (int)s.length, s.data);
+    if (is_reserved_kernel_name(s))
+      return fail(op, "'kernel_name' '%.*s' is reserved (the metadata and shared-memory "
+                      "symbols, 'nvfp4_emu_*' and WARP_SZ)", (int)s.length, s.data);
   }
   return mlirLogicalResultSuccess();
 }
@@ -216,6 +241,13 @@ static MlirLogicalResult verify_layout(MlirOperation op, int g, const char *name
     if (ldc != dyn && !mlirShapedTypeIsDynamicDim(t, 1) && ldc < n)
       return fail(op, "%soperand 'c' row stride %lld is smaller than N = %lld", where,
                   (long long)ldc, (long long)n);
+    /* The kernel stores C from the pointer the runtime is given: a static offset would be
+     * silently ignored. A dynamic one (views made by subview) is the caller's to fold
+     * into that pointer. */
+    int64_t offset = mlirStridedLayoutAttrGetOffset(layout);
+    if (offset != 0 && offset != dyn)
+      return fail(op, "%soperand 'c' must have offset 0 or ? (the kernel stores from the C "
+                      "pointer it is given), got offset %lld", where, (long long)offset);
     identity = true;
   }
   if (!identity)

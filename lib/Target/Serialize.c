@@ -1,7 +1,9 @@
 /* Serialize.c — serialisation of the lowered kernel to PTX and cubin (include/nvfp4-c/
  * Pipeline.h): nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05 | nvfp4-proxy-tcgen05], then MLIR's
  * gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX, one LLVM compile for both outputs),
- * then ptxas from the CUDA toolkit, whose image is read back into memory. */
+ * then ptxas from the CUDA toolkit, whose image is read back into memory and checked to
+ * be a CUDA ELF64 before it is returned. Every pass is created directly, so callers need
+ * not register passes, and no path is ever spliced into a textual pipeline. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -21,6 +23,8 @@
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Pass.h"
 #include "nvfp4-c/Passes.h"
+
+#include "GpuModuleToBinary.h"
 
 #ifndef NVFP4_CUDA_ROOT
 #define NVFP4_CUDA_ROOT "/usr/local/cuda"
@@ -54,10 +58,6 @@ static void logf_(MlirNvfp4CompileResult *r, const char *fmt, ...) {
   va_end(ap);
   if (n <= 0) return;
   logAppend(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static void collectText(MlirStringRef s, void *user) {
-  logAppend((MlirNvfp4CompileResult *)user, s.data, s.length);
 }
 
 static void *readAll(const char *path, size_t *size) {
@@ -170,6 +170,17 @@ static bool runPtxas(const MlirNvfp4CompileOptions *o, MlirNvfp4CompileResult *r
     r->cubin = readAll(cubinPath, &r->cubinSize);
     ok = r->cubin != NULL;
     if (!ok) logf_(r, "nvfp4: ptxas wrote no cubin\n");
+    /* a cubin is a little-endian ELF64 for EM_CUDA (190): anything else is not one */
+    const unsigned char *e = r->cubin;
+    if (ok && (r->cubinSize < 64 || memcmp(e, "\177ELF", 4) != 0 || e[4] != 2 || e[5] != 1 ||
+               (e[18] | e[19] << 8) != 190)) {
+      logf_(r, "nvfp4: %s exited 0 but its output (%zu bytes) is not a CUDA ELF64 cubin\n",
+            ptxas, r->cubinSize);
+      free(r->cubin);
+      r->cubin = NULL;
+      r->cubinSize = 0;
+      ok = false;
+    }
   }
 cleanup:
   unlink(ptxPath);
@@ -179,15 +190,20 @@ cleanup:
   return ok;
 }
 
-MlirNvfp4CompileOptions mlirNvfp4CompileOptionsGetDefault(void) {
-  MlirNvfp4CompileOptions o = {NVFP4_CUDA_ROOT, false, true, false, false, false};
-  return o;
-}
-
 MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                          const MlirNvfp4CompileOptions *options,
                                          MlirNvfp4CompileResult *r) {
+  /* structSize 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (!r || (r->structSize != 0 && r->structSize < sizeof(MlirNvfp4CompileResult)))
+    return mlirLogicalResultFailure();
   memset(r, 0, sizeof *r);
+  r->structSize = sizeof *r;
+  if (options && options->structSize != 0 && options->structSize < sizeof(MlirNvfp4CompileOptions)) {
+    logf_(r, "nvfp4: options->structSize is %zu, expected 0 or at least %zu (start from "
+             "mlirNvfp4CompileOptionsGetDefault)\n", options->structSize,
+          sizeof(MlirNvfp4CompileOptions));
+    return mlirLogicalResultFailure();
+  }
   MlirNvfp4CompileOptions o = options ? *options : mlirNvfp4CompileOptionsGetDefault();
   if (!o.toolkitPath) o.toolkitPath = NVFP4_CUDA_ROOT;
   MlirContext ctx = mlirOperationGetContext(module);
@@ -212,14 +228,16 @@ MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
   r->lowerMs = t1 - t0;
   if (o.stopAfterLowering) return mlirLogicalResultSuccess();
 
+  /* The toolkit serves ptxas (run below) and, when it has one, libdevice, which the NVVM
+   * serialiser links if it is given a toolkit (our kernels call none of it); a directory
+   * holding only bin/ptxas must not make serialisation fail. */
+  char libdevice[1200];
+  snprintf(libdevice, sizeof libdevice, "%s/nvvm/libdevice/libdevice.10.bc", o.toolkitPath);
+  const bool hasLibdevice = access(libdevice, R_OK) == 0;
   pm = mlirPassManagerCreate(ctx);
-  char pipeline[1200];
-  snprintf(pipeline, sizeof pipeline, "gpu-module-to-binary{format=isa toolkit=%s}",
-           o.toolkitPath);
-  MlirLogicalResult serialised = mlirOpPassManagerAddPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), mlirStringRefCreateFromCString(pipeline),
-      collectText, r);
-  if (mlirLogicalResultIsSuccess(serialised)) serialised = mlirPassManagerRunOnOp(pm, module);
+  mlirPassManagerAddOwnedPass(
+      pm, nvfp4CreateGpuModuleToBinaryPass(hasLibdevice ? o.toolkitPath : NULL, "isa"));
+  MlirLogicalResult serialised = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);
   if (mlirLogicalResultIsFailure(serialised)) {
     logf_(r, "nvfp4: gpu-module-to-binary failed\n");

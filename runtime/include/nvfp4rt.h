@@ -9,6 +9,15 @@
  * nvfp4rt_last_error() on the calling thread.
  *
  * Thread safety: objects are not internally locked; use one plan from one thread at a time.
+ *
+ * ABI growth: structs the caller hands to the library or the library fills for the caller
+ * (nvfp4rt_plan_options, nvfp4rt_plan_info) start with `struct_size`, which the caller
+ * sets to sizeof(the struct) (the *_INIT macros do) or leaves 0, which means the 2.0
+ * layout; the library reads and writes only that many bytes, so later versions can append
+ * fields without breaking old callers. Initialise the structs (an uninitialised size is
+ * garbage the library cannot tell from a size).
+ * Structs the library owns (nvfp4rt_device_info) carry the size the library filled in.
+ * nvfp4rt_group and nvfp4rt_tmap_args are fixed contracts (arrays of them are passed).
  */
 #ifndef NVFP4RT_H
 #define NVFP4RT_H
@@ -17,6 +26,7 @@
 #include <stdint.h>
 
 #include "nvfp4-c/KernelABI.h"
+#include "nvfp4-c/Version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +37,17 @@ extern "C" {
 #else
 #define NVFP4RT_API __attribute__((visibility("default")))
 #endif
+
+/* ---- version ---------------------------------------------------------------------- */
+
+/* The version this header belongs to (NVFP4_VERSION_NUMBER: major * 10000 + minor * 100 +
+ * patch); nvfp4rt_version() is the version of the library actually loaded. */
+#define NVFP4RT_VERSION NVFP4_VERSION_NUMBER
+NVFP4RT_API uint32_t nvfp4rt_version(void);
+/* "2.0.0" (static, never NULL). */
+NVFP4RT_API const char *nvfp4rt_version_string(void);
+/* The kernel ABI version (NVFP4_ABI_VERSION) this runtime packs and accepts in metadata. */
+NVFP4RT_API uint32_t nvfp4rt_kernel_abi_version(void);
 
 /* ---- status ---------------------------------------------------------------------- */
 
@@ -74,6 +95,7 @@ NVFP4RT_API void nvfp4rt_clear_error(void);
 NVFP4RT_API nvfp4rt_status nvfp4rt_driver_load(void);
 
 typedef struct nvfp4rt_device_info {
+  size_t struct_size;         /* filled by the library: sizeof its nvfp4rt_device_info */
   char name[256];
   int ordinal;
   int cc_major, cc_minor;
@@ -93,10 +115,16 @@ NVFP4RT_API const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt
 
 /* ---- metadata (host only, no driver) ----------------------------------------------- */
 
+/* Checks that an ELF64 image is self-consistent within `size` bytes: the ELF header, the
+ * program-header and section-header tables, every segment's file extent, every section's
+ * file extent (except SHT_NOBITS), the section-name string table and every section's
+ * link. The driver receives only a pointer, so this is what keeps a truncated or
+ * corrupted cubin from being read past its end. BAD_CUBIN with the offending field. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_elf_check_image(const void *image, size_t size);
 /* Finds the symbol NVFP4_METADATA_SYMBOL in an ELF64 image (cubin) and returns a pointer
  * into `image` at its bytes (SHT_PROGBITS section; st_value relative to the section) and
- * the symbol size (variant_count records of 256 bytes). BAD_CUBIN for anything malformed
- * or missing. */
+ * the symbol size (variant_count records of 256 bytes). The image is checked first
+ * (nvfp4rt_elf_check_image). BAD_CUBIN for anything malformed or missing. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
                                                      const unsigned char **record,
                                                      size_t *record_size);
@@ -126,9 +154,10 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_file(const char *path,
  * target_sm 100 needs 10.0 exactly (sm_100a is arch-specific); 90 needs 9.0. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta,
                                                          int cc_major, int cc_minor);
-/* Encodes a record (used by tests and tools to produce metadata). */
-NVFP4RT_API void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *meta,
-                                         unsigned char record[NVFP4_METADATA_BYTES]);
+/* Encodes a record (used by tests and tools to produce metadata). NULL_POINTER when
+ * either argument is NULL. */
+NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *meta,
+                                                   unsigned char record[NVFP4_METADATA_BYTES]);
 
 /* ---- module ------------------------------------------------------------------------- */
 
@@ -234,6 +263,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, vo
 /* Writes the header and the group records (in the layout's table order) of a parameter
  * image: the 64-byte header followed by the group table (64 + 704 * max_groups bytes;
  * the header and the records are zeroed first, the tensor-map slots are left untouched).
+ * ABI_MISMATCH unless max_groups is 1..NVFP4_ABI_MAX_GROUPS and param_bytes agrees with
+ * it (nvfp4_abi_param_bytes); INVALID_ARGUMENT when `block_bytes` is too small.
  * For a kernel whose table does not fit the parameter block (param_bytes == 64), the
  * table part is what the runtime copies to `table_address` in device memory, whose
  * address goes into the header; pass 0 for an inline table. */
@@ -245,7 +276,9 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
                                               size_t block_bytes);
 
 /* grid = min(sm_count, total_tiles * cluster size) CTAs, a multiple of the cluster size
- * (a tile of a CTA-pair variant occupies the whole pair); 0 for 0 tiles. */
+ * (a tile of a CTA-pair variant occupies the whole pair); 0 for 0 tiles, and 0 when the
+ * cluster is empty or larger than sm_count (no grid can run it: plans report that as
+ * UNSUPPORTED instead of launching nothing). */
 NVFP4RT_API uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta,
                                        uint32_t total_tiles, uint32_t sm_count);
 
@@ -280,6 +313,7 @@ typedef enum nvfp4rt_tmap_update {
 NVFP4RT_API const char *nvfp4rt_tmap_update_name(nvfp4rt_tmap_update mode);
 
 typedef struct nvfp4rt_plan_info {
+  size_t struct_size;        /* set by the caller: sizeof(nvfp4rt_plan_info) */
   uint32_t variant;          /* index of the variant the plan launches */
   const char *kernel_name;   /* its kernel */
   uint32_t num_groups, total_tiles, grid;
@@ -302,11 +336,15 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4r
                                                uint32_t num_groups, nvfp4rt_plan **out);
 /* Plan options. */
 typedef struct nvfp4rt_plan_options {
-  int variant; /* variant index to launch, or -1 to let the heuristic choose */
+  size_t struct_size; /* set by the caller: sizeof(nvfp4rt_plan_options) */
+  int variant;        /* variant index to launch, or -1 to let the heuristic choose */
   nvfp4rt_tmap_update tmap_update; /* 0: NVFP4RT_TMAP_UPDATE_DEFAULT */
 } nvfp4rt_plan_options;
-/* plan_create with options (NULL: defaults). A forced variant keeps being used by
- * nvfp4rt_plan_update_pointers; an automatic plan re-chooses when the shapes change. */
+/* Defaults: the heuristic chooses the variant. */
+#define NVFP4RT_PLAN_OPTIONS_INIT {.struct_size = sizeof(nvfp4rt_plan_options), .variant = -1}
+/* plan_create with options (NULL: defaults; INVALID_ARGUMENT for a struct_size that is
+ * neither 0 nor a known layout). A forced variant keeps being used by nvfp4rt_plan_update_pointers; an
+ * automatic plan re-chooses when the shapes change. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod,
                                                   const nvfp4rt_group *groups,
                                                   uint32_t num_groups,
@@ -327,6 +365,9 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
  * one plan: it writes `stream` into the plan's launch configuration, so one plan must be
  * launched (and re-planned) from one thread at a time; distinct plans are independent. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
+/* Fills `info` up to info->struct_size bytes (0: the 2.0 layout; INVALID_ARGUMENT for a
+ * size below it). */
+#define NVFP4RT_PLAN_INFO_INIT {.struct_size = sizeof(nvfp4rt_plan_info)}
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *plan,
                                                  nvfp4rt_plan_info *info);
 NVFP4RT_API void nvfp4rt_plan_destroy(nvfp4rt_plan *plan);
@@ -385,7 +426,8 @@ NVFP4RT_API int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table,
 typedef struct nvfp4rt_moe_plan nvfp4rt_moe_plan;
 /* Validates, chooses a variant (or options->variant), encodes the tensor maps, packs the
  * parameter block and allocates the emulation workspace of a grid of min(SMs, max tiles)
- * CTAs. */
+ * CTAs. options->struct_size as for nvfp4rt_plan_create_ex; UNSUPPORTED when the variant's
+ * clusters do not fit on the device (never a launch that does nothing). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod,
                                                    const nvfp4rt_moe_problem *p,
                                                    const nvfp4rt_plan_options *options,
@@ -399,12 +441,14 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,
                                                    const nvfp4rt_moe_problem *p);
 /* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *plan, void *stream);
-/* total_tiles is 0 (the kernel counts them); num_groups is E. */
+/* total_tiles is 0 (the kernel counts them); num_groups is E. info->struct_size as for
+ * nvfp4rt_plan_get_info. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *plan,
                                                      nvfp4rt_plan_info *info);
 NVFP4RT_API void nvfp4rt_moe_plan_destroy(nvfp4rt_moe_plan *plan);
 
 /* ---- small device utilities (used by nvfp4-run and tests) -------------------------- */
+/* Every out-pointer (dptr, stream, event, ms) must be non-NULL: NULL_POINTER otherwise. */
 
 NVFP4RT_API nvfp4rt_status nvfp4rt_mem_alloc(nvfp4rt_context *ctx, size_t bytes, uint64_t *dptr);
 NVFP4RT_API void nvfp4rt_mem_free(nvfp4rt_context *ctx, uint64_t dptr);

@@ -141,15 +141,19 @@ typedef struct nvfp4h_problem {
   nvfp4h_group_data groups[NVFP4H_MAX_GROUPS];
 } nvfp4h_problem;
 
-/* Generates a problem; returns 0 on success, -1 on allocation failure / bad shapes
- * (K must be a positive multiple of 32). Deterministic in (shapes, seed, dist). */
+/* Generates a problem; returns 0 on success, NVFP4H_GENERATE_BAD_SHAPE (-1) for bad
+ * arguments (K must be a positive multiple of 32, 1..NVFP4H_MAX_GROUPS groups) and
+ * NVFP4H_GENERATE_NO_MEMORY (-2) when a host allocation fails. Deterministic in (shapes,
+ * seed, dist). */
+#define NVFP4H_GENERATE_BAD_SHAPE (-1)
+#define NVFP4H_GENERATE_NO_MEMORY (-2)
 NVFP4RT_API int nvfp4h_problem_generate(const nvfp4h_shape *shapes, uint32_t num_groups,
                                         uint64_t seed, nvfp4h_distribution dist,
                                         nvfp4h_problem *out);
 /* The same with ldc = N + ldc_pad rounded up to a multiple of 8 (at least 8): ldc_pad > 0
  * makes C's row stride exceed N so that writes into the padding columns are caught.
  * ldc_pad = 0 is nvfp4h_problem_generate (identical data); A, B, SFA and SFB never depend
- * on ldc_pad. ldc_pad must be <= 1 << 20 (returns -1 otherwise). */
+ * on ldc_pad. ldc_pad must be <= 1 << 20 (NVFP4H_GENERATE_BAD_SHAPE otherwise). */
 NVFP4RT_API int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
                                            uint64_t seed, nvfp4h_distribution dist,
                                            uint32_t ldc_pad, nvfp4h_problem *out);
@@ -303,7 +307,8 @@ typedef struct nvfp4h_moe_problem {
 } nvfp4h_moe_problem;
 /* Generates A, B, SFB, the per-token scales, alpha (options->alpha) and C's garbage for E
  * experts, m token rows, N, K, then routes `tokens` tokens (routing, seed) and lays out
- * SFA. Returns 0, or -1 on bad sizes / allocation failure. */
+ * SFA. Returns 0, NVFP4H_GENERATE_BAD_SHAPE for bad sizes, NVFP4H_GENERATE_NO_MEMORY when
+ * the host cannot hold the problem (an allocation failed, or a size beyond 64 bits). */
 NVFP4RT_API int nvfp4h_moe_generate(uint32_t experts, uint32_t m, uint32_t n, uint32_t k,
                                     uint32_t tokens, nvfp4h_moe_routing routing, uint64_t seed,
                                     nvfp4h_distribution dist, const nvfp4h_gen_options *options,

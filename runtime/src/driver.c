@@ -5,10 +5,12 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -103,9 +105,11 @@ nvfp4rt_status nvfp4rt_context_create(int ordinal, nvfp4rt_context **out) {
   int count = 0;
   NVFP4RT_CU_CALL(cuDeviceGetCount, (&count));
   if (count <= 0) return NVFP4RT_FAIL(NVFP4RT_STATUS_NO_DEVICE, "no CUDA device present");
+  /* a device exists, so a bad ordinal is the caller's error, not a missing device */
   if (ordinal < 0 || ordinal >= count)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_NO_DEVICE, "device ordinal %d out of range (%d devices)",
-                        ordinal, count);
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "device ordinal %d out of range (%d device%s: 0..%d)", ordinal, count,
+                        count == 1 ? "" : "s", count - 1);
   nvfp4rt_context *c = calloc(1, sizeof *c);
   if (!c) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "context_create: malloc failed");
   nvfp4rt_status st = NVFP4RT_STATUS_OK;
@@ -128,6 +132,7 @@ nvfp4rt_status nvfp4rt_context_create(int ordinal, nvfp4rt_context **out) {
                              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, c->device));
   TRY(cuDriverGetVersion, (&c->info.driver_version));
   c->info.ordinal = ordinal;
+  c->info.struct_size = sizeof c->info;
   TRY(cuDevicePrimaryCtxRetain, (&c->ctx, c->device));
   if ((r = NVFP4RT_CU(cuCtxSetCurrent)(c->ctx)) != CUDA_SUCCESS) {
     st = nvfp4rt_set_cu_error_(r, "cuCtxSetCurrent", __FILE__, __LINE__, "%s", "");
@@ -164,6 +169,10 @@ const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt_context *ct
   do {                                                                                     \
     if (!(ctx)) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "context is NULL");       \
   } while (0)
+#define NVFP4RT_REQUIRE_OUT(p, what)                                                       \
+  do {                                                                                     \
+    if (!(p)) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "%s is NULL", what);        \
+  } while (0)
 
 nvfp4rt_status nvfp4rt_mem_alloc(nvfp4rt_context *ctx, size_t bytes, uint64_t *dptr) {
   NVFP4RT_REQUIRE_CTX(ctx);
@@ -180,12 +189,14 @@ nvfp4rt_status nvfp4rt_memcpy_htod(nvfp4rt_context *ctx, uint64_t dst, const voi
                                    size_t bytes) {
   NVFP4RT_REQUIRE_CTX(ctx);
   if (!bytes) return NVFP4RT_STATUS_OK;
+  NVFP4RT_REQUIRE_OUT(src, "memcpy_htod: src");
   NVFP4RT_CU_CALL(cuMemcpyHtoD, ((CUdeviceptr)dst, src, bytes));
   return NVFP4RT_STATUS_OK;
 }
 nvfp4rt_status nvfp4rt_memcpy_dtoh(nvfp4rt_context *ctx, void *dst, uint64_t src, size_t bytes) {
   NVFP4RT_REQUIRE_CTX(ctx);
   if (!bytes) return NVFP4RT_STATUS_OK;
+  NVFP4RT_REQUIRE_OUT(dst, "memcpy_dtoh: dst");
   NVFP4RT_CU_CALL(cuMemcpyDtoH, (dst, (CUdeviceptr)src, bytes));
   return NVFP4RT_STATUS_OK;
 }
@@ -197,6 +208,7 @@ nvfp4rt_status nvfp4rt_memset_async(nvfp4rt_context *ctx, uint64_t dst, unsigned
 }
 nvfp4rt_status nvfp4rt_stream_create(nvfp4rt_context *ctx, void **stream) {
   NVFP4RT_REQUIRE_CTX(ctx);
+  NVFP4RT_REQUIRE_OUT(stream, "stream_create: stream");
   CUstream s;
   NVFP4RT_CU_CALL(cuStreamCreate, (&s, CU_STREAM_NON_BLOCKING));
   *stream = s;
@@ -212,6 +224,7 @@ nvfp4rt_status nvfp4rt_stream_synchronize(nvfp4rt_context *ctx, void *stream) {
 }
 nvfp4rt_status nvfp4rt_event_create(nvfp4rt_context *ctx, void **event) {
   NVFP4RT_REQUIRE_CTX(ctx);
+  NVFP4RT_REQUIRE_OUT(event, "event_create: event");
   CUevent e;
   NVFP4RT_CU_CALL(cuEventCreate, (&e, CU_EVENT_DEFAULT));
   *event = e;
@@ -228,6 +241,7 @@ nvfp4rt_status nvfp4rt_event_record(nvfp4rt_context *ctx, void *event, void *str
 nvfp4rt_status nvfp4rt_event_elapsed_ms(nvfp4rt_context *ctx, void *start, void *end,
                                         float *ms) {
   NVFP4RT_REQUIRE_CTX(ctx);
+  NVFP4RT_REQUIRE_OUT(ms, "event_elapsed_ms: ms");
   NVFP4RT_CU_CALL(cuEventElapsedTime, (ms, (CUevent)start, (CUevent)end));
   return NVFP4RT_STATUS_OK;
 }
@@ -259,28 +273,45 @@ void nvfp4rt_graph_destroy(nvfp4rt_context *ctx, void *graph_exec) {
   if (ctx && graph_exec) NVFP4RT_CU(cuGraphExecDestroy)((CUgraphExec)graph_exec);
 }
 
+/* Reads a regular file, a pipe or a character device to the end (sizes from fstat are
+ * only a first guess: a file may grow or shrink while it is read). Directories and other
+ * unreadable paths are IO_ERROR with the system's reason; OUT_OF_MEMORY only when an
+ * allocation really fails. */
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size) {
   if (!path) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "file path is NULL");
+  if (!data || !size) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "read_file: NULL output");
   FILE *f = fopen(path, "rb");
-  if (!f) return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot open '%s'", path);
-  if (fseek(f, 0, SEEK_END) != 0) goto io;
-  long n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) goto io;
-  void *b = malloc(n ? (size_t)n : 1);
-  if (!b) {
+  if (!f)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot open '%s': %s", path, strerror(errno));
+  struct stat st;
+  const int stat_failed = fstat(fileno(f), &st) != 0;
+  if (stat_failed || S_ISDIR(st.st_mode)) {
+    int e = stat_failed ? errno : EISDIR;
     fclose(f);
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "cannot allocate %ld bytes for '%s'", n,
-                        path);
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot read '%s': %s", path, strerror(e));
   }
-  if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
+  unsigned char *b = malloc(cap);
+  for (;;) {
+    if (!b) {
+      fclose(f);
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "cannot allocate %zu bytes for '%s'",
+                          cap, path);
+    }
+    n += fread(b + n, 1, cap - n, f);
+    if (n < cap) break;
+    unsigned char *grown = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
+    if (!grown) free(b);
+    b = grown;
+    cap *= 2;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
     free(b);
-    goto io;
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot read '%s'", path);
   }
-  fclose(f);
   *data = b;
-  *size = (size_t)n;
+  *size = n;
   return NVFP4RT_STATUS_OK;
-io:
-  fclose(f);
-  return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot read '%s'", path);
 }

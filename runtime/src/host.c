@@ -340,19 +340,32 @@ int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups
                                  uint64_t seed, nvfp4h_distribution dist,
                                  const nvfp4h_gen_options *opts, nvfp4h_problem *out) {
   memset(out, 0, sizeof *out);
-  if (!opts || opts->c_type > NVFP4H_C_F32) return -1;
+  if (!opts || opts->c_type > NVFP4H_C_F32) return NVFP4H_GENERATE_BAD_SHAPE;
   const uint32_t ldc_pad = opts->ldc_pad, eb = nvfp4h_c_bytes(opts->c_type);
-  if (!shapes || num_groups == 0 || num_groups > NVFP4H_MAX_GROUPS) return -1;
-  if (ldc_pad > (1u << 20)) return -1;
+  if (!shapes || num_groups == 0 || num_groups > NVFP4H_MAX_GROUPS)
+    return NVFP4H_GENERATE_BAD_SHAPE;
+  if (ldc_pad > (1u << 20)) return NVFP4H_GENERATE_BAD_SHAPE;
   out->num_groups = num_groups;
   for (uint32_t gi = 0; gi < num_groups; gi++) {
     nvfp4h_group_data *d = &out->groups[gi];
     const nvfp4h_shape s = shapes[gi];
-    if (s.k == 0 || s.k % 32 != 0) { nvfp4h_problem_free(out); return -1; }
+    if (s.k == 0 || s.k % 32 != 0) {
+      nvfp4h_problem_free(out);
+      return NVFP4H_GENERATE_BAD_SHAPE;
+    }
     d->m = s.m; d->n = s.n; d->k = s.k;
     const uint64_t ldc = ((uint64_t)s.n + ldc_pad + 7) / 8 * 8;
-    if (ldc > 0xFFFFFFF8ull) { nvfp4h_problem_free(out); return -1; }
+    if (ldc > 0xFFFFFFF8ull) {
+      nvfp4h_problem_free(out);
+      return NVFP4H_GENERATE_BAD_SHAPE;
+    }
     d->ldc = ldc ? (uint32_t)ldc : 8;
+    /* C (M * ldc * 4 bytes at most) can exceed 64 bits: no host holds that, and the size
+     * must not wrap around to one an allocation serves */
+    if ((uint64_t)s.m * d->ldc > SIZE_MAX / 8) {
+      nvfp4h_problem_free(out);
+      return NVFP4H_GENERATE_NO_MEMORY;
+    }
     d->c_guard = d->ldc;
     const uint32_t S = s.k / 16;
     d->a_bytes = (size_t)s.m * s.k / 2;
@@ -367,7 +380,10 @@ int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups
     d->sfb = calloc(1, d->sfb_bytes ? d->sfb_bytes : 1);
     d->c_alloc_bytes = d->c_bytes + (size_t)d->c_guard * eb;
     d->c = malloc(d->c_alloc_bytes);
-    if (!d->a || !d->b || !d->sfa || !d->sfb || !d->c) { nvfp4h_problem_free(out); return -1; }
+    if (!d->a || !d->b || !d->sfa || !d->sfb || !d->c) {
+      nvfp4h_problem_free(out);
+      return NVFP4H_GENERATE_NO_MEMORY;
+    }
     const uint8_t mask = dist == NVFP4H_DIST_COMPETITION ? 0xBB : 0xFF;
     /* tensors 0..4: A, B, SFA, SFB, C; each its own stream */
     uint8_t *ab[2] = {d->a, d->b};

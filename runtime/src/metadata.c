@@ -14,18 +14,82 @@ static uint32_t rd32(const unsigned char *p) { return nvfp4_meta_read_u32(p, 0);
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | ((uint64_t)rd32(p + 4) << 32); }
 
 /* ELF64 little-endian constants used here. */
-enum { kShtProgbits = 1, kShtSymtab = 2, kShtNobits = 8, kEhdrSize = 64, kShdrSize = 64,
-       kSymSize = 24 };
+enum { kShtNull = 0, kShtProgbits = 1, kShtSymtab = 2, kShtNobits = 8, kEhdrSize = 64,
+       kShdrSize = 64, kPhdrSize = 56, kSymSize = 24, kShnLoreserve = 0xff00 };
 
-nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
-                                         const unsigned char **record, size_t *record_size) {
-  if (!image || !record || !record_size)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "elf_find_metadata: NULL argument");
+/* [off, off + len) inside an image of `size` bytes, without overflow. */
+static int in_image(uint64_t off, uint64_t len, size_t size) {
+  return off <= size && len <= size - off;
+}
+
+nvfp4rt_status nvfp4rt_elf_check_image(const void *image, size_t size) {
+  if (!image) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "elf_check_image: image is NULL");
   const unsigned char *b = image;
   if (size < kEhdrSize || memcmp(b, "\177ELF", 4) != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "not an ELF image (%zu bytes)", size);
   if (b[4] != 2 || b[5] != 1)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "not a little-endian ELF64 image");
+  if (rd16(b + 0x34) != kEhdrSize)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF header size %u, expected %u",
+                        rd16(b + 0x34), kEhdrSize);
+  const uint64_t phoff = rd64(b + 0x20), shoff = rd64(b + 0x28);
+  const uint16_t phentsize = rd16(b + 0x36), phnum = rd16(b + 0x38);
+  const uint16_t shentsize = rd16(b + 0x3A), shnum = rd16(b + 0x3C), shstrndx = rd16(b + 0x3E);
+  /* phnum 0 with a table offset, like shnum 0 with one below, is not a valid image */
+  if (phnum == 0 ? phoff != 0
+                 : phentsize != kPhdrSize || !in_image(phoff, (uint64_t)phnum * kPhdrSize, size))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                        "ELF program header table (%u x %u bytes at %llu) out of bounds of the "
+                        "%zu-byte image", phnum, phentsize, (unsigned long long)phoff, size);
+  /* shnum 0 with a table offset is the extended numbering no cubin uses */
+  if (shnum == 0 ? shoff != 0
+                 : shentsize != kShdrSize || !in_image(shoff, (uint64_t)shnum * kShdrSize, size))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                        "ELF section header table (%u x %u bytes at %llu) out of bounds of the "
+                        "%zu-byte image", shnum, shentsize, (unsigned long long)shoff, size);
+  if (shstrndx >= kShnLoreserve || (shnum && shstrndx >= shnum))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF section-name table index %u of %u",
+                        shstrndx, shnum);
+  for (uint32_t i = 0; i < phnum; i++) {
+    const unsigned char *ph = b + phoff + (uint64_t)i * kPhdrSize;
+    const uint64_t off = rd64(ph + 8), filesz = rd64(ph + 32);
+    if (!in_image(off, filesz, size))
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                          "ELF segment %u (%llu bytes at %llu) out of bounds of the %zu-byte "
+                          "image", i, (unsigned long long)filesz, (unsigned long long)off, size);
+  }
+  uint64_t names_size = 0;
+  if (shnum && shstrndx) {
+    const unsigned char *strsh = b + shoff + (uint64_t)shstrndx * kShdrSize;
+    names_size = rd32(strsh + 4) == kShtNobits ? 0 : rd64(strsh + 0x20);
+  }
+  for (uint32_t i = 0; i < shnum; i++) {
+    const unsigned char *sh = b + shoff + (uint64_t)i * kShdrSize;
+    const uint32_t type = rd32(sh + 4), link = rd32(sh + 0x28);
+    const uint64_t off = rd64(sh + 0x18), len = rd64(sh + 0x20);
+    if (type != kShtNobits && type != kShtNull && !in_image(off, len, size))
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                          "ELF section %u (type 0x%x, %llu bytes at %llu) out of bounds of the "
+                          "%zu-byte image", i, type, (unsigned long long)len,
+                          (unsigned long long)off, size);
+    if (link >= shnum)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN, "ELF section %u links to section %u of %u",
+                          i, link, shnum);
+    if (i && shstrndx && rd32(sh) >= names_size)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                          "ELF section %u name offset %u past the %llu-byte name table", i,
+                          rd32(sh), (unsigned long long)names_size);
+  }
+  return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_elf_find_metadata(const void *image, size_t size,
+                                         const unsigned char **record, size_t *record_size) {
+  if (!image || !record || !record_size)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "elf_find_metadata: NULL argument");
+  nvfp4rt_status checked = nvfp4rt_elf_check_image(image, size);
+  if (checked != NVFP4RT_STATUS_OK) return checked;
+  const unsigned char *b = image;
   uint64_t shoff = rd64(b + 0x28);
   uint16_t shentsize = rd16(b + 0x3A), shnum = rd16(b + 0x3C);
   if (shentsize != kShdrSize || shnum == 0 || shoff > size ||
@@ -172,6 +236,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->n_align == 0 || m->n_align > m->tile_n || m->tile_n % m->n_align != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata n_align %u for tile_n %u",
                         m->n_align, m->tile_n);
+  /* the plans hold NVFP4_ABI_MOE_MAX_TMAPS map slots: a longer box ladder (an n_align far
+   * below tile_n) would leave maps the kernel reads unencoded */
+  if (m->form == NVFP4_META_FORM_CONTIGUOUS && nvfp4rt_moe_tmap_count(m) > NVFP4_ABI_MOE_MAX_TMAPS)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata: a contiguous-form kernel with %u tensor maps (n_align %u for "
+                        "tile_n %u), at most %u", nvfp4rt_moe_tmap_count(m), m->n_align,
+                        m->tile_n, NVFP4_ABI_MOE_MAX_TMAPS);
   if (m->form == NVFP4_META_FORM_CONTIGUOUS &&
       m->param_bytes != nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
@@ -262,10 +333,12 @@ nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, 
                                              int minor) {
   if (!meta) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata is NULL");
   int need_major = (int)meta->target_sm / 10, need_minor = (int)meta->target_sm % 10;
+  /* the caller's struct need not hold a terminated target string: print at most its array */
   if (major != need_major || minor != need_minor)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
-                        "cubin targets %s (sm_%u%s) but the device is sm_%d%d; %s",
-                        meta->target, meta->target_sm,
+                        "cubin targets %.*s (sm_%u%s) but the device is sm_%d%d; %s",
+                        (int)strnlen(meta->target, NVFP4_META_TARGET_BYTES), meta->target,
+                        meta->target_sm,
                         (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation"
                         : (meta->flags & NVFP4_META_FLAG_PROXY)   ? ", timing proxy"
                                                                   : "",
@@ -277,8 +350,11 @@ nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, 
   return NVFP4RT_STATUS_OK;
 }
 
-void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
-                             unsigned char rec[NVFP4_METADATA_BYTES]) {
+nvfp4rt_status nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
+                                       unsigned char rec[NVFP4_METADATA_BYTES]) {
+  if (!m || !rec)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata_encode: %s is NULL",
+                        !m ? "metadata" : "record");
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m->field);
   NVFP4_META_U32_FIELDS(F)
@@ -287,4 +363,5 @@ void nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
   memcpy(rec + NVFP4_META_KERNEL_NAME, m->kernel_name, n);
   n = strnlen(m->target, NVFP4_META_TARGET_BYTES - 1);
   memcpy(rec + NVFP4_META_TARGET, m->target, n);
+  return NVFP4RT_STATUS_OK;
 }

@@ -266,6 +266,10 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   if (st != NVFP4RT_STATUS_OK) return st;
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, p);
   const uint32_t grid = nvfp4rt_grid_size(meta, (uint32_t)tiles, sms);
+  if (grid == 0 && tiles != 0) /* never a silent no-op launch (as plan.c) */
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                        "moe plan: kernel '%s' needs clusters of %u CTAs, the device has %u SMs",
+                        meta->kernel_name, meta->cluster[0], sms);
   /* emulation workspace: grown (never per launch) when a larger grid needs more */
   uint64_t ws = pl->workspace, ws_bytes = pl->workspace_bytes, new_ws = 0;
   if ((meta->flags & NVFP4_META_FLAG_EMULATION) &&
@@ -356,6 +360,12 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   if (!out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: out is NULL");
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: module is NULL");
+  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (options && options->struct_size != 0 && options->struct_size < sizeof(nvfp4rt_plan_options))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "moe_plan_create: options->struct_size is %zu, expected 0 or at least "
+                        "%zu (NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
+                        sizeof(nvfp4rt_plan_options));
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)mod->table.count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -400,8 +410,14 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
 
 nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_plan_info *info) {
   if (!pl || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_get_info: NULL");
+  if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "moe_plan_get_info: info->struct_size is %zu, expected 0 or at least "
+                        "%zu (NVFP4RT_PLAN_INFO_INIT)", info->struct_size,
+                        sizeof(nvfp4rt_plan_info));
   const nvfp4_kernel_metadata *m = &pl->mod->table.variants[pl->variant];
   memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
   info->variant = pl->variant;
   info->kernel_name = m->kernel_name;
   info->num_groups = m->max_groups;

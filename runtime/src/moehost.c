@@ -4,6 +4,7 @@
  * out in expert segments that start on 128-row atoms), and the check of C against the C
  * reference of every expert. Pure C11, no driver. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,14 +89,19 @@ static uint8_t scale(nvfp4h_rng *g, nvfp4h_distribution dist, int h) {
 int nvfp4h_moe_generate(uint32_t E, uint32_t m, uint32_t n, uint32_t k, uint32_t tokens,
                         nvfp4h_moe_routing routing, uint64_t seed, nvfp4h_distribution dist,
                         const nvfp4h_gen_options *opts, nvfp4h_moe_problem *out) {
+  if (!out) return NVFP4H_GENERATE_BAD_SHAPE;
   memset(out, 0, sizeof *out);
   if (!opts || opts->c_type > NVFP4H_C_F32 || E == 0 || E > NVFP4_ABI_MAX_GROUPS || k == 0 ||
       k % 64 != 0 || tokens > m || (unsigned)routing >= NVFP4H_ROUTE_COUNT_ ||
       opts->ldc_pad > (1u << 20))
-    return -1;
+    return NVFP4H_GENERATE_BAD_SHAPE;
   const uint32_t S = k / 16, eb = nvfp4h_c_bytes(opts->c_type);
   const uint64_t ldc = ((uint64_t)n + opts->ldc_pad + 7) / 8 * 8;
-  if (ldc > 0xFFFFFFF8ull) return -1;
+  if (ldc > 0xFFFFFFF8ull) return NVFP4H_GENERATE_BAD_SHAPE;
+  /* B (E * N * K / 2 bytes) and C (M * ldc * 4 at most) can exceed 64 bits, which no host
+   * can hold: report that as what it is rather than allocate a wrapped-around size */
+  if ((uint64_t)n * (k / 2) > SIZE_MAX / E || (uint64_t)m * ldc > SIZE_MAX / 8)
+    return NVFP4H_GENERATE_NO_MEMORY;
   out->num_experts = E; out->m = m; out->n = n; out->k = k;
   out->ldc = ldc ? (uint32_t)ldc : 8;
   out->c_type = opts->c_type;
@@ -119,7 +125,7 @@ int nvfp4h_moe_generate(uint32_t E, uint32_t m, uint32_t n, uint32_t k, uint32_t
   if (!out->offsets || !out->alpha || !out->a || !out->b || !out->sfb || !out->sfa_plain ||
       !out->sfa || !out->c) {
     nvfp4h_moe_problem_free(out);
-    return -1;
+    return NVFP4H_GENERATE_NO_MEMORY;
   }
   const uint8_t mask = dist == NVFP4H_DIST_COMPETITION ? 0xBB : 0xFF;
   int ha = 0, hb = 0;

@@ -246,6 +246,13 @@ nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
                                   size_t block_bytes) {
   if (!meta || !groups || !L || !block)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "param_pack: NULL argument");
+  /* the image size below comes from max_groups: it must be the ABI's, or the offsets wrap */
+  if (meta->max_groups == 0 || meta->max_groups > NVFP4_ABI_MAX_GROUPS ||
+      meta->param_bytes != nvfp4_abi_param_bytes(meta->max_groups))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "param_pack: metadata max_groups %u / param_bytes %u (need 1..%u groups "
+                        "and param_bytes = nvfp4_abi_param_bytes(max_groups))", meta->max_groups,
+                        meta->param_bytes, NVFP4_ABI_MAX_GROUPS);
   const size_t image = NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
   if (block_bytes < image || num_groups > meta->max_groups || num_groups != L->num_groups)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -285,9 +292,10 @@ nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
 uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_tiles,
                            uint32_t sm_count) {
   if (!meta || total_tiles == 0) return 0;
-  uint32_t cx = meta->cluster[0] ? meta->cluster[0] : 1;
+  uint32_t cx = meta->cluster[0];
+  if (cx == 0 || cx > sm_count) return 0; /* no grid of whole clusters fits the device */
   uint64_t want = (uint64_t)total_tiles * cx;
-  uint64_t cap = sm_count >= cx ? sm_count / cx * cx : cx;
+  uint64_t cap = (uint64_t)sm_count / cx * cx;
   return (uint32_t)(want < cap ? want : cap);
 }
 
@@ -592,6 +600,10 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, n, L);
   if (st != NVFP4RT_STATUS_OK) return st; /* no variant can run it: variant 0's reason */
   const uint32_t grid = nvfp4rt_grid_size(meta, L->total_tiles, sms);
+  if (grid == 0 && L->total_tiles != 0) /* never a silent no-op launch */
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                        "plan: kernel '%s' needs clusters of %u CTAs, the device has %u SMs",
+                        meta->kernel_name, meta->cluster[0], sms);
   /* workspace: once per plan, grown (never per launch) if a re-plan needs a larger grid */
   uint64_t ws = p->workspace, ws_bytes = p->workspace_bytes, new_ws = 0;
   if (meta->flags & NVFP4_META_FLAG_EMULATION) {
@@ -735,6 +747,12 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
   const nvfp4rt_metadata_table *table = &mod->table;
+  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (options && options->struct_size != 0 && options->struct_size < sizeof(nvfp4rt_plan_options))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "plan_create: options->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
+                        sizeof(nvfp4rt_plan_options));
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)table->count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -914,8 +932,14 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
 
 nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
   if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
+  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
+  if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "plan_get_info: info->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_INFO_INIT)", info->struct_size, sizeof(nvfp4rt_plan_info));
   const nvfp4_kernel_metadata *m = &p->mod->table.variants[p->variant];
   memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
   info->variant = p->variant;
   info->kernel_name = m->kernel_name;
   info->num_groups = p->num_groups;

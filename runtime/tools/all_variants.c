@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
+
 enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2 };
 
 static int report_error(const char *what) {
@@ -65,13 +67,15 @@ int all_variants_run(nvfp4rt_context *ctx, nvfp4rt_module *mod, const nvfp4h_pro
     if (rc == EXIT_ERROR) break;
     const int pass = nvfp4h_check_passed(&chk);
     failed += !pass;
-    if (json)
-      printf("%s{\"kernel\": \"%s\", \"pass\": %s, \"mismatches\": %llu, \"checked\": %llu, "
+    if (json) {
+      printf("%s{\"kernel\": ", v ? ", " : "");
+      json_str(m->kernel_name);
+      printf(", \"pass\": %s, \"mismatches\": %llu, \"checked\": %llu, "
              "\"outside_writes\": %llu, \"outside_checked\": %llu}",
-             v ? ", " : "", m->kernel_name, pass ? "true" : "false",
+             pass ? "true" : "false",
              (unsigned long long)chk.mismatches, (unsigned long long)chk.checked,
              (unsigned long long)chk.outside_writes, (unsigned long long)chk.outside_checked);
-    else
+    } else
       printf("variant  %-36s %s  (%llu/%llu %s, %llu/%llu outside changed)\n", m->kernel_name,
              pass ? "PASS" : "FAIL", (unsigned long long)chk.mismatches,
              (unsigned long long)chk.checked, proxy ? "not +0" : "mismatches",

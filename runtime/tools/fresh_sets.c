@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_out.h"
+
 enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2 };
 
 #define MAX_SETS 64
@@ -176,7 +178,7 @@ static int run_technique(state *S, const fresh_opts *o, nvfp4rt_tmap_update mode
   }
   TRY(st);
   int rc = -1;
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   if (reset_c(S)) goto out;
   /* warm-up: every set once, twice */
   for (int i = 0; i < 2 * S->sets; i++)
@@ -261,7 +263,7 @@ static int run_graph(state *S, const fresh_opts *o, result *R) {
     if (elapsed_us(S, &S->t_e2e[i])) goto out;
   }
   R->e2e = stats_of(S->t_e2e, o->e2e_calls);
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan_get_info(plan, &info);
   snprintf(R->kernel, sizeof R->kernel, "%s", info.kernel_name);
   if (check_result(S, 1, o->threads, o->check, R)) goto out;
@@ -348,15 +350,19 @@ static void print_stats(const char *key, stats s) {
 /* One JSON object per line and technique (JSON Lines), written as soon as it is measured. */
 static void print_json(const state *S, const fresh_opts *o, const result *R) {
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(S->ctx);
-  printf("{\"fresh_sets\": %d, \"case\": \"%s\", \"groups\": %u, \"proxy\": %s, \"device\": \"%s\", "
-         "\"calls\": %d, \"e2e_calls\": %d, \"name\": \"%s\", ",
-         S->sets, o->label, S->ng, S->proxy ? "true" : "false", dev->name, o->calls, o->e2e_calls,
+  printf("{\"fresh_sets\": %d, \"case\": ", S->sets);
+  json_str(o->label);
+  printf(", \"groups\": %u, \"proxy\": %s, \"device\": ", S->ng, S->proxy ? "true" : "false");
+  json_str(dev->name);
+  printf(", \"calls\": %d, \"e2e_calls\": %d, \"name\": \"%s\", ", o->calls, o->e2e_calls,
          R->name);
   if (R->skipped) {
     printf("\"skipped\": \"%s\"}\n", R->skipped);
     return;
   }
-  printf("\"kernel\": \"%s\", ", R->kernel);
+  printf("\"kernel\": ");
+  json_str(R->kernel);
+  printf(", ");
   print_stats("host", R->host);
   print_stats("update", R->update);
   print_stats("e2e", R->e2e);

@@ -12,7 +12,8 @@
  * routing (offsets and the scale-factor layout that goes with it) into the same buffers
  * and resetting C: the kernel finds the experts' sizes itself, nothing is re-planned.
  * Exit codes as nvfp4-run --cpu: 0 pass, 1 check failed, 2 error, 3 deadlock, 4 hazard or
- * illegal operation. */
+ * illegal operation. Numbers on the command line are checked whole and in range. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
 #include "nvfp4sim.h"
+#include "run_common.h"
 
 int nvfp4_run_cpu_moe(int argc, char **argv);
 
@@ -56,13 +58,14 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
   }
   const int pass = ran && nvfp4h_check_passed(&chk);
   if (json) {
+    char jn[40];
     printf("{\"run\": \"%s\", \"simulation\": \"%s\", \"hazards\": %llu, \"pass\": %s, "
            "\"mismatches\": %llu, \"checked\": %llu, \"outside_checked\": %llu, "
-           "\"outside_writes\": %llu, \"max_abs_err\": %.6g, \"cpu_ms\": %.1f, \"mma_ops\": %llu}\n",
+           "\"outside_writes\": %llu, \"max_abs_err\": %s, \"cpu_ms\": %.1f, \"mma_ops\": %llu}\n",
            label, nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards,
            pass ? "true" : "false", (unsigned long long)chk.mismatches,
            (unsigned long long)chk.checked, (unsigned long long)chk.outside_checked,
-           (unsigned long long)chk.outside_writes, chk.max_abs, res.wall_ms,
+           (unsigned long long)chk.outside_writes, json_num(jn, chk.max_abs, 6), res.wall_ms,
            (unsigned long long)res.mma_ops);
   } else {
     printf("sim      %s %s  (%llu hazard reports, %u clusters, %.1f ms, %llu mma, %llu tma)\n",
@@ -100,7 +103,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(MOE_ERROR), (char *)0))
     if (!strcmp(a, "--cpu")) path = NEXT();
     else if (!strcmp(a, "--moe")) moe = NEXT();
-    else if (!strcmp(a, "--tokens")) tokens = (uint32_t)strtoul(NEXT(), NULL, 10);
+    else if (!strcmp(a, "--tokens")) tokens = (uint32_t)run_parse_int(a, NEXT(), 0, 0x7FFFFFFF);
     else if (!strcmp(a, "--routing")) {
       const char *r = NEXT();
       if ((routing = nvfp4h_moe_routing_parse(r)) < 0) {
@@ -108,24 +111,27 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
         return MOE_ERROR;
       }
     } else if (!strcmp(a, "--variant")) variant = NEXT();
-    else if (!strcmp(a, "--seed")) seed = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--schedule-seed")) sched = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--sms")) sms = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--reroutes")) reroutes = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)strtoul(NEXT(), NULL, 10);
-    else if (!strcmp(a, "--threads")) threads = atoi(NEXT());
+    else if (!strcmp(a, "--seed")) seed = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--schedule-seed")) sched = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--sms")) sms = (uint32_t)run_parse_int(a, NEXT(), 1, 4096);
+    else if (!strcmp(a, "--reroutes")) reroutes = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
+    else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--full-range")) full = 1;
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return MOE_ERROR; }
 #undef NEXT
   }
-  unsigned long e = 0, m = 0, n = 0, k = 0;
-  char tail = 0;
-  if (!path || !moe || sscanf(moe, "%lu,%lu,%lu,%lu%c", &e, &m, &n, &k, &tail) != 4 || e < 1 ||
-      e > NVFP4_ABI_MAX_GROUPS || m > 0x7FFFFFFFul || n > 0x7FFFFFFFul || k == 0 || k % 64 ||
-      k > 0x7FFFFFFFul || sms < 1 || ldc_pad > (1u << 20)) {
+  uint32_t x[4] = {0, 0, 0, 0};
+  if (moe && run_parse_moe(moe, x) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: bad --moe '%s' (E,M,N,K: 1 <= E <= %u, K a positive "
+                    "multiple of 64)\n", moe, NVFP4_ABI_MAX_GROUPS);
+    return MOE_ERROR;
+  }
+  const unsigned long e = x[0], m = x[1], n = x[2], k = x[3];
+  if (!path || !moe || sms < 1 || ldc_pad > (1u << 20)) {
     usage(stderr);
     return MOE_ERROR;
   }
@@ -152,14 +158,17 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   }
   nvfp4h_gen_options gopts = {ldc_pad, (nvfp4h_c_type)m0->c_type,
                               (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0};
-  if (nvfp4h_moe_generate((uint32_t)e, (uint32_t)m, (uint32_t)n, (uint32_t)k, tokens,
-                          (nvfp4h_moe_routing)routing, seed,
-                          full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, &gopts, &p) != 0) {
-    fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs\n");
+  const int gen = nvfp4h_moe_generate((uint32_t)e, (uint32_t)m, (uint32_t)n, (uint32_t)k, tokens,
+                                      (nvfp4h_moe_routing)routing, seed,
+                                      full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
+                                      &gopts, &p);
+  if (gen != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs: %s\n",
+            gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
   c = aligned_alloc(64, (p.c_alloc_bytes + 63) / 64 * 64);
-  if (!c) goto done;
+  if (!c) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
   nvfp4rt_moe_problem args = {
       .a = (uint64_t)(uintptr_t)p.a, .b = (uint64_t)(uintptr_t)p.b,
       .sfa = (uint64_t)(uintptr_t)p.sfa, .sfb = (uint64_t)(uintptr_t)p.sfb,
@@ -186,20 +195,31 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   }
   /* the parameter block: CPU tensor maps in the map slots (the runtime's own contract) */
   block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, (meta->param_bytes + 63) / 64 * 64);
-  if (!block) goto done;
+  if (!block) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
   memset(block, 0, meta->param_bytes);
   for (uint32_t s = 0; s < nvfp4rt_moe_tmap_count(meta); s++) {
     nvfp4rt_tmap_args a;
-    if (nvfp4rt_moe_tmap_args(meta, &args, s, &a) != NVFP4RT_STATUS_OK) goto done;
+    if (nvfp4rt_moe_tmap_args(meta, &args, s, &a) != NVFP4RT_STATUS_OK) {
+      fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
+      goto done;
+    }
     if (a.rank && nvfp4sim_tmap_encode(&a, (unsigned char *)block + NVFP4_ABI_MOE_TMAPS +
                                                 NVFP4_ABI_TMAP_BYTES * s, why, sizeof why)) {
       fprintf(stderr, "nvfp4-run --cpu: tensor map %u: %s\n", s, why);
       goto done;
     }
   }
-  if (nvfp4rt_moe_param_pack(meta, &args, 0, 0, block, meta->param_bytes) != NVFP4RT_STATUS_OK) goto done;
+  if (nvfp4rt_moe_param_pack(meta, &args, 0, 0, block, meta->param_bytes) != NVFP4RT_STATUS_OK) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
+    goto done;
+  }
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, &args);
   const uint32_t grid = nvfp4rt_grid_size(meta, (uint32_t)tiles, sms);
+  if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
+    fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
+            meta->kernel_name, meta->cluster[0], sms);
+    goto done;
+  }
   if (!json) {
     printf("device   cpu (libnvfp4sim; %u simulated SMs, schedule seed %llu)\n", sms,
            (unsigned long long)sched);

@@ -15,7 +15,8 @@
  * operations (its value mod 3 picks eager, mixed or lazy completion).
  *
  * Exit codes: 0 pass, 1 check failed, 2 usage or runtime error, 3 deadlock, 4 hazard or
- * illegal operation reported by the simulator. */
+ * illegal operation reported by the simulator. Numbers on the command line are checked
+ * whole and in range; strings in --json output are escaped. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
 #include "nvfp4sim.h"
+#include "run_common.h"
 
 int nvfp4_run_cpu(int argc, char **argv);
 
@@ -77,12 +79,12 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--case")) case_name = NEXT();
     else if (!strcmp(a, "--groups")) groups_spec = NEXT();
     else if (!strcmp(a, "--variant")) variant = NEXT();
-    else if (!strcmp(a, "--seed")) seed = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--schedule-seed")) sched = strtoull(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--sms")) sms = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)strtoul(NEXT(), NULL, 0);
-    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)strtoul(NEXT(), NULL, 10);
-    else if (!strcmp(a, "--threads")) threads = atoi(NEXT());
+    else if (!strcmp(a, "--seed")) seed = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--schedule-seed")) sched = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--sms")) sms = (uint32_t)run_parse_int(a, NEXT(), 1, 4096);
+    else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
+    else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--full-range")) full = 1;
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--no-check")) check = 0;
@@ -119,10 +121,14 @@ int nvfp4_run_cpu(int argc, char **argv) {
   const int with_alpha = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {ldc_pad, (nvfp4h_c_type)table->variants[0].c_type, with_alpha};
   static float alpha[NVFP4H_MAX_GROUPS];
-  if (nvfp4h_problem_generate_opts(shapes, ng, seed,
-                                   full ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, &gopts,
-                                   &prob) != 0) {
-    fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs (K must be a positive multiple of 32)\n");
+  const int gen = nvfp4h_problem_generate_opts(shapes, ng, seed,
+                                               full ? NVFP4H_DIST_FULL_RANGE
+                                                    : NVFP4H_DIST_COMPETITION,
+                                               &gopts, &prob);
+  if (gen != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: cannot generate inputs: %s\n",
+            gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory"
+                                             : "K must be a positive multiple of 32");
     goto done;
   }
   /* C buffers the kernel writes: a copy of the pre-filled garbage, guard row included */
@@ -168,6 +174,11 @@ int nvfp4_run_cpu(int argc, char **argv) {
   const uint32_t tiles = layout->total_tiles;
   free(layout);
   const uint32_t grid = nvfp4rt_grid_size(meta, tiles, sms);
+  if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
+    fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
+            meta->kernel_name, meta->cluster[0], sms);
+    goto done;
+  }
 
   nvfp4sim_options opts = {sched, max_reports, stderr, trace};
   nvfp4sim_result res;
@@ -198,21 +209,27 @@ int nvfp4_run_cpu(int argc, char **argv) {
   const int pass = !checked || nvfp4h_check_passed(&chk);
   const char *label = case_name ? case_name : "custom";
   if (json) {
-    printf("{\"cpu_object\": \"%s\", \"kernel\": \"%s\", \"device\": \"cpu\", \"case\": \"%s\", "
-           "\"seed\": %llu, \"schedule_seed\": %llu, \"distribution\": \"%s\", \"groups\": [",
-           path, meta->kernel_name, label, (unsigned long long)seed, (unsigned long long)sched,
-           full ? "full-range" : "competition");
+    char jn[2][40];
+    printf("{\"cpu_object\": ");
+    json_str(path);
+    printf(", \"kernel\": ");
+    json_str(meta->kernel_name);
+    printf(", \"device\": \"cpu\", \"case\": ");
+    json_str(label);
+    printf(", \"seed\": %llu, \"schedule_seed\": %llu, \"distribution\": \"%s\", \"groups\": [",
+           (unsigned long long)seed, (unsigned long long)sched, full ? "full-range" : "competition");
     for (uint32_t g = 0; g < ng; g++)
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
     printf("], \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
            "\"hazards\": %llu, \"checked\": %s, \"pass\": %s, \"mismatches\": %llu, "
-           "\"max_abs_err\": %.6g, \"max_rel_err\": %.6g, \"sim_wall_ms\": %.1f, \"sim_cpu_ms\": %.1f, "
+           "\"max_abs_err\": %s, \"max_rel_err\": %s, \"sim_wall_ms\": %.1f, \"sim_cpu_ms\": %.1f, "
            "\"reference_ms\": %.1f, "
            "\"fiber_switches\": %llu, \"async_ops\": %llu, \"mma_ops\": %llu, \"tma_ops\": %llu, "
            "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
            sms, grid, tiles, nvfp4sim_outcome_name(res.outcome), (unsigned long long)res.hazards,
            checked ? "true" : "false", pass ? "true" : "false", (unsigned long long)chk.mismatches,
-           chk.max_abs, chk.max_rel, res.wall_ms, res.cpu_ms, ref_ms, (unsigned long long)res.switches,
+           json_num(jn[0], chk.max_abs, 6), json_num(jn[1], chk.max_rel, 6), res.wall_ms,
+           res.cpu_ms, ref_ms, (unsigned long long)res.switches,
            (unsigned long long)res.async_ops, (unsigned long long)res.mma_ops,
            (unsigned long long)res.tma_ops, ldc_pad, (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes);

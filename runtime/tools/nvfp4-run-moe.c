@@ -13,7 +13,9 @@
  *   --iters N          times N launches with CUDA events (median; --flush-l2 clears L2
  *                      before each, as the competition did);
  *   --no-check         skips the checks (the host path alone, e.g. on a test driver).
- * Exit codes as nvfp4-run: 0 pass, 1 check failed, 2 error, 77 no GPU. */
+ * Exit codes as nvfp4-run: 0 pass, 1 check failed, 2 error (a bad --device included), 77
+ * no GPU. As in the grouped mode, CUBIN may be "-" (standard input), numbers on the
+ * command line are checked whole and in range, and strings in --json output are escaped. */
 #include "run_common.h"
 
 #include <string.h>
@@ -132,50 +134,42 @@ static int parse(int argc, char **argv, moe_opts *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : NULL)
-#define NUM(dst) do { const char *v_ = NEXT(); char *e_; unsigned long x_;                      \
-    if (!v_ || *v_ < '0' || *v_ > '9' || (x_ = strtoul(v_, &e_, 10), *e_) || x_ > 0x7FFFFFFFul) { \
-      fprintf(stderr, "nvfp4-run: bad %s '%s'\n", a, v_ ? v_ : ""); return -1; }             \
-    (dst) = (uint32_t)x_; } while (0)
+#define VALUE(v) const char *v = NEXT();                                                        \
+    if (!v) { fprintf(stderr, "nvfp4-run: %s needs a value\n", a); return -1; }
+#define NUM(dst, lo, hi) do { VALUE(v_) (dst) = run_parse_int(a, v_, lo, hi); } while (0)
     if (!strcmp(a, "--moe")) {
       const char *v = NEXT();
-      unsigned long x[4];
-      char *e = (char *)v;
-      int ok = v != NULL;
-      for (int j = 0; ok && j < 4; j++) {
-        if (*e < '0' || *e > '9') { ok = 0; break; }
-        x[j] = strtoul(e, &e, 10);
-        if (x[j] > 0x7FFFFFFFul || (j < 3 ? *e != ',' : *e != 0)) ok = 0;
-        else if (j < 3) e++;
-      }
-      if (!ok || x[0] < 1 || x[0] > NVFP4_ABI_MAX_GROUPS || x[3] == 0 || x[3] % 64) {
+      uint32_t x[4];
+      if (run_parse_moe(v, x) != 0) {
         fprintf(stderr, "nvfp4-run: bad --moe '%s' (E,M,N,K: 1 <= E <= %u, K a positive "
                         "multiple of 64)\n", v ? v : "", NVFP4_ABI_MAX_GROUPS);
         return -1;
       }
-      o->e = (uint32_t)x[0]; o->m = (uint32_t)x[1]; o->n = (uint32_t)x[2]; o->k = (uint32_t)x[3];
-    } else if (!strcmp(a, "--tokens")) { NUM(o->tokens); o->tokens_set = 1; }
-    else if (!strcmp(a, "--ldc-pad")) { NUM(o->ldc_pad); }
+      o->e = x[0]; o->m = x[1]; o->n = x[2]; o->k = x[3];
+    } else if (!strcmp(a, "--tokens")) { NUM(o->tokens, 0, 0x7FFFFFFF); o->tokens_set = 1; }
+    else if (!strcmp(a, "--ldc-pad")) { NUM(o->ldc_pad, 0, 1 << 20); }
     else if (!strcmp(a, "--routing")) {
       const char *v = NEXT();
       if ((o->routing = nvfp4h_moe_routing_parse(v)) < 0) {
         fprintf(stderr, "nvfp4-run: unknown routing '%s'\n", v ? v : "");
         return -1;
       }
-    } else if (!strcmp(a, "--seed")) { const char *v = NEXT(); o->seed = v ? strtoull(v, NULL, 0) : 0; }
+    } else if (!strcmp(a, "--seed")) { VALUE(v) o->seed = run_parse_u64(a, v); }
     else if (!strcmp(a, "--variant")) o->variant = NEXT();
     else if (!strcmp(a, "--full-range")) o->full_range = 1;
-    else if (!strcmp(a, "--graph-replays")) { uint32_t r; NUM(r); o->replays = (int)r; }
-    else if (!strcmp(a, "--launch-iters")) { uint32_t r; NUM(r); o->launch_iters = (int)r; }
-    else if (!strcmp(a, "--threads")) { uint32_t r; NUM(r); o->threads = (int)r; }
-    else if (!strcmp(a, "--device")) { uint32_t r; NUM(r); o->device = (int)r; }
+    else if (!strcmp(a, "--graph-replays")) NUM(o->replays, 0, 1000000);
+    else if (!strcmp(a, "--launch-iters")) NUM(o->launch_iters, 0, 10000000);
+    else if (!strcmp(a, "--threads")) NUM(o->threads, 0, 4096);
+    else if (!strcmp(a, "--device")) NUM(o->device, 0, 1023);
     else if (!strcmp(a, "--json")) o->json = 1;
     else if (!strcmp(a, "--no-check")) o->no_check = 1;
-    else if (!strcmp(a, "--iters")) { uint32_t r; NUM(r); o->iters = (int)r; }
+    else if (!strcmp(a, "--iters")) NUM(o->iters, 0, 1000000);
     else if (!strcmp(a, "--flush-l2")) o->flush_l2 = 1;
-    else if (a[0] == '-') { fprintf(stderr, "nvfp4-run: unknown option %s in --moe mode\n", a); return -1; }
+    else if (a[0] == '-' && a[1]) { fprintf(stderr, "nvfp4-run: unknown option %s in --moe mode\n", a); return -1; }
     else if (!o->cubin) o->cubin = a;
     else { fprintf(stderr, "nvfp4-run: unexpected argument %s\n", a); return -1; }
 #undef NUM
+#undef VALUE
 #undef NEXT
   }
   if (!o->cubin) { usage(stderr); return -1; }
@@ -221,23 +215,27 @@ int nvfp4_run_moe(int argc, char **argv) {
             m0->max_groups, o.e);
     goto done;
   }
-  nvfp4rt_plan_options popts = {.variant = -1};
+  nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
   if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
   const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
                               .alpha = with_alpha};
-  if (nvfp4h_moe_generate(o.e, o.m, o.n, o.k, o.tokens, (nvfp4h_moe_routing)o.routing, o.seed,
-                          o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION, &gopts,
-                          &prob) != 0) {
-    fprintf(stderr, "nvfp4-run: cannot generate inputs (out of host memory?)\n");
+  const int gen = nvfp4h_moe_generate(o.e, o.m, o.n, o.k, o.tokens,
+                                      (nvfp4h_moe_routing)o.routing, o.seed,
+                                      o.full_range ? NVFP4H_DIST_FULL_RANGE
+                                                   : NVFP4H_DIST_COMPETITION,
+                                      &gopts, &prob);
+  if (gen != 0) {
+    fprintf(stderr, "nvfp4-run: cannot generate inputs: %s\n",
+            gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
   if ((st = alloc_bufs(ctx, &prob, with_alpha, &d)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if ((st = upload(ctx, &prob, &d, 1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   nvfp4rt_moe_problem args = launch_args(&prob, &d);
   if ((st = nvfp4rt_moe_plan_create(mod, &args, &popts, &plan)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  nvfp4rt_plan_info info;
-  nvfp4rt_moe_plan_get_info(plan, &info);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  if ((st = nvfp4rt_moe_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if ((st = nvfp4rt_stream_create(ctx, &stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if (!o.json) {
     printf("device   %s (sm_%d%d, %d SMs)\n", dev->name, dev->cc_major, dev->cc_minor,
@@ -288,7 +286,7 @@ int nvfp4_run_moe(int argc, char **argv) {
   double dev_us = 0;
   if (o.iters > 0) {
     times = calloc((size_t)o.iters, sizeof *times);
-    if (!times) goto done;
+    if (!times) { fprintf(stderr, "nvfp4-run: out of host memory (--iters %d)\n", o.iters); goto done; }
     if ((st = run_event_times(ctx, stream, o.flush_l2, moe_launch, plan, 0, o.iters, times)) !=
         NVFP4RT_STATUS_OK)
       FAIL_RT(st);
@@ -301,7 +299,10 @@ int nvfp4_run_moe(int argc, char **argv) {
   if (o.launch_iters > 0) {
     host = calloc((size_t)o.launch_iters, sizeof *host);
     fresh = calloc((size_t)o.launch_iters, sizeof *fresh);
-    if (!host || !fresh) goto done;
+    if (!host || !fresh) {
+      fprintf(stderr, "nvfp4-run: out of host memory (--launch-iters %d)\n", o.launch_iters);
+      goto done;
+    }
     if ((st = run_host_times(ctx, stream, moe_launch, plan, o.launch_iters, host)) !=
         NVFP4RT_STATUS_OK)
       FAIL_RT(st);
@@ -309,7 +310,7 @@ int nvfp4_run_moe(int argc, char **argv) {
     if ((st = alloc_bufs(ctx, &prob, with_alpha, &d2)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     if ((st = upload(ctx, &prob, &d2, 1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     nvfp4rt_moe_problem sets[2] = {launch_args(&prob, &d2), launch_args(&prob, &d)};
-    nvfp4rt_moe_plan_get_info(plan, &info);
+    if ((st = nvfp4rt_moe_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     const uint64_t enc0 = info.tmaps_encoded;
     for (int i = 0; i < o.launch_iters; i++) {
       if (i % 32 == 0 && (st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
@@ -320,27 +321,35 @@ int nvfp4_run_moe(int argc, char **argv) {
       if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
     }
     if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-    nvfp4rt_moe_plan_get_info(plan, &info);
+    if ((st = nvfp4rt_moe_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     per_update = (info.tmaps_encoded - enc0) / (uint64_t)o.launch_iters;
     host_us = median(host, o.launch_iters);
     fresh_us = median(fresh, o.launch_iters);
   }
 
   if (o.json) {
-    printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", \"experts\": %u, \"m\": %u, "
+    char jn[2][40];
+    printf("{\"cubin\": ");
+    json_str(o.cubin);
+    printf(", \"kernel\": ");
+    json_str(info.kernel_name);
+    printf(", \"device\": ");
+    json_str(dev->name);
+    printf(", \"experts\": %u, \"m\": %u, "
            "\"n\": %u, \"k\": %u, \"tokens\": %u, \"routing\": \"%s\", \"seed\": %llu, "
            "\"c_type\": \"%s\", \"alpha\": %s, \"grid\": %u, \"param_bytes\": %u, \"pass\": %s, "
-           "\"mismatches\": %llu, \"max_abs_err\": %.6g, \"max_rel_err\": %.6g, "
+           "\"mismatches\": %llu, \"max_abs_err\": %s, \"max_rel_err\": %s, "
            "\"outside_checked\": %llu, \"outside_writes\": %llu, \"graph_replays\": %d, "
            "\"graph_replays_passed\": %d, \"run_ms\": %.1f, \"launch_iters\": %d, "
            "\"host_launch_us_median\": %.3f, \"host_fresh_update_launch_us_median\": %.3f, "
            "\"maps_reencoded_per_update\": %llu, \"iters\": %d, \"flush_l2\": %s, "
            "\"time_us_median\": %.3f}\n",
-           o.cubin, info.kernel_name, dev->name, o.e, o.m, o.n, o.k, o.tokens,
+           o.e, o.m, o.n, o.k, o.tokens,
            nvfp4h_moe_routing_name((nvfp4h_moe_routing)o.routing), (unsigned long long)o.seed,
            nvfp4h_c_type_name(prob.c_type), with_alpha ? "true" : "false", info.grid,
            info.param_bytes, all_pass ? "true" : "false", (unsigned long long)chk.mismatches,
-           chk.max_abs, chk.max_rel, (unsigned long long)chk.outside_checked,
+           json_num(jn[0], chk.max_abs, 6), json_num(jn[1], chk.max_rel, 6),
+           (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes, o.replays, replays_passed, run_ms,
            o.launch_iters, host_us, fresh_us, (unsigned long long)per_update, o.iters,
            o.flush_l2 ? "true" : "false", dev_us);

@@ -9,7 +9,9 @@
  * --fresh-sets S measures whole calls with new pointers every call (fresh_sets.c).
  *
  * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
- * error, 77 no CUDA driver or device (the run could not happen; --info never returns 77). */
+ * error (a bad --device included), 77 no CUDA driver or device (the run could not happen;
+ * --info never returns 77). CUBIN may be "-" (standard input); numbers on the command line
+ * are checked whole and in range; strings in --json output are escaped. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +38,8 @@ static void usage(FILE *f) {
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
+          "       nvfp4-run --version\n"
+          "CUBIN \"-\" reads standard input\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
 }
 
@@ -48,11 +52,15 @@ static const char *form_name(const nvfp4_kernel_metadata *m) {
 static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int json) {
   const nvfp4_kernel_metadata *m0 = &t->variants[0];
   if (json) {
-    printf("{\"cubin\": \"%s\", \"target\": \"%s\", \"target_sm\": %u, \"abi_version\": %u, "
+    printf("{\"cubin\": ");
+    json_str(path);
+    printf(", \"target\": ");
+    json_str(m0->target);
+    printf(", \"target_sm\": %u, \"abi_version\": %u, "
            "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
            "\"alpha\": %s, \"variants\": [",
-           path, m0->target, m0->target_sm, m0->abi_version, m0->flags,
+           m0->target_sm, m0->abi_version, m0->flags,
            (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false",
            (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
@@ -60,12 +68,14 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
            (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
     for (uint32_t v = 0; v < t->count; v++) {
       const nvfp4_kernel_metadata *m = &t->variants[v];
-      printf("%s{\"index\": %u, \"kernel\": \"%s\", \"orientation\": \"%s\", \"cta_group\": %u, "
+      printf("%s{\"index\": %u, \"kernel\": ", v ? ", " : "", v);
+      json_str(m->kernel_name);
+      printf(", \"orientation\": \"%s\", \"cta_group\": %u, "
              "\"epilogue\": \"%s\", \"dynamic_n\": %s, \"block\": [%u, %u, %u], "
              "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
              "\"stages\": %u, \"tmem_cols\": %u, \"acc_buffers\": %u, \"boxes\": [%u, %u], "
              "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u, \"param_bytes\": %u}",
-             v ? ", " : "", v, m->kernel_name, orientation_name(m->orientation), m->cta_group,
+             orientation_name(m->orientation), m->cta_group,
              m->epilogue ? "tma-store" : "direct-store",
              (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "true" : "false", m->block[0],
              m->block[1], m->block[2], m->cluster[0], m->cluster[1], m->cluster[2],
@@ -133,16 +143,21 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(EXIT_ERROR), (char *)0))
-    if (!strcmp(a, "--info")) o.info = 1, o.cubin = NEXT();
+    if (!strcmp(a, "--version")) {
+      printf("nvfp4-run %s (libnvfp4rt %s, kernel ABI %u)\n", NVFP4_VERSION_STRING,
+             nvfp4rt_version_string(), nvfp4rt_kernel_abi_version());
+      return 0;
+    }
+    else if (!strcmp(a, "--info")) o.info = 1, o.cubin = NEXT();
     else if (!strcmp(a, "--case")) o.case_name = NEXT();
     else if (!strcmp(a, "--groups")) o.groups = NEXT();
     else if (!strcmp(a, "--variant")) o.variant = NEXT();
     else if (!strcmp(a, "--tmap-update")) o.tmap_update = NEXT();
-    else if (!strcmp(a, "--fresh-sets")) o.fresh_sets = atoi(NEXT());
-    else if (!strcmp(a, "--calls")) o.calls = atoi(NEXT());
-    else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = atoi(NEXT());
+    else if (!strcmp(a, "--fresh-sets")) o.fresh_sets = (int)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--calls")) o.calls = (int)run_parse_int(a, NEXT(), 0, 100000000);
+    else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = (int)run_parse_int(a, NEXT(), 0, 100000000);
     else if (!strcmp(a, "--all-variants")) o.all_variants = 1;
-    else if (!strcmp(a, "--seed")) o.seed = strtoull(NEXT(), NULL, 0);
+    else if (!strcmp(a, "--seed")) o.seed = run_parse_u64(a, NEXT());
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
       const char *v = NEXT();
@@ -154,16 +169,16 @@ int main(int argc, char **argv) {
       }
       o.ldc_pad = (uint32_t)p;
     }
-    else if (!strcmp(a, "--iters")) o.iters = atoi(NEXT());
-    else if (!strcmp(a, "--warmup")) o.warmup = atoi(NEXT());
-    else if (!strcmp(a, "--launch-iters")) o.launch_iters = atoi(NEXT());
-    else if (!strcmp(a, "--threads")) o.threads = atoi(NEXT());
-    else if (!strcmp(a, "--device")) o.device = atoi(NEXT());
+    else if (!strcmp(a, "--iters")) o.iters = (int)run_parse_int(a, NEXT(), 1, 1000000);
+    else if (!strcmp(a, "--warmup")) o.warmup = (int)run_parse_int(a, NEXT(), 0, 1000000);
+    else if (!strcmp(a, "--launch-iters")) o.launch_iters = (int)run_parse_int(a, NEXT(), 0, 10000000);
+    else if (!strcmp(a, "--threads")) o.threads = (int)run_parse_int(a, NEXT(), 0, 4096);
+    else if (!strcmp(a, "--device")) o.device = (int)run_parse_int(a, NEXT(), 0, 1023);
     else if (!strcmp(a, "--flush-l2")) o.flush_l2 = 1;
     else if (!strcmp(a, "--json")) o.json = 1;
     else if (!strcmp(a, "--no-check")) o.check = 0;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    else if (a[0] == '-') { fprintf(stderr, "nvfp4-run: unknown option %s\n", a); usage(stderr); return EXIT_ERROR; }
+    else if (a[0] == '-' && a[1]) { fprintf(stderr, "nvfp4-run: unknown option %s\n", a); usage(stderr); return EXIT_ERROR; }
     else if (!o.cubin) o.cubin = a;
     else { fprintf(stderr, "nvfp4-run: unexpected argument %s\n", a); return EXIT_ERROR; }
 #undef NEXT
@@ -191,7 +206,7 @@ int main(int argc, char **argv) {
 
   if (o.info) {
     nvfp4rt_metadata_table t;
-    nvfp4rt_status st = nvfp4rt_metadata_read_file(o.cubin, &t);
+    nvfp4rt_status st = nvfp4rt_metadata_read_file(run_cubin_file(o.cubin), &t);
     if (st != NVFP4RT_STATUS_OK) {
       fprintf(stderr, "nvfp4-run: %s: %s\n", o.cubin, status_detail(st));
       return EXIT_ERROR;
@@ -244,7 +259,8 @@ int main(int argc, char **argv) {
   rc = EXIT_ERROR;
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
   /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
-  nvfp4rt_plan_options popts = {.variant = -1, .tmap_update = tmap_update};
+  nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
+  popts.tmap_update = tmap_update;
   if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
 
   /* C's element type and alpha are the kernel's: every variant shares them */
@@ -252,10 +268,14 @@ int main(int argc, char **argv) {
   const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
                               .alpha = with_alpha};
-  if (nvfp4h_problem_generate_opts(shapes, ng, o.seed,
-                                   o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
-                                   &gopts, &prob) != 0) {
-    fprintf(stderr, "nvfp4-run: cannot generate inputs (K must be a positive multiple of 32)\n");
+  int gen = nvfp4h_problem_generate_opts(shapes, ng, o.seed,
+                                         o.full_range ? NVFP4H_DIST_FULL_RANGE
+                                                      : NVFP4H_DIST_COMPETITION,
+                                         &gopts, &prob);
+  if (gen != 0) {
+    fprintf(stderr, "nvfp4-run: cannot generate inputs: %s\n",
+            gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory"
+                                             : "K must be a positive multiple of 32");
     goto done;
   }
   /* A timing proxy writes +0 everywhere in M x N: no +0 in the garbage, so that every
@@ -273,6 +293,8 @@ int main(int argc, char **argv) {
       ok = nvfp4h_problem_generate_opts(shapes, ng, o.seed + (uint64_t)s,
                                         o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
                                         &gopts, &probs[s]) == 0;
+    if (!ok) /* the shapes generated once already: only memory can be short */
+      fprintf(stderr, "nvfp4-run: out of host memory for %d input sets\n", nprobs);
     const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
                            o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
     rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
@@ -307,8 +329,8 @@ int main(int argc, char **argv) {
   }
   if ((st = nvfp4rt_plan_create_ex(mod, groups, ng, &popts, &plan)) != NVFP4RT_STATUS_OK)
     FAIL_RT(st);
-  nvfp4rt_plan_info info;
-  nvfp4rt_plan_get_info(plan, &info);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  if ((st = nvfp4rt_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(mod, info.variant);
   if ((st = nvfp4rt_stream_create(ctx, &stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
 
@@ -339,7 +361,7 @@ int main(int argc, char **argv) {
   /* device timing */
   times = calloc((size_t)o.iters, sizeof *times);
   host = calloc((size_t)(o.launch_iters ? o.launch_iters : 1), sizeof *host);
-  if (!times || !host) goto done;
+  if (!times || !host) { fprintf(stderr, "nvfp4-run: out of host memory (--iters, --launch-iters)\n"); goto done; }
   if ((st = run_event_times(ctx, stream, o.flush_l2, grouped_launch, plan, o.warmup, o.iters,
                             times)) != NVFP4RT_STATUS_OK)
     FAIL_RT(st);
@@ -355,7 +377,7 @@ int main(int argc, char **argv) {
   double t0 = now_us();
   if ((st = nvfp4rt_plan_update_pointers(plan, groups, ng)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   double replan_us = now_us() - t0;
-  nvfp4rt_plan_get_info(plan, &info);
+  if ((st = nvfp4rt_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   uint64_t reencoded = info.tmaps_encoded - enc0;
 
   double flops = 0, bytes = 0;
@@ -367,21 +389,31 @@ int main(int argc, char **argv) {
   const int pass = !o.check || nvfp4h_check_passed(&chk);
   const char *label = o.case_name ? o.case_name : "custom";
   if (o.json) {
-    printf("{\"cubin\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", \"case\": \"%s\", "
-           "\"seed\": %llu, \"distribution\": \"%s\", \"proxy\": %s, \"groups\": [",
-           o.cubin, meta->kernel_name, dev->name, label, (unsigned long long)o.seed,
-           o.full_range ? "full-range" : "competition", proxy ? "true" : "false");
+    char jn[4][40];
+    printf("{\"cubin\": ");
+    json_str(o.cubin);
+    printf(", \"kernel\": ");
+    json_str(meta->kernel_name);
+    printf(", \"device\": ");
+    json_str(dev->name);
+    printf(", \"case\": ");
+    json_str(label);
+    printf(", \"seed\": %llu, \"distribution\": \"%s\", \"proxy\": %s, \"groups\": [",
+           (unsigned long long)o.seed, o.full_range ? "full-range" : "competition",
+           proxy ? "true" : "false");
     for (uint32_t g = 0; g < ng; g++)
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
     printf("], \"grid\": %u, \"total_tiles\": %u, \"checked\": %s, \"pass\": %s, "
-           "\"mismatches\": %llu, \"max_abs_err\": %.6g, \"max_rel_err\": %.6g, "
+           "\"mismatches\": %llu, \"max_abs_err\": %s, \"max_rel_err\": %s, "
            "\"time_us_median\": %.3f, \"time_us_min\": %.3f, \"iters\": %d, \"flush_l2\": %s, "
-           "\"tflops\": %.3f, \"gbps\": %.1f, \"host_launch_us_median\": %.3f, "
+           "\"tflops\": %s, \"gbps\": %s, \"host_launch_us_median\": %.3f, "
            "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f, "
            "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
            info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
-           (unsigned long long)chk.mismatches, chk.max_abs, chk.max_rel, dev_us, dev_min,
-           o.iters, o.flush_l2 ? "true" : "false", flops / dev_us * 1e-6, bytes / dev_us * 1e-3,
+           (unsigned long long)chk.mismatches, json_num(jn[0], chk.max_abs, 6),
+           json_num(jn[1], chk.max_rel, 6), dev_us, dev_min, o.iters,
+           o.flush_l2 ? "true" : "false", json_num(jn[2], flops / dev_us * 1e-6, 6),
+           json_num(jn[3], bytes / dev_us * 1e-3, 6),
            host_us, replan_us, (unsigned long long)reencoded, ref_ms, o.ldc_pad,
            (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes);
   } else {

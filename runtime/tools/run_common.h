@@ -1,15 +1,21 @@
 /* run_common.h — small helpers shared by the nvfp4-run modes (nvfp4-run.c, the grouped
- * form; nvfp4-run-moe.c, the contiguous MoE form): exit codes, the status line of the
- * last runtime error, a monotonic clock, the median of a sample, opening the device and
- * the cubin, --variant, and the event-timed and host-timed launch loops. */
+ * form; nvfp4-run-moe.c, the contiguous MoE form; the --cpu modes for option values and
+ * JSON): exit codes, the status line of the last runtime error, strict option values, the
+ * JSON output helpers (json_out.h), the file a CUBIN argument names ("-": standard input),
+ * a monotonic clock, the median of a sample, opening the device and the cubin, --variant,
+ * and the event-timed and host-timed launch loops. */
 #ifndef NVFP4_RUN_COMMON_H
 #define NVFP4_RUN_COMMON_H
 
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "nvfp4rt.h"
 
 enum { EXIT_PASS = 0, EXIT_CHECK_FAILED = 1, EXIT_ERROR = 2, EXIT_NO_GPU = 77 };
@@ -19,6 +25,52 @@ static inline const char *status_detail(nvfp4rt_status st) {
   const nvfp4rt_error *e = nvfp4rt_last_error();
   snprintf(buf, sizeof buf, "%s: %s", nvfp4rt_status_string(st), e->message);
   return buf;
+}
+
+/* Strict option values: the whole string, decimal, inside [lo, hi]; exits EXIT_ERROR with a
+ * message otherwise (atoi took "abc" as 0 and "12x" as 12). */
+static inline long long run_parse_int(const char *opt, const char *v, long long lo,
+                                      long long hi) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || errno == ERANGE || x < lo || x > hi) {
+    fprintf(stderr, "nvfp4-run: bad %s '%s' (an integer in %lld .. %lld)\n", opt, v, lo, hi);
+    exit(EXIT_ERROR);
+  }
+  return x;
+}
+/* The same for an unsigned 64-bit value (decimal, 0x hexadecimal or 0 octal). */
+static inline uint64_t run_parse_u64(const char *opt, const char *v) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (!*v || *end || errno == ERANGE || *v == '-') {
+    fprintf(stderr, "nvfp4-run: bad %s '%s' (an unsigned 64-bit integer)\n", opt, v);
+    exit(EXIT_ERROR);
+  }
+  return (uint64_t)x;
+}
+
+/* --moe E,M,N,K: four decimal numbers, digits only, each at most 2^31 - 1, with
+ * 1 <= E <= NVFP4_ABI_MAX_GROUPS and K a positive multiple of 64. 0 and x filled, or -1. */
+static inline int run_parse_moe(const char *v, uint32_t x[4]) {
+  const char *e = v;
+  for (int j = 0; v && j < 4; j++) {
+    if (*e < '0' || *e > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long y = strtoull(e, &end, 10);
+    if (errno == ERANGE || y > 0x7FFFFFFFull || (j < 3 ? *end != ',' : *end != 0)) return -1;
+    x[j] = (uint32_t)y;
+    e = end + (j < 3);
+  }
+  return v && x[0] >= 1 && x[0] <= NVFP4_ABI_MAX_GROUPS && x[3] != 0 && x[3] % 64 == 0 ? 0 : -1;
+}
+
+/* The file the runtime reads for a CUBIN argument: "-" is standard input. */
+static inline const char *run_cubin_file(const char *path) {
+  return strcmp(path, "-") != 0 ? path : "/dev/stdin";
 }
 
 static inline double now_us(void) {
@@ -58,7 +110,7 @@ static inline int run_open(int ordinal, const char *cubin, nvfp4rt_context **ctx
             status_detail(st), EXIT_NO_GPU);
     return EXIT_NO_GPU;
   }
-  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_file(*ctx, cubin, mod);
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_module_load_file(*ctx, run_cubin_file(cubin), mod);
   if (st == NVFP4RT_STATUS_OK) return 0;
   fprintf(stderr, "nvfp4-run: %s\n", status_detail(st));
   return EXIT_ERROR;

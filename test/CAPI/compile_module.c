@@ -2,6 +2,10 @@
  * C: parse a module holding one nvfp4.grouped_matmul, compile it to PTX (no ptxas) and,
  * when a CUDA toolkit is given, to a cubin; check the PTX instructions, the cubin's ELF
  * header, the emulation variant, and that a failure comes back with a log, not a crash.
+ * The context gets only the dialects and translations (mlirNvfp4RegisterAllUpstream): the
+ * compilation must not depend on the caller registering passes (gpu-module-to-binary was
+ * once looked up by name and "did not refer to a registered pass"). Also: structs whose
+ * structSize is below the 2.0 layout are refused.
  */
 // RUN: nvfp4-capi-compile-module 2>&1 | FileCheck %s
 // RUN: %if ptxas %{ nvfp4-capi-compile-module %cuda_root 2>&1 | FileCheck %s --check-prefix=CUBIN %}
@@ -11,7 +15,6 @@
 #include "nvfp4-c/Pipeline.h"
 
 #include "mlir-c/IR.h"
-#include "mlir-c/RegisterEverything.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +41,7 @@ static int compile(MlirContext ctx, const char *toolkit, bool emulate, bool cubi
   o.emulate = emulate;
   o.emitCubin = cubin;
   MlirNvfp4CompileResult r;
+  mlirNvfp4CompileResultInit(&r);
   MlirLogicalResult ok = mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r);
   printf("%s %s: %s\n", emulate ? "sm_90a-emulation" : "sm_100a", cubin ? "cubin" : "ptx",
          mlirLogicalResultIsSuccess(ok) ? "ok" : "failed");
@@ -62,11 +66,26 @@ int main(int argc, char **argv) {
   const char *toolkit = argc > 1 ? argv[1] : NULL;
   MlirContext ctx = mlirContextCreate();
   mlirNvfp4RegisterAllUpstream(ctx);
-  mlirRegisterAllPasses();
-  mlirNvfp4RegisterPasses();
   mlirDialectHandleLoadDialect(mlirGetDialectHandle__nvfp4__(), ctx);
   int rc = 0;
   if (!toolkit) {
+    /* a structSize below the 2.0 layout (0 stands for it): refused, the result untouched */
+    MlirModule m = parse(ctx);
+    MlirNvfp4CompileOptions o = mlirNvfp4CompileOptionsGetDefault();
+    MlirNvfp4CompileResult r;
+    memset(&r, 0, sizeof r);
+    r.structSize = 1;
+    bool refused = mlirLogicalResultIsFailure(
+        mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r));
+    printf("small result size: %s, log %s\n", refused ? "refused" : "accepted",
+           r.log ? "written" : "untouched");
+    o.structSize = 1;
+    mlirNvfp4CompileResultInit(&r);
+    refused = mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r));
+    printf("small options size: %s, log: %s", refused ? "refused" : "accepted",
+           r.log ? r.log : "(none)\n");
+    mlirNvfp4CompileResultDestroy(&r);
+    mlirModuleDestroy(m);
     rc |= compile(ctx, NULL, false, false);
     rc |= compile(ctx, NULL, true, false);
     /* A toolkit without ptxas: the PTX is produced, the cubin step fails with a log. */
@@ -79,6 +98,8 @@ int main(int argc, char **argv) {
   return rc;
 }
 
+// CHECK: small result size: refused, log untouched
+// CHECK: small options size: refused, log: nvfp4: options->structSize is 1, expected 0 or at least
 // CHECK: sm_100a ptx: ok
 // CHECK-NEXT: ptx target: sm_100a
 // CHECK-NEXT: ptx has mma: 1, emu call: 0, metadata: 1

@@ -17,8 +17,21 @@
  *   - events read the host clock; nvfp4_fake_cuda_count(NAME) counts calls of some entry
  *     points; nvfp4_fake_cuda_fail_replace_after(N) makes the replacement after the next N
  *     fail, once;
- *   - cuModuleLoadData, cuModuleGetFunction and cuLaunchKernel are also exported by name
- *     (nvfp4-proxy-bench resolves them with dlsym). */
+ *   - cuModuleLoadData, cuModuleGetFunction, cuModuleUnload and cuLaunchKernel are also
+ *     exported by name
+ *     (nvfp4-proxy-bench resolves them with dlsym).
+ *
+ * For the runtime's checks before and around the driver (driver-checks.test):
+ *   - cuModuleLoadData reads the image as far as its headers say (tables, sections,
+ *     segments), as a driver does, so an image the runtime lets through that points past
+ *     its end is an out-of-bounds read; nvfp4_fake_cuda_count also counts the loads and
+ *     stream/event creations;
+ *   - nvfp4_fake_cuda_last_grid/_block/_cluster: the last cuLaunchKernelEx's geometry;
+ *   - NVFP4_FAKE_CUDA_DEVICES (device count, default 1; 0: cuInit reports no device),
+ *     NVFP4_FAKE_CUDA_SMS (multiprocessor count, default 132);
+ *   - NVFP4_FAKE_CUDA_MAX_ALLOC_MB: the largest allocation cuMemAlloc serves (default: what
+ *     the host gives; the cubin fuzzer sets 1024, below libFuzzer's malloc limit, so that a
+ *     fuzzed workspace size is the driver's out-of-memory rather than a fuzzer finding). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +53,9 @@ static uintptr_t g_fake_ctx = 0x1000;
 static const char *const kCounted[] = {"cuTensorMapEncodeTiled", "cuTensorMapReplaceAddress",
                                        "cuLaunchKernelEx",       "cuMemAlloc",
                                        "cuMemcpyHtoD",           "cuCtxSynchronize",
-                                       "cuGraphLaunch",          "cuLaunchKernel"};
+                                       "cuGraphLaunch",          "cuLaunchKernel",
+                                       "cuModuleLoadData",       "cuStreamCreate",
+                                       "cuEventCreate"};
 enum { N_COUNTED = sizeof kCounted / sizeof kCounted[0] };
 static long g_count[N_COUNTED];
 static long g_fail_replace_after = -1;
@@ -57,16 +72,28 @@ FAKE_API long nvfp4_fake_cuda_count(const char *name) {
 }
 /* The cuTensorMapReplaceAddress call after the next `n` fails (once); -1: none. */
 FAKE_API void nvfp4_fake_cuda_fail_replace_after(long n) { g_fail_replace_after = n; }
+/* The geometry of the last cuLaunchKernelEx. */
+FAKE_API unsigned nvfp4_fake_cuda_last_grid, nvfp4_fake_cuda_last_block,
+    nvfp4_fake_cuda_last_cluster;
+
+static int env_int(const char *name, int dflt) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : dflt;
+}
 
 static CUresult fake_cuGetErrorName(CUresult r, const char **s) {
   *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_INVALID_VALUE (fake driver)";
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
-static CUresult fake_cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+static CUresult fake_cuDeviceGetCount(int *n) {
+  *n = env_int("NVFP4_FAKE_CUDA_DEVICES", 1);
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  if (ordinal < 0 || ordinal >= env_int("NVFP4_FAKE_CUDA_DEVICES", 1))
+    return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d) {
@@ -80,7 +107,7 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
   switch (a) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = env_int("NVFP4_FAKE_CUDA_SMS", 132); break;
   case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 50 << 20; break;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
   default: *v = 0; break;
@@ -101,7 +128,8 @@ static CUresult fake_cuCtxSynchronize(void) { count("cuCtxSynchronize"); return 
  * count known), or any other kernel. */
 typedef struct fake_function { uint32_t param_bytes, max_groups, form; int nvfp4; } fake_function;
 enum { MAX_FUNCTIONS = 32 };
-/* A module is its ELF image; the image's end is where its section headers end. */
+/* A module is its ELF image; the image ends where the last thing its headers describe
+ * ends (non-empty header tables, sections with file data, segments). */
 typedef struct fake_module {
   const unsigned char *image;
   size_t size;
@@ -109,16 +137,32 @@ typedef struct fake_module {
   int nfunctions;
 } fake_module;
 
+static uint64_t rd(const unsigned char *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
 static size_t elf_size(const unsigned char *p) {
-  uint64_t shoff;
-  uint16_t shentsize, shnum;
-  memcpy(&shoff, p + 0x28, 8);
-  memcpy(&shentsize, p + 0x3A, 2);
-  memcpy(&shnum, p + 0x3C, 2);
-  return (size_t)(shoff + (uint64_t)shentsize * shnum);
+  const uint64_t shoff = rd(p + 0x28, 8), phoff = rd(p + 0x20, 8);
+  const uint64_t shnum = rd(p + 0x3C, 2), phnum = rd(p + 0x38, 2);
+  uint64_t end = 64;
+  if (shnum && shoff + 64 * shnum > end) end = shoff + 64 * shnum;
+  if (phnum && phoff + 56 * phnum > end) end = phoff + 56 * phnum;
+  for (uint64_t i = 0; i < shnum; i++) {
+    const unsigned char *sh = p + shoff + 64 * i;
+    uint64_t type = rd(sh + 4, 4), last = rd(sh + 0x18, 8) + rd(sh + 0x20, 8);
+    if (type != 0 && type != 8 /* NOBITS */ && last > end) end = last;
+  }
+  for (uint64_t i = 0; i < phnum; i++) {
+    const unsigned char *ph = p + phoff + 56 * i;
+    uint64_t last = rd(ph + 8, 8) + rd(ph + 32, 8);
+    if (last > end) end = last;
+  }
+  return (size_t)end;
 }
 
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image) {
+  count("cuModuleLoadData");
   const unsigned char *p = image;
   if (!p || memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return CUDA_ERROR_INVALID_IMAGE;
   fake_module *f = calloc(1, sizeof *f);
@@ -235,6 +279,12 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, v
   count("cuLaunchKernelEx");
   if (!cfg || !f || !params || !params[0] || cfg->gridDimX == 0) return CUDA_ERROR_INVALID_VALUE;
   __atomic_fetch_add(&g_launches, 1, __ATOMIC_RELAXED);
+  nvfp4_fake_cuda_last_grid = cfg->gridDimX;
+  nvfp4_fake_cuda_last_block = cfg->blockDimX;
+  nvfp4_fake_cuda_last_cluster = 1;
+  for (unsigned i = 0; i < cfg->numAttrs; i++)
+    if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      nvfp4_fake_cuda_last_cluster = cfg->attrs[i].value.clusterDim.x;
   return launch((const fake_function *)f, cfg->hStream, params);
 }
 /* The checks the real encoder makes that matter here: address and strides 16-byte aligned. */
@@ -277,6 +327,8 @@ static CUresult fake_cuTensorMapReplaceAddress(CUtensorMap *map, void *address) 
 static CUresult fake_cuMemAlloc(CUdeviceptr *d, size_t bytes) {
   count("cuMemAlloc");
   void *p = NULL;
+  const int max_mb = env_int("NVFP4_FAKE_CUDA_MAX_ALLOC_MB", 0);
+  if (max_mb > 0 && bytes > ((size_t)max_mb << 20)) return CUDA_ERROR_OUT_OF_MEMORY;
   if (posix_memalign(&p, 256, bytes ? bytes : 1) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
   *d = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
@@ -298,6 +350,7 @@ static CUresult fake_cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, C
 }
 static CUresult fake_cuStreamCreate(CUstream *s, unsigned int flags) {
   (void)flags;
+  count("cuStreamCreate");
   fake_stream *st = calloc(1, sizeof *st);
   if (!st) return CUDA_ERROR_OUT_OF_MEMORY;
   *s = (CUstream)st;
@@ -316,6 +369,7 @@ static CUresult fake_cuStreamDestroy(CUstream s) {
 static CUresult fake_cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
 static CUresult fake_cuEventCreate(CUevent *e, unsigned int flags) {
   (void)flags;
+  count("cuEventCreate");
   double *t = calloc(1, sizeof *t);
   if (!t) return CUDA_ERROR_OUT_OF_MEMORY;
   *e = (CUevent)t;
@@ -405,7 +459,7 @@ static const struct { const char *name; void *fn; } kTable[] = {
 
 FAKE_API CUresult cuInit(unsigned int flags) {
   (void)flags;
-  return CUDA_SUCCESS;
+  return env_int("NVFP4_FAKE_CUDA_DEVICES", 1) > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 
 FAKE_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
@@ -432,6 +486,7 @@ FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
 FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   return fake_cuModuleGetFunction(f, m, name);
 }
+FAKE_API CUresult cuModuleUnload(CUmodule m) { return fake_cuModuleUnload(m); }
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                  unsigned by, unsigned bz, unsigned smem, CUstream s,
                                  void **params, void **extra) {

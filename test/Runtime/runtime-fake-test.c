@@ -130,7 +130,7 @@ static int test_tmap(const char *patch_cubin, const char *probe_cubin) {
   nvfp4rt_plan *plan = NULL;
   nvfp4rt_plan_options po = {.variant = 0, .tmap_update = NVFP4RT_TMAP_UPDATE_KERNEL_PATCH};
   EXPECT_STATUS(nvfp4rt_plan_create_ex(probe, a.g, NG, &po, &plan), NVFP4RT_STATUS_UNSUPPORTED);
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   EXPECT_STATUS(nvfp4rt_plan_create(mod, a.g, NG, &plan), NVFP4RT_STATUS_OK);
   nvfp4rt_plan_get_info(plan, &info);
   printf("tmap: default technique %s\n", nvfp4rt_tmap_update_name(info.tmap_update));

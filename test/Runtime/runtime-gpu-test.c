@@ -109,8 +109,8 @@ static void alloc_groups(nvfp4rt_context *ctx, nvfp4rt_group *g, uint32_t n, buf
 
 static int check_probe(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const nvfp4rt_group *g,
                        uint32_t n, uint32_t total, const char *tag) {
-  nvfp4rt_plan_info info;
-  nvfp4rt_plan_get_info(plan, &info);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
   /* The probe kernel writes into the C of table slot 0, which holds the group with the
    * largest M (the runtime's scheduling order; ties keep the caller's order). */
   uint32_t s0 = 0;
@@ -160,8 +160,8 @@ static int test_launch(const char *sm90) {
   nvfp4rt_plan *plan = NULL;
   EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);
   if (!plan) return t_summary("launch");
-  nvfp4rt_plan_info info;
-  nvfp4rt_plan_get_info(plan, &info);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
   T_CHECK(info.total_tiles == 6 + 1 + 5 && info.tmaps_encoded == 12, "plan tiles %u maps %llu",
           info.total_tiles, (unsigned long long)info.tmaps_encoded);
   T_CHECK(((uintptr_t)info.param_block % 64) == 0 && info.param_bytes == 5696, "param block");
@@ -259,7 +259,7 @@ static int test_tmap_update(const char *sm90) {
   nvfp4rt_module *m = load_probe_groups(ctx, sm90, g, &b);
   if (!m) return t_summary("tmap-update");
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(m, 0);
-  nvfp4rt_plan_info info;
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan *plan = NULL;
   /* the default is the fastest technique the kernel supports */
   EXPECT_STATUS(nvfp4rt_plan_create(m, g, 3, &plan), NVFP4RT_STATUS_OK);

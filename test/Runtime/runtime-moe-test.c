@@ -325,6 +325,17 @@ static int test_check(void) {
   T_CHECK(r.mismatches == 1 && r.first[0].row == 50, "a shared-row value of neither claimant fails");
   free(c);
   nvfp4h_moe_problem_free(&p);
+  /* the generator tells bad sizes from a problem the host cannot hold (B of E * N * K / 2
+   * bytes beyond 64 bits, or a failed allocation) */
+  T_CHECK(nvfp4h_moe_generate(4, 200, 40, 96, 200, NVFP4H_ROUTE_RANDOM, 4,
+                              NVFP4H_DIST_COMPETITION, &o, &p) == NVFP4H_GENERATE_BAD_SHAPE,
+          "K = 96: bad shape");
+  T_CHECK(nvfp4h_moe_generate(1024, 0, 1u << 27, 1u << 28, 0, NVFP4H_ROUTE_RANDOM, 4,
+                              NVFP4H_DIST_COMPETITION, &o, &p) == NVFP4H_GENERATE_NO_MEMORY,
+          "B of 2^64 bytes: no memory, not a wrapped size");
+  T_CHECK(nvfp4h_moe_generate(1, 0x7FFFFFFF, 64, 0x7FFFFFC0, 0, NVFP4H_ROUTE_RANDOM, 4,
+                              NVFP4H_DIST_COMPETITION, &o, &p) == NVFP4H_GENERATE_NO_MEMORY,
+          "A of 2^61 bytes: no memory");
   printf("check: owned, shared and unowned rows\n");
   return t_summary("check");
 }
@@ -524,6 +535,16 @@ static int test_meta(void) {
   MUTATE(form, 2, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(c_type, 3, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(epilogue_flags, 2, NVFP4RT_STATUS_UNSUPPORTED);
+  /* a box ladder longer than a plan's map slots, even with param_bytes to match */
+  {
+    nvfp4_kernel_metadata x = m;
+    x.n_align = 1;
+    x.param_bytes = nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(&x));
+    T_CHECK(nvfp4rt_moe_tmap_count(&x) > NVFP4_ABI_MOE_MAX_TMAPS, "n_align 1: %u maps",
+            nvfp4rt_moe_tmap_count(&x));
+    nvfp4rt_metadata_encode(&x, rec);
+    EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &out), NVFP4RT_STATUS_ABI_MISMATCH);
+  }
   /* a family must agree on the C type, alpha and form; its param bytes may differ */
   unsigned char recs[2 * NVFP4_METADATA_BYTES];
   nvfp4_kernel_metadata v0 = moe_meta(0, 0, 64, NVFP4_META_C_F32, 1), v1 = m;

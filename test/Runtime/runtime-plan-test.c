@@ -3,9 +3,13 @@
  * parameter-block packing at the KernelABI.h offsets (table order, per-group tile widths,
  * inline and global group tables), grid size, the variant heuristic, metadata
  * decode/validate (records and tables) and target checks, ELF metadata lookup in a
- * ptxas-built cubin, the native sm_90a kernel's metadata and tiles, and the behaviour
- * without a driver. Usage: runtime-plan-test
- * status|validate|tmap|pack|grid|select|select-pair|meta|sm90|elf CUBIN|elf-bad FILE|nodriver */
+ * ptxas-built cubin, the native sm_90a kernel's metadata and tiles, the ELF bounds checks
+ * on corrupted cubins, the behaviour without a driver, the driver paths under the libcuda
+ * stand-in (fake_libcuda.c) and the version queries. Usage: runtime-plan-test
+ * status|validate|tmap|pack|grid|select|select-pair|meta|sm90|version|elf CUBIN|
+ * elf-bad FILE|elf-corrupt CUBIN|nodriver|fake CUBIN */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,9 +187,11 @@ static int test_tmap(void) {
     T_CHECK(a.box[0] == 64 && a.box[1] == 64, "swap C box");
     m.epilogue = NVFP4_META_EPILOGUE_DIRECT_STORE;
     EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_INVALID_ARGUMENT);
-    printf("tmap emu=%d A type %u dims {%llu, %llu} box {%u, %u}\n", emu, 
-           emu ? (unsigned)CU_TENSOR_MAP_DATA_TYPE_UINT8 : (unsigned)CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
-           (unsigned long long)(emu ? 3616ull : 7232ull), 200ull, emu ? 128u : 256u, 128u);
+    /* what the runtime computed for A (FileCheck compares it with the contract) */
+    EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
+    printf("tmap emu=%d A type %u dims {%llu, %llu} stride %llu box {%u, %u} swizzle %u\n", emu,
+           a.data_type, (unsigned long long)a.dims[0], (unsigned long long)a.dims[1],
+           (unsigned long long)a.stride_bytes[0], a.box[0], a.box[1], a.swizzle);
   }
   return t_summary("tmap");
 }
@@ -240,6 +246,17 @@ static int test_pack(void) {
   EXPECT_STATUS(nvfp4rt_param_pack(&big, g, 3, &L, 0, 0, 0x7700000000ull, image, sizeof image), NVFP4RT_STATUS_OK);
   T_CHECK(rd64(image, NVFP4_ABI_HDR_TABLE) == 0x7700000000ull &&
           rd(image, 64 + nvfp4_abi_record_offset(47, 1) + NVFP4_ABI_GRP_M) == 300, "global table");
+  /* metadata whose max_groups and param_bytes disagree, or whose max_groups is beyond the
+   * ABI (the table size would wrap around 32 bits): refused, nothing written */
+  nvfp4_kernel_metadata wrap = make_meta(0, 4);
+  wrap.max_groups = 6100857; /* 704 * 6100857 wraps to 36032: a 36 KB "table" */
+  static _Alignas(64) unsigned char small[64 + 36032];
+  nvfp4rt_plan_layout one;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&wrap, g, 1, &one), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_param_pack(&wrap, g, 1, &one, 0, 0, 0, small, sizeof small), NVFP4RT_STATUS_ABI_MISMATCH);
+  wrap = make_meta(0, 4);
+  wrap.param_bytes = nvfp4_abi_param_bytes(2);
+  EXPECT_STATUS(nvfp4rt_param_pack(&wrap, g, 1, &one, 0, 0, 0, block, sizeof block), NVFP4RT_STATUS_ABI_MISMATCH);
   printf("pack: records at %u, param_bytes %u\n", r0, m.param_bytes);
   return t_summary("pack");
 }
@@ -252,6 +269,12 @@ static int test_grid(void) {
   m.cluster[0] = 2; /* a tile occupies a CTA pair */
   T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 14, "cluster: 2 CTAs per tile");
   T_CHECK(nvfp4rt_grid_size(&m, 1000, 147) == 146, "cluster cap");
+  /* a cluster that no device grid can hold: 0, never a grid the driver cannot run */
+  T_CHECK(nvfp4rt_grid_size(&m, 7, 1) == 0, "pair on one SM: %u", nvfp4rt_grid_size(&m, 7, 1));
+  m.cluster[0] = 0xFFFFFFFFu;
+  T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 0, "cluster 0xFFFFFFFF: %u", nvfp4rt_grid_size(&m, 7, 148));
+  m.cluster[0] = 0;
+  T_CHECK(nvfp4rt_grid_size(&m, 7, 148) == 0, "cluster 0");
   return t_summary("grid");
 }
 
@@ -436,6 +459,10 @@ static int test_meta(void) {
     EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
   }
   MUTATE(NVFP4_META_TARGET_SM, 80, NVFP4RT_STATUS_TARGET_MISMATCH);
+  MUTATE(NVFP4_META_CLUSTER_X, 0xFFFFFFFFu, NVFP4RT_STATUS_ABI_MISMATCH);
+  /* NULL arguments are statuses, not crashes */
+  EXPECT_STATUS(nvfp4rt_metadata_encode(NULL, bad), NVFP4RT_STATUS_NULL_POINTER);
+  EXPECT_STATUS(nvfp4rt_metadata_encode(&m, NULL), NVFP4RT_STATUS_NULL_POINTER);
   memcpy(bad, rec, sizeof bad);
   memset(bad + NVFP4_META_TARGET, 'x', NVFP4_META_TARGET_BYTES);
   EXPECT_STATUS(nvfp4rt_metadata_decode(bad, sizeof bad, &d), NVFP4RT_STATUS_ABI_MISMATCH);
@@ -446,6 +473,16 @@ static int test_meta(void) {
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&n, 12, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 9, 0), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 10, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
+  /* a caller's struct with an unterminated target: the message holds its 16 bytes, nothing
+   * of what follows the struct */
+  struct { nvfp4_kernel_metadata m; char after[16]; } over;
+  over.m = make_meta(0, 8);
+  memset(over.m.target, 'T', sizeof over.m.target);
+  memcpy(over.after, "OVERREAD-MARKER", 16);
+  EXPECT_STATUS(nvfp4rt_metadata_check_target(&over.m, 9, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
+  T_CHECK(strstr(nvfp4rt_last_error_message(), "TTTTTTTTTTTTTTTT (sm_100") != NULL &&
+          strstr(nvfp4rt_last_error_message(), "OVERREAD") == NULL, "target over-read: %s",
+          nvfp4rt_last_error_message());
   /* tables: a family of two records; each consistency rule */
   nvfp4_kernel_metadata v0 = make_meta(0, 8), v1 = make_swap(0, 8, 256);
   v0.variant_count = v1.variant_count = 2;
@@ -643,6 +680,247 @@ static int test_sm90(void) {
   return t_summary("sm90");
 }
 
+/* ---- malformed cubins ------------------------------------------------------------------ */
+
+static unsigned char g_cubin[1 << 20];
+
+static size_t read_cubin(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t n = fread(g_cubin, 1, sizeof g_cubin, f);
+  fclose(f);
+  return n;
+}
+
+/* Section header i of an ELF64 image, and the index of the first section whose name starts
+ * with `prefix` (0 if none). */
+static unsigned char *shdr(unsigned char *b, uint32_t i) { return b + rd64(b, 0x28) + 64ull * i; }
+static uint32_t find_section(unsigned char *b, const char *prefix) {
+  uint32_t shnum = b[0x3C] | b[0x3D] << 8, shstrndx = b[0x3E] | b[0x3F] << 8;
+  const char *names = (const char *)b + rd64(shdr(b, shstrndx), 0x18);
+  for (uint32_t i = 1; i < shnum; i++)
+    if (!strncmp(names + rd(shdr(b, i), 0), prefix, strlen(prefix))) return i;
+  return 0;
+}
+
+/* Corruptions the metadata lookup alone would not notice (it reads only the symbol table,
+ * its string table and the metadata's section): each must be BAD_CUBIN. */
+enum { kInSection, kInSegment, kInHeader };
+typedef struct corruption {
+  const char *what;
+  uint32_t field, width;
+  uint64_t value;
+  int where;
+} corruption;
+static const corruption kCorruptions[] = {
+    {"code section offset past the end", 0x18, 8, 1u << 30, kInSection},
+    {"code section size past the end", 0x20, 8, 1u << 30, kInSection},
+    {"code section link", 0x28, 4, 0xFFFF, kInSection},
+    {"segment file size past the end", 32, 8, 1u << 30, kInSegment},
+    /* found by fuzz/cubin_fuzzer.c: no program headers, but an offset for their table */
+    {"program header count 0 with a table offset", 0x38, 2, 0, kInHeader},
+};
+
+static void corrupt(unsigned char *img, size_t n, const corruption *c, uint32_t text) {
+  memcpy(img, g_cubin, n);
+  unsigned char *p = c->where == kInHeader ? img
+                     : c->where == kInSegment ? img + rd64(img, 0x20)
+                                              : shdr(img, text);
+  for (uint32_t i = 0; i < c->width; i++) p[c->field + i] = (unsigned char)(c->value >> (8 * i));
+}
+
+static int test_elf_corrupt(const char *path) {
+  size_t n = read_cubin(path);
+  static unsigned char img[1 << 20];
+  static nvfp4rt_metadata_table t;
+  T_CHECK(n > 0, "read %s", path);
+  EXPECT_STATUS(nvfp4rt_elf_check_image(g_cubin, n), NVFP4RT_STATUS_OK);
+  uint32_t text = find_section(g_cubin, ".text.");
+  T_CHECK(text != 0 && (g_cubin[0x38] | g_cubin[0x39] << 8) > 0, "cubin has code and segments");
+  for (size_t i = 0; text && i < sizeof kCorruptions / sizeof kCorruptions[0]; i++) {
+    corrupt(img, n, &kCorruptions[i], text);
+    printf("%s:", kCorruptions[i].what);
+    EXPECT_STATUS(nvfp4rt_metadata_read_image(img, n, &t), NVFP4RT_STATUS_BAD_CUBIN);
+  }
+  /* every truncation is refused before anything past the cut is read */
+  int bad = 0;
+  for (size_t cut = 0; cut < n; cut++) bad += nvfp4rt_elf_check_image(g_cubin, cut) != NVFP4RT_STATUS_BAD_CUBIN;
+  T_CHECK(bad == 0, "%d truncations accepted", bad);
+  return t_summary("elf-corrupt");
+}
+
+/* ---- the driver paths, under the libcuda stand-in ---------------------------------------- */
+
+static int (*fake_calls)(const char *);
+
+static int test_fake(const char *path) {
+  const char *lib = getenv("NVFP4RT_LIBCUDA_PATH");
+  void *h = lib ? dlopen(lib, RTLD_NOW) : NULL;
+  fake_calls = h ? (int (*)(const char *))dlsym(h, "nvfp4_fake_cuda_count") : NULL;
+  T_CHECK(fake_calls != NULL, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
+  if (!fake_calls) return t_summary("fake");
+  nvfp4rt_context *ctx = NULL;
+  /* a device ordinal the driver does not have is the caller's error, not "no device" */
+  EXPECT_STATUS(nvfp4rt_context_create(5, &ctx), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_context_create(-1, &ctx), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  if (!ctx) return t_summary("fake");
+  const nvfp4rt_device_info *di = nvfp4rt_context_device_info(ctx);
+  T_CHECK(di->struct_size == sizeof *di && di->cc_major == 9, "device info");
+  /* NULL out-pointers: statuses, and the driver is not called */
+  int streams = fake_calls("cuStreamCreate"), events = fake_calls("cuEventCreate");
+  EXPECT_STATUS(nvfp4rt_stream_create(ctx, NULL), NVFP4RT_STATUS_NULL_POINTER);
+  EXPECT_STATUS(nvfp4rt_event_create(ctx, NULL), NVFP4RT_STATUS_NULL_POINTER);
+  EXPECT_STATUS(nvfp4rt_event_elapsed_ms(ctx, NULL, NULL, NULL), NVFP4RT_STATUS_NULL_POINTER);
+  T_CHECK(fake_calls("cuStreamCreate") == streams && fake_calls("cuEventCreate") == events,
+          "driver not called for NULL outputs");
+  void *stream = NULL;
+  EXPECT_STATUS(nvfp4rt_stream_create(ctx, &stream), NVFP4RT_STATUS_OK);
+  /* malformed images never reach cuModuleLoadData */
+  size_t n = read_cubin(path);
+  static unsigned char img[1 << 20];
+  uint32_t text = find_section(g_cubin, ".text.");
+  nvfp4rt_module *mod = NULL;
+  int loads = fake_calls("cuModuleLoadData");
+  for (size_t i = 0; i < sizeof kCorruptions / sizeof kCorruptions[0]; i++) {
+    corrupt(img, n, &kCorruptions[i], text);
+    printf("load, %s:", kCorruptions[i].what);
+    EXPECT_STATUS(nvfp4rt_module_load_data(ctx, img, n, &mod), NVFP4RT_STATUS_BAD_CUBIN);
+  }
+  for (size_t cut = 1; cut < n; cut += 61)
+    T_CHECK(nvfp4rt_module_load_data(ctx, g_cubin, cut, &mod) == NVFP4RT_STATUS_BAD_CUBIN,
+            "truncated to %zu", cut);
+  memcpy(img, g_cubin, n);
+  const unsigned char *rec = NULL;
+  size_t rec_size = 0;
+  EXPECT_STATUS(nvfp4rt_elf_find_metadata(img, n, &rec, &rec_size), NVFP4RT_STATUS_OK);
+  unsigned char *r = img + (rec - img);
+  nvfp4_meta_write_u32(r, NVFP4_META_CLUSTER_X, 0xFFFFFFFFu);
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, img, n, &mod), NVFP4RT_STATUS_ABI_MISMATCH);
+  T_CHECK(fake_calls("cuModuleLoadData") == loads, "driver saw %d malformed images",
+          fake_calls("cuModuleLoadData") - loads);
+  /* the intact cubin loads, plans and launches with a real grid */
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  T_CHECK(fake_calls("cuModuleLoadData") == loads + 1, "intact image loaded once");
+  static uint64_t buf[5][4096];
+  nvfp4rt_group g = {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1],
+                     (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
+                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0};
+  nvfp4rt_plan *plan = NULL;
+  /* struct_size: sizeof, or 0 for the 2.0 layout; a size below that layout is refused */
+  nvfp4rt_plan_options small = {.struct_size = 4, .variant = -1}, zero = {.variant = -1};
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &small, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &zero, &plan), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_destroy(plan);
+  plan = NULL;
+  nvfp4rt_plan_options opts = NVFP4RT_PLAN_OPTIONS_INIT;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &opts, &plan), NVFP4RT_STATUS_OK);
+  if (plan) {
+    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT, small_info = {.struct_size = 8},
+                      zero_info = {0};
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &small_info), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &zero_info), NVFP4RT_STATUS_OK);
+    T_CHECK(zero_info.struct_size == sizeof zero_info && zero_info.grid == 1, "0: the 2.0 layout");
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
+    int launches = fake_calls("cuLaunchKernelEx");
+    EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+    unsigned *grid = (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_grid");
+    T_CHECK(fake_calls("cuLaunchKernelEx") == launches + 1 && grid && *grid == info.grid &&
+            info.grid == 1, "launched grid %u", grid ? *grid : 0);
+    printf("fake: launched %s, grid %u, block %u\n", info.kernel_name, info.grid, info.block[0]);
+  }
+  nvfp4rt_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  /* a CTA-pair variant on a one-SM device: planning fails, nothing is launched */
+  setenv("NVFP4_FAKE_CUDA_SMS", "1", 1);
+  nvfp4rt_context *one = NULL;
+  EXPECT_STATUS(nvfp4rt_context_create(0, &one), NVFP4RT_STATUS_OK);
+  memcpy(img, g_cubin, n);
+  nvfp4_meta_write_u32(r, NVFP4_META_CTA_GROUP, 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_CLUSTER_X, 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_M_BOX_ROWS, nvfp4_meta_read_u32(r, NVFP4_META_TILE_M) / 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_N_BOX_ROWS, nvfp4_meta_read_u32(r, NVFP4_META_TILE_N) / 2);
+  EXPECT_STATUS(nvfp4rt_module_load_data(one, img, n, &mod), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_create(mod, &g, 1, &plan), NVFP4RT_STATUS_UNSUPPORTED);
+  T_CHECK(plan == NULL, "no plan");
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(one);
+  nvfp4rt_stream_destroy(ctx, stream);
+  nvfp4rt_context_destroy(ctx);
+  dlclose(h);
+  return t_summary("fake");
+}
+
+/* The contiguous form's plans under the stand-in, for a family whose variant 0 is a CTA
+ * pair: the struct_size rules of the pointer-array form, a launch with the pair's cluster,
+ * and on a one-SM device UNSUPPORTED instead of a plan whose launch does nothing. */
+static int test_moe_fake(const char *path) {
+  const char *lib = getenv("NVFP4RT_LIBCUDA_PATH");
+  void *h = lib ? dlopen(lib, RTLD_NOW) : NULL;
+  unsigned *cluster = h ? (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_cluster") : NULL;
+  T_CHECK(cluster != NULL, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
+  if (!cluster) return t_summary("moe-fake");
+  size_t n = read_cubin(path);
+  nvfp4rt_context *ctx = NULL;
+  nvfp4rt_module *mod = NULL;
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  if (!mod) return t_summary("moe-fake");
+  const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  T_CHECK(m0->form == NVFP4_META_FORM_CONTIGUOUS && m0->cta_group == 2 &&
+              !(m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA),
+          "a contiguous-form family, variant 0 a CTA pair, no alpha");
+  static _Alignas(64) unsigned char buf[6][4096];
+  nvfp4rt_moe_problem p = {.a = (uint64_t)(uintptr_t)buf[0], .b = (uint64_t)(uintptr_t)buf[1],
+                           .sfa = (uint64_t)(uintptr_t)buf[2], .sfb = (uint64_t)(uintptr_t)buf[3],
+                           .c = (uint64_t)(uintptr_t)buf[4],
+                           .offsets = (uint64_t)(uintptr_t)buf[5], .m = 256, .n = 128,
+                           .k = 256, .ldc = 128, .num_experts = m0->max_groups};
+  p.sfa_atoms = (uint32_t)nvfp4_abi_moe_sfa_atoms(p.m, p.num_experts);
+  nvfp4rt_moe_plan *plan = NULL;
+  nvfp4rt_plan_options small = {.struct_size = 4, .variant = 0}, opts = NVFP4RT_PLAN_OPTIONS_INIT;
+  opts.variant = 0;
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &small, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  T_CHECK(plan == NULL, "no plan for a short options struct");
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &opts, &plan), NVFP4RT_STATUS_OK);
+  if (plan) {
+    nvfp4rt_plan_info info = {.struct_size = 8}, zero = {0};
+    EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &info), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &zero), NVFP4RT_STATUS_OK);
+    T_CHECK(zero.struct_size == sizeof zero && zero.variant == 0 && zero.grid > 0 &&
+                zero.grid % 2 == 0, "0: the 2.0 layout (grid %u)", zero.grid);
+    EXPECT_STATUS(nvfp4rt_moe_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
+    T_CHECK(*cluster == 2, "launched with clusters of %u", *cluster);
+    printf("moe-fake: launched %s, grid %u, cluster %u\n", zero.kernel_name, zero.grid, *cluster);
+  }
+  nvfp4rt_moe_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  /* one SM: the pair variant cannot run at all */
+  setenv("NVFP4_FAKE_CUDA_SMS", "1", 1);
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  mod = NULL;
+  plan = NULL;
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &opts, &plan), NVFP4RT_STATUS_UNSUPPORTED);
+  T_CHECK(plan == NULL, "no plan on one SM");
+  nvfp4rt_moe_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  dlclose(h);
+  return t_summary("moe-fake");
+}
+
+static int test_version(void) {
+  printf("version: %s (%u), kernel ABI %u\n", nvfp4rt_version_string(), nvfp4rt_version(),
+         nvfp4rt_kernel_abi_version());
+  T_CHECK(nvfp4rt_version() == NVFP4RT_VERSION, "library %u header %u", nvfp4rt_version(),
+          (unsigned)NVFP4RT_VERSION);
+  T_CHECK(!strcmp(nvfp4rt_version_string(), NVFP4_VERSION_STRING), "string");
+  T_CHECK(nvfp4rt_kernel_abi_version() == NVFP4_ABI_VERSION, "kernel ABI");
+  return t_summary("version");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|sm90|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
@@ -658,6 +936,10 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);
   if (!strcmp(t, "nodriver")) return test_nodriver();
+  if (!strcmp(t, "elf-corrupt") && argc > 2) return test_elf_corrupt(argv[2]);
+  if (!strcmp(t, "moe-fake") && argc > 2) return test_moe_fake(argv[2]);
+  if (!strcmp(t, "fake") && argc > 2) return test_fake(argv[2]);
+  if (!strcmp(t, "version")) return test_version();
   printf("unknown test %s\n", t);
   return 2;
 }

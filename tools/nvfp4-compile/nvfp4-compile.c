@@ -1,7 +1,7 @@
 /* nvfp4-compile — one command from an .mlir file holding nvfp4.grouped_matmul ops to a
  * self-describing cubin (and PTX on request), on a machine with no GPU.
  *
- *   nvfp4-compile in.mlir -o out.cubin [--ptx out.ptx] [--emulate | --proxy] [--mlir out.mlir]
+ *   nvfp4-compile IN.mlir -o out.cubin [--ptx out.ptx] [--emulate | --proxy] [--mlir out.mlir]
  *                 [--toolkit DIR] [--ptxas-verbose] [--time] [--cpu out.so [--cpu-ll out.ll]]
  *
  * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
@@ -11,28 +11,34 @@
  * --cpu writes the same kernel family for the CPU execution target instead (or as well):
  * nvfp4-cpu-target, host LLVM IR, clang -shared (include/nvfp4-c/CpuTarget.h); run it with
  * nvfp4-run --cpu.
+ * IN.mlir "-" reads standard input; an output "-" writes standard output. No output may
+ * name the input file. Diagnostics are printed as FILE:LINE:COL: error: ...
  * Exit codes: 0 ok, 1 usage, 2 input/IR or file error, 3 lowering/LLVM failure, 4 ptxas failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
-#include "mlir-c/Pass.h"
-#include "mlir-c/RegisterEverything.h"
 #include "mlir-c/Support.h"
 #include "nvfp4-c/CpuTarget.h"
 #include "nvfp4-c/Dialect.h"
-#include "nvfp4-c/Passes.h"
+#include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/Pipeline.h"
+#include "nvfp4-c/Version.h"
 
 #ifndef NVFP4_CUDA_ROOT
 #define NVFP4_CUDA_ROOT "/usr/local/cuda"
 #endif
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_LOWER = 3, EXIT_PTXAS = 4 };
 
 typedef struct Options {
   const char *input, *cubin, *ptx, *mlirOut, *toolkit;
@@ -51,6 +57,8 @@ static void usage(FILE *f) {
           "usage: nvfp4-compile IN.mlir -o OUT.cubin [--ptx OUT.ptx] [--emulate | --proxy]\n"
           "                     [--mlir OUT.mlir]\n"
           "                     [--toolkit DIR] [--ptxas-verbose] [--time]\n"
+          "       nvfp4-compile --version\n"
+          "  IN.mlir \"-\"      read standard input; an output \"-\" writes standard output\n"
           "  --emulate        build the sm_90a tcgen05-emulation kernel instead of sm_100a\n"
           "  --proxy          build the sm_90a timing proxy (tcgen05 ops free, C = 0)\n"
           "  --mlir FILE      write the IR after the pipeline (alone: the lowered kernel; with\n"
@@ -79,8 +87,13 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--proxy")) o->proxy = 1;
     else if (!strcmp(a, "--ptxas-verbose")) o->verbose = 1;
     else if (!strcmp(a, "--time")) o->time = 1;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
-    else if (a[0] != '-' && !o->input) o->input = a;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(EXIT_OK); }
+    else if (!strcmp(a, "--version")) {
+      printf("nvfp4-compile %s (kernel ABI %u, MLIR/LLVM 22)\n", NVFP4_VERSION_STRING,
+             NVFP4_ABI_VERSION);
+      exit(EXIT_OK);
+    }
+    else if ((a[0] != '-' || !strcmp(a, "-")) && !o->input) o->input = a;
     else { fprintf(stderr, "nvfp4-compile: unknown or incomplete argument '%s'\n", a); return 0; }
   }
   if (!o->input || (!o->cubin && !o->ptx && !o->mlirOut && !o->cpu)) return 0;
@@ -91,56 +104,118 @@ static int parseArgs(int argc, char **argv, Options *o) {
   return 1;
 }
 
-static char *readFile(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-  fclose(f);
-  if (buf) { buf[n] = 0; *len = (size_t)n; }
-  return buf;
+/* True when `out` names the file `in` names (same inode), so writing it would destroy the
+ * input. Standard streams never clash. */
+static int sameFile(const char *in, const char *out) {
+  if (!out || !strcmp(in, "-") || !strcmp(out, "-")) return 0;
+  struct stat a, b;
+  if (stat(in, &a) != 0 || stat(out, &b) != 0) return 0;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int writeFile(const char *path, const char *data, size_t len) {
-  FILE *f = fopen(path, "wb");
+/* Opens an output ("-": standard output). */
+static FILE *openOut(const char *path, const char *mode) {
+  return strcmp(path, "-") ? fopen(path, mode) : stdout;
+}
+/* Closes an output; false if anything written to it was lost (full disk, /dev/full). */
+static int closeOut(FILE *f) {
+  int ok = fflush(f) == 0 && !ferror(f);
+  if (f != stdout) ok = fclose(f) == 0 && ok;
+  return ok;
+}
+
+static int writeFile(const char *path, const void *data, size_t len) {
+  FILE *f = openOut(path, "wb");
   if (!f) return 0;
   int ok = fwrite(data, 1, len, f) == len;
-  return fclose(f) == 0 && ok;
+  return closeOut(f) && ok;
 }
 
 static void printToFile(MlirStringRef s, void *user) { fwrite(s.data, 1, s.length, (FILE *)user); }
+static void printToStderr(MlirStringRef s, void *user) {
+  (void)user;
+  fwrite(s.data, 1, s.length, stderr);
+}
+
+/* A note's text, cut after its first line when it is long: MLIR attaches the whole
+ * failing operation (a kernel of thousands of lines) to pass errors. */
+typedef struct NoteText { size_t printed; int cut; } NoteText;
+static void printNote(MlirStringRef s, void *user) {
+  NoteText *t = user;
+  for (size_t i = 0; i < s.length && !t->cut; ++i, ++t->printed) {
+    if (s.data[i] == '\n' && t->printed > 0) {
+      t->cut = 1;
+      fputs(" [operation elided]", stderr);
+      return;
+    }
+    fputc(s.data[i], stderr);
+  }
+}
+
+/* Prints a diagnostic and its notes as FILE:LINE:COL: severity: message. */
+static void printDiagnostic(MlirDiagnostic d, int depth) {
+  static const char *const kSeverity[] = {"error", "warning", "note", "remark"};
+  MlirLocation loc = mlirDiagnosticGetLocation(d);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
+    MlirStringRef name = mlirIdentifierStr(file);
+    fprintf(stderr, "%.*s:%d:%d: ", (int)name.length, name.data,
+            mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+  } else {
+    mlirLocationPrint(loc, printToStderr, NULL);
+    fputs(": ", stderr);
+  }
+  unsigned sev = (unsigned)mlirDiagnosticGetSeverity(d);
+  fprintf(stderr, "%s: ", depth ? "note" : sev < 4 ? kSeverity[sev] : "error");
+  NoteText note = {0, 0};
+  if (depth) mlirDiagnosticPrint(d, printNote, &note);
+  else mlirDiagnosticPrint(d, printToStderr, NULL);
+  fputc('\n', stderr);
+  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); ++i)
+    printDiagnostic(mlirDiagnosticGetNote(d, i), depth + 1);
+}
+
+static MlirLogicalResult onDiagnostic(MlirDiagnostic d, void *user) {
+  (void)user;
+  printDiagnostic(d, 0);
+  return mlirLogicalResultSuccess();
+}
 
 int main(int argc, char **argv) {
   Options o;
   if (!parseArgs(argc, argv, &o)) {
     usage(stderr);
-    return 1;
+    return EXIT_USAGE;
   }
+  const char *outs[5] = {o.cubin, o.ptx, o.mlirOut, o.cpu, o.cpuLl};
+  for (int i = 0; i < 5; ++i)
+    if (sameFile(o.input, outs[i])) {
+      fprintf(stderr, "nvfp4-compile: output %s is the input file; refusing to overwrite it\n",
+              outs[i]);
+      return EXIT_USAGE;
+    }
   double t0 = now();
-  size_t len = 0;
-  char *src = readFile(o.input, &len);
-  if (!src) {
-    fprintf(stderr, "nvfp4-compile: cannot read %s\n", o.input);
-    return 2;
-  }
   MlirContext ctx = mlirContextCreateWithThreading(false);
+  mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, NULL, NULL);
   mlirNvfp4RegisterAllUpstream(ctx);
-  mlirRegisterAllPasses();
-  mlirNvfp4RegisterPasses();
   mlirDialectHandleLoadDialect(mlirGetDialectHandle__nvfp4__(), ctx);
-  MlirModule module = mlirModuleCreateParse(ctx, (MlirStringRef){src, len});
-  free(src);
+  MlirNvfp4CompileResult res;
+  mlirNvfp4CompileResultInit(&res);
+  int rc = EXIT_OK;
+  /* MLIR reads the file itself ("-": standard input), so locations carry its name. */
+  MlirModule module =
+      mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(o.input));
   if (mlirModuleIsNull(module)) {
-    fprintf(stderr, "nvfp4-compile: %s: parse error\n", o.input);
-    return 2;
+    fprintf(stderr, "nvfp4-compile: %s: cannot parse (see the errors above)\n", o.input);
+    rc = EXIT_INPUT;
+    goto done;
   }
   MlirOperation mop = mlirModuleGetOperation(module);
   if (!mlirOperationVerify(mop)) {
     fprintf(stderr, "nvfp4-compile: %s: verification failed\n", o.input);
-    return 2;
+    rc = EXIT_INPUT;
+    goto done;
   }
   double tParse = now();
   if (o.cpu) {
@@ -155,18 +230,15 @@ int main(int argc, char **argv) {
     if (mlirLogicalResultIsFailure(cpuRes)) {
       fprintf(stderr, "%s", log ? log : "nvfp4-compile: CPU target compilation failed\n");
       free(log);
-      return 3;
+      rc = EXIT_LOWER;
+      goto done;
     }
     if (log && o.verbose) fputs(log, stderr);
     free(log);
     if (o.time)
       fprintf(stderr, "nvfp4-compile: cpu target: lower %.1f ms, llvm ir + clang %.1f ms\n",
               lowerMs, compileMs);
-    if (!o.cubin && !o.ptx && !o.mlirOut) {
-      mlirModuleDestroy(module);
-      mlirContextDestroy(ctx);
-      return 0;
-    }
+    if (!o.cubin && !o.ptx && !o.mlirOut) goto done;
   }
 
   MlirNvfp4CompileOptions copts = mlirNvfp4CompileOptionsGetDefault();
@@ -175,36 +247,40 @@ int main(int argc, char **argv) {
   copts.proxy = o.proxy != 0;
   copts.emitCubin = o.cubin != NULL;
   copts.ptxasVerbose = o.verbose != 0;
-  MlirNvfp4CompileResult res;
-  int rc = 0;
   /* --mlir alone: lowered kernel IR only, no serialisation. */
   copts.stopAfterLowering = !o.cubin && !o.ptx;
   if (mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mop, &copts, &res))) {
     fprintf(stderr, "%s", res.log ? res.log : "nvfp4-compile: compilation failed\n");
-    return res.ptx ? 4 : 3;
+    rc = res.ptx ? EXIT_PTXAS : EXIT_LOWER;
+    goto done;
   }
   if (res.log && o.verbose) fputs(res.log, stderr);
   if (o.mlirOut) {
-    FILE *f = fopen(o.mlirOut, "w");
-    if (!f) { fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.mlirOut); return 2; }
-    mlirOperationPrint(mop, printToFile, f);
-    fputc('\n', f);
-    fclose(f);
+    FILE *f = openOut(o.mlirOut, "w");
+    if (f) {
+      mlirOperationPrint(mop, printToFile, f);
+      fputc('\n', f);
+    }
+    if (!f || !closeOut(f)) {
+      fprintf(stderr, "nvfp4-compile: cannot write %s: %s\n", o.mlirOut, strerror(errno));
+      rc = EXIT_INPUT;
+    }
   }
   if (o.ptx && !writeFile(o.ptx, res.ptx, res.ptxSize)) {
-    fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.ptx);
-    rc = 2;
+    fprintf(stderr, "nvfp4-compile: cannot write %s: %s\n", o.ptx, strerror(errno));
+    rc = EXIT_INPUT;
   }
   if (o.cubin && !writeFile(o.cubin, res.cubin, res.cubinSize)) {
-    fprintf(stderr, "nvfp4-compile: cannot write %s\n", o.cubin);
-    rc = 2;
+    fprintf(stderr, "nvfp4-compile: cannot write %s: %s\n", o.cubin, strerror(errno));
+    rc = EXIT_INPUT;
   }
   if (o.time)
     fprintf(stderr, "nvfp4-compile: parse %.1f ms, lower %.1f ms, llvm %.1f ms, ptxas %.1f ms, "
                     "total %.1f ms\n",
             (tParse - t0) * 1e3, res.lowerMs, res.llvmMs, res.ptxasMs, (now() - t0) * 1e3);
+done:
   mlirNvfp4CompileResultDestroy(&res);
-  mlirModuleDestroy(module);
+  if (!mlirModuleIsNull(module)) mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
   return rc;
 }
