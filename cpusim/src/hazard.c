@@ -95,8 +95,9 @@ const char *sim_site_text(uint32_t site) {
 
 const char *sim_role(uint32_t warp) {
   const sim_plan *p = G->plan;
-  static const char *const names[3] = {"epilogue", "TMA producer", "MMA issuer"};
-  for (int r = 0; r < 3; ++r)
+  static const char *const names[4] = {"epilogue", "TMA producer", "MMA issuer",
+                                       "consumer: decode, wgmma, epilogue"};
+  for (int r = 0; r < 4; ++r)
     if (warp >= p->role_first[r] && warp <= p->role_last[r]) return names[r];
   return "?";
 }

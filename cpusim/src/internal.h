@@ -37,7 +37,7 @@ typedef struct sim_named_range {
 typedef struct sim_plan {
   char kernel[64], variant[32];
   uint32_t threads, cluster, dyn_smem;
-  uint32_t role_first[3], role_last[3]; /* epilogue, producer, mma warps */
+  uint32_t role_first[4], role_last[4]; /* epilogue, producer, mma, consumer warps */
   sim_named_range smem[16], parts[4], bars[8], tmem[8];
   uint32_t nsmem, nparts, nbars, ntmem;
   char **sites; /* site id -> "what detail" */

@@ -46,6 +46,10 @@ static void copy_name(char *dst, size_t size, const char *src) {
 
 int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
   memset(p, 0, sizeof *p);
+  for (int r = 0; r < 4; ++r) { /* roles the plan does not name match no warp */
+    p->role_first[r] = 1;
+    p->role_last[r] = 0;
+  }
   uint32_t cap = 0;
   for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
     unsigned a, b, c, d;
@@ -57,7 +61,10 @@ int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
     if (sscanf(l, "dyn_smem %u", &p->dyn_smem) == 1) continue;
     char role[16];
     if (sscanf(l, "role %u %u %15s", &a, &b, role) == 3) {
-      int r = !strcmp(role, "epilogue") ? 0 : !strcmp(role, "producer") ? 1 : 2;
+      int r = !strcmp(role, "epilogue")   ? 0
+              : !strcmp(role, "producer") ? 1
+              : !strcmp(role, "consumer") ? 3
+                                          : 2;
       p->role_first[r] = a;
       p->role_last[r] = b;
       continue;

@@ -861,8 +861,9 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
   textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
         m.block[0], m.cluster[0], m.dyn_smem_bytes);
   if (sm90) /* warpgroup 0 produces; warpgroups 1.. decode, issue wgmma and store C */
-    textf(t, "role %u %u epilogue\nrole 0 3 producer\nrole 4 %u mma\n", m.block[0] / 32,
-          m.block[0] / 32 - 1, m.block[0] / 32 - 1);
+    textf(t, "role %u %u epilogue\nrole %u %u mma\nrole 0 3 producer\nrole 4 %u consumer\n",
+          m.block[0] / 32, m.block[0] / 32 - 1, m.block[0] / 32, m.block[0] / 32 - 1,
+          m.block[0] / 32 - 1);
   else
     textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
           MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
