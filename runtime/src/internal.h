@@ -105,4 +105,10 @@ nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *si
 /* Shared by both forms' tensor-map contracts (plan.c): the C map data type, columns (N rounded down to whole 16-byte chunks) and box width. */
 void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
 
+/* Shared by both forms' get_info (plan.c): checks info->struct_size (0 is this layout,
+ * anything else must be at least it; `who` prefixes the message), then clears *info and
+ * fills what the variant's metadata record says. The caller adds the plan's own fields. */
+nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who,
+                                        const nvfp4_kernel_metadata *m, uint32_t variant);
+
 #endif /* NVFP4RT_INTERNAL_H */

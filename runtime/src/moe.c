@@ -410,22 +410,11 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
 
 nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_plan_info *info) {
   if (!pl || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_get_info: NULL");
-  if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "moe_plan_get_info: info->struct_size is %zu, expected 0 or at least "
-                        "%zu (NVFP4RT_PLAN_INFO_INIT)", info->struct_size,
-                        sizeof(nvfp4rt_plan_info));
   const nvfp4_kernel_metadata *m = &pl->mod->table.variants[pl->variant];
-  memset(info, 0, sizeof *info);
-  info->struct_size = sizeof *info;
-  info->variant = pl->variant;
-  info->kernel_name = m->kernel_name;
+  nvfp4rt_status st = nvfp4rt_plan_info_begin_(info, "moe_plan_get_info", m, pl->variant);
+  if (st != NVFP4RT_STATUS_OK) return st;
   info->num_groups = m->max_groups;
   info->grid = pl->grid;
-  memcpy(info->block, m->block, sizeof info->block);
-  memcpy(info->cluster, m->cluster, sizeof info->cluster);
-  info->dyn_smem_bytes = m->dyn_smem_bytes;
-  info->param_bytes = m->param_bytes;
   info->workspace = pl->workspace;
   info->workspace_bytes = pl->workspace_bytes;
   info->tmaps_encoded = pl->tmaps_encoded;

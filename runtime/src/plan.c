@@ -930,25 +930,33 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
   return NVFP4RT_STATUS_OK;
 }
 
-nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
-  if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
+nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who,
+                                        const nvfp4_kernel_metadata *m, uint32_t variant) {
   /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
   if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "plan_get_info: info->struct_size is %zu, expected 0 or at least %zu "
-                        "(NVFP4RT_PLAN_INFO_INIT)", info->struct_size, sizeof(nvfp4rt_plan_info));
-  const nvfp4_kernel_metadata *m = &p->mod->table.variants[p->variant];
+                        "%s: info->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_INFO_INIT)", who, info->struct_size,
+                        sizeof(nvfp4rt_plan_info));
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;
-  info->variant = p->variant;
+  info->variant = variant;
   info->kernel_name = m->kernel_name;
-  info->num_groups = p->num_groups;
-  info->total_tiles = p->layout->total_tiles;
-  info->grid = p->grid;
   memcpy(info->block, m->block, sizeof info->block);
   memcpy(info->cluster, m->cluster, sizeof info->cluster);
   info->dyn_smem_bytes = m->dyn_smem_bytes;
   info->param_bytes = m->param_bytes;
+  return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
+  if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
+  nvfp4rt_status st =
+      nvfp4rt_plan_info_begin_(info, "plan_get_info", &p->mod->table.variants[p->variant], p->variant);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  info->num_groups = p->num_groups;
+  info->total_tiles = p->layout->total_tiles;
+  info->grid = p->grid;
   info->workspace = p->workspace;
   info->workspace_bytes = p->workspace_bytes;
   info->tmaps_encoded = p->tmaps_encoded;

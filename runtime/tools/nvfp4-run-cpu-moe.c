@@ -22,10 +22,9 @@
 #include "nvfp4rt_host.h"
 #include "nvfp4sim.h"
 #include "run_common.h"
+#include "run_cpu_exit.h"
 
 int nvfp4_run_cpu_moe(int argc, char **argv);
-
-enum { MOE_PASS = 0, MOE_CHECK_FAILED = 1, MOE_ERROR = 2, MOE_DEADLOCK = 3, MOE_HAZARD = 4 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: nvfp4-run --cpu KERNEL.so --moe E,M,N,K [--tokens T] [--routing NAME]\n"
@@ -47,14 +46,14 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
   if (grid) nvfp4sim_launch(mod, v, block, grid, &writable, 1, opts, &res);
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
-  const int ran = res.outcome != NVFP4SIM_DEADLOCK && res.outcome != NVFP4SIM_FAULT;
+  const int ran = cpu_run_finished(res.outcome);
   nvfp4h_check_result chk;
   nvfp4h_check_init(&chk);
   if (ran && nvfp4h_moe_check(p, c, threads, &chk) != 0) {
     fprintf(stderr, "nvfp4-run --cpu: check out of memory\n");
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
   const int pass = ran && nvfp4h_check_passed(&chk);
   if (json) {
@@ -87,10 +86,7 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
                chk.first_outside[i].col, chk.first_outside[i].got, chk.first_outside[i].want);
     }
   }
-  return res.outcome == NVFP4SIM_DEADLOCK                                   ? MOE_DEADLOCK
-         : res.outcome == NVFP4SIM_HAZARD || res.outcome == NVFP4SIM_FAULT ? MOE_HAZARD
-         : pass                                                            ? MOE_PASS
-                                                                           : MOE_CHECK_FAILED;
+  return cpu_exit_code(res.outcome, pass);
 }
 
 int nvfp4_run_cpu_moe(int argc, char **argv) {
@@ -100,7 +96,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   int full = 0, json = 0, threads = 0, routing = NVFP4H_ROUTE_RANDOM;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-#define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(MOE_ERROR), (char *)0))
+#define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(CPU_ERROR), (char *)0))
     if (!strcmp(a, "--cpu")) path = NEXT();
     else if (!strcmp(a, "--moe")) moe = NEXT();
     else if (!strcmp(a, "--tokens")) tokens = (uint32_t)run_parse_int(a, NEXT(), 0, 0x7FFFFFFF);
@@ -108,7 +104,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
       const char *r = NEXT();
       if ((routing = nvfp4h_moe_routing_parse(r)) < 0) {
         fprintf(stderr, "nvfp4-run --cpu: unknown routing '%s'\n", r);
-        return MOE_ERROR;
+        return CPU_ERROR;
       }
     } else if (!strcmp(a, "--variant")) variant = NEXT();
     else if (!strcmp(a, "--seed")) seed = run_parse_u64(a, NEXT());
@@ -121,32 +117,32 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     else if (!strcmp(a, "--full-range")) full = 1;
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return MOE_ERROR; }
+    else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return CPU_ERROR; }
 #undef NEXT
   }
   uint32_t x[4] = {0, 0, 0, 0};
   if (moe && run_parse_moe(moe, x) != 0) {
     fprintf(stderr, "nvfp4-run --cpu: bad --moe '%s' (E,M,N,K: 1 <= E <= %u, K a positive "
                     "multiple of 64)\n", moe, NVFP4_ABI_MAX_GROUPS);
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
   const unsigned long e = x[0], m = x[1], n = x[2], k = x[3];
   if (!path || !moe || sms < 1 || ldc_pad > (1u << 20)) {
     usage(stderr);
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
   if (tokens == UINT32_MAX) tokens = (uint32_t)m;
   if (tokens > m) {
     fprintf(stderr, "nvfp4-run --cpu: --tokens %u exceeds M = %lu\n", tokens, m);
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
   char why[512];
   nvfp4sim_module *mod = NULL;
   if (nvfp4sim_module_load(path, &mod, why, sizeof why) != 0) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", why);
-    return MOE_ERROR;
+    return CPU_ERROR;
   }
-  int rc = MOE_ERROR;
+  int rc = CPU_ERROR;
   nvfp4h_moe_problem p;
   memset(&p, 0, sizeof p);
   void *c = NULL, *block = NULL;
@@ -232,7 +228,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   }
   nvfp4sim_options opts = {sched, max_reports, stderr, 0};
   rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, "launch");
-  for (uint32_t r = 0; r < reroutes && rc == MOE_PASS; r++) {
+  for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);
     nvfp4h_moe_route(route, seed + 1 + r, p.num_experts, p.m, tokens, p.offsets);
     nvfp4h_moe_layout_sfa(&p);
@@ -241,7 +237,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     opts.schedule_seed = sched + 1 + r;
     rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, label);
   }
-  if (!json) printf("result   %s\n", rc == MOE_PASS ? "PASS" : "FAIL");
+  if (!json) printf("result   %s\n", rc == CPU_PASS ? "PASS" : "FAIL");
 
 done:
   free(c);

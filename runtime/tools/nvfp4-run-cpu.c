@@ -27,10 +27,9 @@
 #include "nvfp4rt_host.h"
 #include "nvfp4sim.h"
 #include "run_common.h"
+#include "run_cpu_exit.h"
 
 int nvfp4_run_cpu(int argc, char **argv);
-
-enum { CPU_PASS = 0, CPU_CHECK_FAILED = 1, CPU_ERROR = 2, CPU_DEADLOCK = 3, CPU_HAZARD = 4 };
 
 static void cpu_usage(FILE *f) {
   fprintf(f, "usage: nvfp4-run --cpu KERNEL.so (--case test:N|B1..B4|random:G|edge:G | --groups "
@@ -192,7 +191,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   nvfp4h_check_result chk;
   nvfp4h_check_init(&chk);
   double ref_ms = 0;
-  if (check && res.outcome != NVFP4SIM_DEADLOCK && res.outcome != NVFP4SIM_FAULT) {
+  if (check && cpu_run_finished(res.outcome)) {
     double t0 = ms_now();
     for (uint32_t g = 0; g < ng; g++) {
       nvfp4h_group_data *d = &prob.groups[g];
@@ -205,7 +204,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     }
     ref_ms = ms_now() - t0;
   }
-  const int checked = check && res.outcome != NVFP4SIM_DEADLOCK && res.outcome != NVFP4SIM_FAULT;
+  const int checked = check && cpu_run_finished(res.outcome);
   const int pass = !checked || nvfp4h_check_passed(&chk);
   const char *label = case_name ? case_name : "custom";
   if (json) {
@@ -278,9 +277,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
       printf("check    skipped (%s)\n", check ? "the simulation did not finish" : "--no-check");
     }
   }
-  rc = res.outcome == NVFP4SIM_DEADLOCK ? CPU_DEADLOCK
-       : res.outcome == NVFP4SIM_HAZARD || res.outcome == NVFP4SIM_FAULT ? CPU_HAZARD
-       : pass ? CPU_PASS : CPU_CHECK_FAILED;
+  rc = cpu_exit_code(res.outcome, pass);
 
 done:
   for (uint32_t g = 0; g < NVFP4H_MAX_GROUPS; g++) {
