@@ -149,6 +149,9 @@ typedef struct MlirNvfp4Sm90Plan {
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
   uint32_t decodedOffset, decodedBytes, decodedBuffers; /* ring of decoded N-role chunks */
+  uint32_t tokenLookahead;   /* chunks the token decode runs ahead of the wgmmas (1) */
+  /* decodedFull[i]: decoded buffer i is complete; one arrival per consumer warp */
+  MlirNvfp4BarrierArray decodedFull;
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
   uint32_t producerRegs, consumerRegs; /* setmaxnreg per warpgroup role */
 } MlirNvfp4Sm90Plan;

@@ -49,11 +49,20 @@ void nvMbarWait(KbBuilder *b, KbValue bar, KbValue parity) {
 }
 
 void nvMbarWaitScoped(KbBuilder *b, KbValue bar, KbValue parity, bool cluster) {
+  nvMbarWaitTagged(b, bar, parity, cluster, NULL);
+}
+
+void nvMbarWaitTagged(KbBuilder *b, KbValue bar, KbValue parity, bool cluster,
+                      const char *barrier) {
   kbWhile(b);
   KbValue ops[2] = {bar, parity};
-  MlirNamedAttribute scope = kbNamed(b, "scope", kbAttr(b, "#nvvm.mem_scope<cluster>"));
-  KbValue done =
-      res0(kbOp(b, "nvvm.mbarrier.try_wait", 1, &b->i1, 2, ops, cluster ? 1 : 0, &scope));
+  MlirNamedAttribute attrs[2];
+  intptr_t n = 0;
+  if (cluster) attrs[n++] = kbNamed(b, "scope", kbAttr(b, "#nvvm.mem_scope<cluster>"));
+  if (barrier)
+    attrs[n++] = kbNamed(b, "nvfp4.barrier",
+                         mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(barrier)));
+  KbValue done = res0(kbOp(b, "nvvm.mbarrier.try_wait", 1, &b->i1, 2, ops, n, attrs));
   kbWhileDo(b, kbXor(b, done, kbBool(b, true)));
   kbEndWhile(b);
 }
@@ -113,7 +122,11 @@ void nvPrefetchTensormap(KbBuilder *b, KbValue tensorMap) {
 }
 
 void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads) {
-  KbValue ops[2] = {kbI32(b, id), kbI32(b, threads)};
+  nvNamedBarrierAt(b, kbI32(b, id), threads);
+}
+
+void nvNamedBarrierAt(KbBuilder *b, KbValue id, uint32_t threads) {
+  KbValue ops[2] = {id, kbI32(b, threads)};
   /* barrierId, numberOfThreads, reductionPredicate */
   int32_t seg[3] = {1, 1, 0};
   MlirNamedAttribute a = kbNamed(b, "operandSegmentSizes", kbSegments(b, 3, seg));

@@ -19,6 +19,10 @@ void nvMbarWait(KbBuilder *b, KbValue bar, KbValue parity);
 /* The same with .acquire.cluster semantics (cluster = true): the wait synchronizes with
  * arrives (remote, or tcgen05.commit multicasts) released by threads of other CTAs. */
 void nvMbarWaitScoped(KbBuilder *b, KbValue bar, KbValue parity, bool cluster);
+/* The same wait, its try_wait tagged {nvfp4.barrier = barrier} (the plan's barrier-array
+ * name; NULL: no tag) so that tests can find (and break) the waits on one array. */
+void nvMbarWaitTagged(KbBuilder *b, KbValue bar, KbValue parity, bool cluster,
+                      const char *barrier);
 void nvFenceProxyAsyncShared(KbBuilder *b);
 
 /* TMA: 2-D tiled load of one box into shared memory, completing on `bar`. `tag` names the
@@ -39,6 +43,8 @@ void nvBulkWaitGroup(KbBuilder *b, uint32_t n);
 void nvPrefetchTensormap(KbBuilder *b, KbValue tensorMap);
 /* bar.sync id, threads: a named barrier among `threads` threads (multiple of 32). */
 void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads);
+/* bar.sync with a barrier id computed at run time (0..15). */
+void nvNamedBarrierAt(KbBuilder *b, KbValue id, uint32_t threads);
 
 /* L2 cache-eviction policies for TMA loads (the createpolicy encodings CUTLASS uses for
  * its CacheHintSm90 values). */

@@ -352,9 +352,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * still overlaps the other warpgroup's wgmmas. */
   p->mmaDepth = 0;
   p->chunkK = MLIR_NVFP4_MMA_K;
-  /* A chunk's buffer is rewritten while the other warpgroup may still run the wgmmas of
-   * mmaDepth + 1 chunks before it (docs/kernel-sm90a.md, "Hazards"). */
-  p->decodedBuffers = p->mmaDepth + 2;
+  /* Each warpgroup decodes its half of chunk c + 1's tokens while its wgmmas of chunk c
+   * run, and the warpgroups meet only on decodedFull (no joint barrier). A buffer is
+   * rewritten while the other warpgroup may still run the wgmmas of mmaDepth + 1 chunks
+   * before the one it waited for (docs/kernel-sm90a.md, "Hazards"). */
+  p->tokenLookahead = 1;
+  p->decodedBuffers = p->mmaDepth + 2 + p->tokenLookahead;
   p->decodedBytes = spec.tileN * 128u; /* tileN rows x 64 BF16 */
   p->producerRegs = 40;
   p->consumerRegs = 232;
@@ -368,7 +371,7 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->storeBoxCols = 64u;
 
   const uint32_t lutBytes = 256u * 4u;
-  const uint32_t barrierWorst = 8u * 2u * MLIR_NVFP4_MAX_STAGES;
+  const uint32_t barrierWorst = 8u * (2u * MLIR_NVFP4_MAX_STAGES + p->decodedBuffers);
   const uint32_t fixed = p->decodedBuffers * p->decodedBytes +
                          cfg->stagingBuffers * cfg->stagingBytes + lutBytes + barrierWorst;
   uint32_t stages;
@@ -382,8 +385,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->stagingOffset =
       planSmem(cfg, &top, "store staging", cfg->stagingBytes, cfg->stagingBuffers, 1024);
   p->lutOffset = planSmem(cfg, &top, "scale table", lutBytes, 1, 16);
+  /* A raw stage and a decoded buffer are released / completed by every consumer warp (its
+   * lane 0 after a warp barrier): the warpgroups run independently. */
+  const uint32_t consumerWarps = 4u * p->consumerGroups;
   planBarriers(cfg, &cfg->full, "full", stages, 1);
-  planBarriers(cfg, &cfg->empty, "empty", stages, 1);
+  planBarriers(cfg, &cfg->empty, "empty", stages, consumerWarps);
+  planBarriers(cfg, &p->decodedFull, "decodedFull", p->decodedBuffers, consumerWarps);
   cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
   cfg->tmemSlotOffset = top; /* no Tensor Memory */
   cfg->dynSmemBytes = 1024u + top;
@@ -422,9 +429,10 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             r->columns, r->copies);
   }
   if (cfg->spec.target == MLIR_NVFP4_TARGET_SM90A)
-    fprintf(f, "  sm_90a: %u consumer warpgroups, wgmma depth %u, registers %u/%u\n",
-            cfg->sm90.consumerGroups, cfg->sm90.mmaDepth, cfg->sm90.producerRegs,
-            cfg->sm90.consumerRegs);
+    fprintf(f, "  sm_90a: %u consumer warpgroups, wgmma depth %u, token lookahead %u, "
+               "registers %u/%u\n",
+            cfg->sm90.consumerGroups, cfg->sm90.mmaDepth, cfg->sm90.tokenLookahead,
+            cfg->sm90.producerRegs, cfg->sm90.consumerRegs);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32"};

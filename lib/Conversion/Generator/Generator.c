@@ -72,7 +72,11 @@ void genInitBarriers(GenKernel *k) {
 }
 
 void genMbarWait(GenKernel *k, KbValue bar, KbValue parity) {
-  nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);
+  genMbarWaitOn(k, NULL, bar, parity);
+}
+
+void genMbarWaitOn(GenKernel *k, const MlirNvfp4BarrierArray *arr, KbValue bar, KbValue parity) {
+  nvMbarWaitTagged(k->b, bar, parity, k->cfg->spec.ctaGroup > 1, arr ? arr->name : NULL);
 }
 
 /* ---- rings ----------------------------------------------------------------------------- */
@@ -107,12 +111,12 @@ KbValue genPipeEmptyBar(GenKernel *k, GenPipe *p) {
 
 void genPipeProducerAcquire(GenKernel *k, GenPipe *p) {
   KbBuilder *b = k->b;
-  genMbarWait(k, genPipeEmptyBar(k, p), kbXor(b, kbGet(b, p->pos.phase), kbI32(b, 1)));
+  genMbarWaitOn(k, p->empty, genPipeEmptyBar(k, p), kbXor(b, kbGet(b, p->pos.phase), kbI32(b, 1)));
 }
 
 void genPipeConsumerWait(GenKernel *k, GenPipe *p) {
   KbBuilder *b = k->b;
-  genMbarWait(k, genPipeFullBar(k, p), kbGet(b, p->pos.phase));
+  genMbarWaitOn(k, p->full, genPipeFullBar(k, p), kbGet(b, p->pos.phase));
 }
 
 void genPipeDrainEmpty(GenKernel *k, GenPipe *p) {

@@ -74,6 +74,9 @@ void genInitBarriers(GenKernel *k);
  * arrives, multicast commits), and a CTA-scope acquire does not synchronize with a release
  * by a thread of another CTA. */
 void genMbarWait(GenKernel *k, KbValue bar, KbValue parity);
+/* The same, the wait tagged with the name of the plan's barrier array it belongs to
+ * ({nvfp4.barrier = "full"}; the pipeline waits are tagged this way). */
+void genMbarWaitOn(GenKernel *k, const MlirNvfp4BarrierArray *arr, KbValue bar, KbValue parity);
 
 /* ---- pipeline rings --------------------------------------------------------------------- */
 

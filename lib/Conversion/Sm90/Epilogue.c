@@ -4,8 +4,10 @@
  *   -> stmatrix.x4.trans into the warpgroup's staging box (T token rows x 64 weight
  *   columns = 128 B, 128-B swizzle), i.e. C's orientation -> TMA stores of 16-row boxes.
  *
- * Staging is rewritten only after the previous tile's stores have read it (the storing
- * thread waits cp.async.bulk.wait_group.read 0 before the consumers' barrier). The C map
+ * Each warpgroup has its own staging buffer, store thread and named barrier, so the two
+ * run their epilogues independently (one may still be in its mainloop). Staging is
+ * rewritten only after the previous tile's stores have read it (the storing thread waits
+ * cp.async.bulk.wait_group.read 0 before the warpgroup's barrier). The C map
  * covers the first N8 = N & ~7 columns (a TMA store writes whole 16-byte chunks); the last
  * N - N8 columns and boxes past N8 are stored from the staging buffer with plain 2-byte
  * stores, one thread per token row.
@@ -42,7 +44,7 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const Sm90Consumer *c = &k->c;
-  const uint32_t consumers = 32u * 4u * cfg->sm90.consumerGroups;
+  KbValue wgBarrier = kbAddI(b, c->wg, SM90_BAR_EPILOGUE0); /* this warpgroup's alone */
   KbValue staging = genSmemAddr(g, cfg->stagingOffset, cfg->stagingBytes, c->wg);
   KbValue map = genTensorMap(g, t->group, MLIR_NVFP4_TENSOR_C);
   kbIf(b, storeThread(k));
@@ -50,7 +52,7 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   nvBulkWaitGroupRead(b, 0);
   kbEndIf(b);
   nvWarpSync(b);
-  nvNamedBarrier(b, SM90_BAR_CONSUMERS, consumers);
+  nvNamedBarrierAt(b, wgBarrier, 128);
 
   /* stmatrix.x4.trans: matrix m (lane group 8 m .. 8 m + 7) is token block 2 j2 + m / 2,
    * weight half m % 2 of the warp's 16 rows; lane 8 m + r gives the address of stored row r
@@ -68,7 +70,7 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   }
   nvFenceProxyAsyncShared(b);
   nvWarpSync(b);
-  nvNamedBarrier(b, SM90_BAR_CONSUMERS, consumers);
+  nvNamedBarrierAt(b, wgBarrier, 128);
 
   KbValue x = kbAdd(b, t->cCol0, kbMulI(b, c->wg, MLIR_NVFP4_STORE_COLS)); /* first column */
   KbValue n8 = kbAnd(b, t->n, kbI32(b, ~7));

@@ -8,8 +8,9 @@
  *               256-K stage, UINT8 maps for the FP4 bytes;
  *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
  *               wgmma B buffer (include/nvfp4-c/DescriptorsSm90.h has the arithmetic);
- *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width,
- *               decode of chunk c overlapping the wgmmas of chunk c - 1;
+ *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width;
+ *               each decodes its half of chunk c + 1's tokens while its wgmmas of chunk c
+ *               run, and the two meet only on the decodedFull mbarriers;
  *   Epilogue.c  accumulator -> fp16 -> stmatrix into swizzled staging -> TMA store.
  *
  * docs/kernel-sm90a.md describes the result.
@@ -46,8 +47,10 @@ typedef struct Sm90Consumer {
 typedef struct Sm90Kernel {
   GenKernel g;
   Sm90Consumer c;
-  GenPipe stages;    /* the raw operand ring (full / empty) */
-  GenRing decoded;   /* the decoded token buffer ring */
+  GenPipe stages;    /* the raw operand ring (full / empty): the weights' position */
+  GenPipe tokStages; /* the same ring at the token decode's position (one chunk ahead) */
+  GenRing decodedW;  /* the decoded token buffer being written (chunk c + 1) ... */
+  GenRing decodedR;  /* ... and the one the wgmmas read (chunk c) */
 } Sm90Kernel;
 
 /* Warpgroup 0, thread 0: streams every tile's stages. */
@@ -69,7 +72,6 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
 void sm90EpilogueFinish(Sm90Kernel *k);
 
 /* Named barriers (0 is bar.sync 0). */
-#define SM90_BAR_CONSUMERS 1u    /* both consumer warpgroups: a decoded chunk is complete */
-#define SM90_BAR_EPILOGUE0 2u    /* + wg: one warpgroup's staging buffer */
+#define SM90_BAR_EPILOGUE0 2u    /* + wg: one warpgroup's staging buffer (128 threads) */
 
 #endif /* NVFP4_CONVERSION_SM90_KERNEL_H */

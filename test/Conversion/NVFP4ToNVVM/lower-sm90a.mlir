@@ -27,11 +27,12 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 
 // -----
 
-// swap_n64: 6 stages (full + empty: 12 mbarriers); the E4M3 scale table computed into
+// swap_n64: 6 stages (full + empty: 12 mbarriers) and 3 decoded buffers (decodedFull:
+// 3 mbarriers, one arrival per consumer warp); the E4M3 scale table computed into
 // shared memory before the CTA barrier (subnormal codes converted, times 2^-9 and 2^119); warpgroup 0 gives registers back (40), warpgroups 1-2
 // take them (232).
 // CHECK-LABEL: llvm.func @h1_swap_n64(
-// CHECK-COUNT-12: nvvm.mbarrier.init
+// CHECK-COUNT-15: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-DAG: llvm.uitofp %{{.*}} : i32 to f32
@@ -60,8 +61,9 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // CHECK-DAG: llvm.fmul %{{.*}}, %{{.*}} : vector<2xbf16>
 // The wgmma B descriptor constant 0x4000004000000000 (K-major, 128-B swizzle, SBO 1024), one
 // copy of the chunk loop per token width 16..64, four register-A wgmmas each, depth 0 (every
-// chunk's wgmmas retired before the next chunk's decode rewrites the A registers); the
-// consumers' barrier of 256 threads; stmatrix.trans into staging; TMA stores of C.
+// chunk's wgmmas retired before the next chunk's decode rewrites the A registers);
+// stmatrix.trans into staging; TMA stores of C.
+
 // CHECK-DAG: llvm.mlir.constant(4611686293305294848 : i64) : i64
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1, 0;
 // CHECK-DAG: nvvm.wgmma.fence.aligned
@@ -70,7 +72,6 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // CHECK-DAG: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-DAG: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}} {nvfp4.operand = "c"}
-// CHECK-DAG: llvm.mlir.constant(256 : i32) : i32
 func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                     %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                     %c: memref<?x4096xf16>) {
@@ -82,10 +83,10 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 
 // -----
 
-// swap_n128: 4 stages (8 mbarriers), widths 16..128: the widest chunk loop runs
+// swap_n128: 3 stages (6 mbarriers) and 3 decodedFull, widths 16..128: the widest chunk loop runs
 // m64n128k16 with 64 accumulators, and the epilogue stores 8 stmatrix.x4 per warp.
 // CHECK-LABEL: llvm.func @h2_swap_n128(
-// CHECK-COUNT-8: nvvm.mbarrier.init
+// CHECK-COUNT-9: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n16k16
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;

@@ -487,19 +487,19 @@ func.func @sm90_pair(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// sm_90a: stages beyond what shared memory holds (4 for swap_n128).
+// sm_90a: stages beyond what shared memory holds (3 for swap_n128).
 func.func @sm90_stages(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant swap_n128: stages = 5 does not fit in shared memory (at most 4)}}
+  // expected-error @+1 {{variant swap_n128: stages = 4 does not fit in shared memory (at most 3)}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c0 : memref<128x128xf16>)
-      {target = "sm_90a", stages = 5}
+      {target = "sm_90a", stages = 4}
   return
 }
 
