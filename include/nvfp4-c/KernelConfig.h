@@ -141,19 +141,21 @@ typedef struct MlirNvfp4TmemRegion {
   uint32_t copies, stride;
 } MlirNvfp4TmemRegion;
 
-/* The sm_90a plan's own parts (docs/kernel-sm90a.md). The consumer warpgroups decode each
+/* The sm_90a plan's own parts (docs/kernel-sm90a.md). The decoder warpgroup decodes each
  * 64-K chunk of the N role (tokens) into a BF16 buffer in the wgmma B layout (K-major,
- * 128-B swizzle) and the M role (weights) into wgmma A register fragments. */
+ * 128-B swizzle); the consumer warpgroups decode the M role (weights) into wgmma A register
+ * fragments and run the wgmmas. */
 typedef struct MlirNvfp4Sm90Plan {
   uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
+  uint32_t decoderGroups;    /* token-decoder warpgroups (1) */
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
   uint32_t decodedOffset, decodedBytes, decodedBuffers; /* ring of decoded N-role chunks */
-  uint32_t tokenLookahead;   /* chunks the token decode runs ahead of the wgmmas (1) */
-  /* decodedFull[i]: decoded buffer i is complete; one arrival per consumer warp */
-  MlirNvfp4BarrierArray decodedFull;
+  /* decodedFull[i]: decoded buffer i is complete (one arrival per decoder warp);
+   * decodedEmpty[i]: its wgmmas have retired (one arrival per consumer warp) */
+  MlirNvfp4BarrierArray decodedFull, decodedEmpty;
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
-  uint32_t producerRegs, consumerRegs; /* setmaxnreg per warpgroup role */
+  uint32_t producerRegs, consumerRegs, decoderRegs; /* setmaxnreg per warpgroup role */
 } MlirNvfp4Sm90Plan;
 
 typedef struct MlirNvfp4KernelConfig {
@@ -226,8 +228,9 @@ typedef struct MlirNvfp4KernelConfig {
  * TMA-store epilogue. */
 MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages);
 
-/* sm_90a: threads (3 warpgroups: producer, 2 consumers), token-tile granule, tile widths. */
-#define MLIR_NVFP4_SM90_NUM_THREADS 384u
+/* sm_90a: threads (4 warpgroups: producer, 2 consumers, token decoder), token-tile
+ * granule, tile widths. */
+#define MLIR_NVFP4_SM90_NUM_THREADS 512u
 #define MLIR_NVFP4_SM90_N_ALIGN 16u
 #define MLIR_NVFP4_SM90_STORE_ROWS 16u   /* C rows per TMA-store box */
 

@@ -345,6 +345,7 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
 
   MlirNvfp4Sm90Plan *p = &cfg->sm90;
   p->consumerGroups = 2;
+  p->decoderGroups = 1;
   /* 0: every chunk's wgmmas are retired before the next chunk's decode writes its A
    * fragments. The chunk loop defines them with the same (PTX) registers each trip, and
    * PTX forbids rewriting the A registers of an in-flight wgmma; ptxas does not guard it
@@ -352,15 +353,14 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * still overlaps the other warpgroup's wgmmas. */
   p->mmaDepth = 0;
   p->chunkK = MLIR_NVFP4_MMA_K;
-  /* Each warpgroup decodes its half of chunk c + 1's tokens while its wgmmas of chunk c
-   * run, and the warpgroups meet only on decodedFull (no joint barrier). A buffer is
-   * rewritten while the other warpgroup may still run the wgmmas of mmaDepth + 1 chunks
-   * before the one it waited for (docs/kernel-sm90a.md, "Hazards"). */
-  p->tokenLookahead = 1;
-  p->decodedBuffers = p->mmaDepth + 2 + p->tokenLookahead;
+  /* The token decoder runs up to decodedBuffers chunks ahead of the wgmmas: 4 where that
+   * costs no pipeline stage, else 3 (set below). */
+  p->decodedBuffers = 3;
   p->decodedBytes = spec.tileN * 128u; /* tileN rows x 64 BF16 */
+  /* 128 x (40 + 56) + 256 x 208 = 65536: the whole register file */
   p->producerRegs = 40;
-  p->consumerRegs = 232;
+  p->decoderRegs = 56;
+  p->consumerRegs = 208;
   /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
    * warpgroup, tileN rows; stored as boxes of 16 rows. */
   cfg->stagingBuffers = p->consumerGroups;
@@ -371,11 +371,15 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->storeBoxCols = 64u;
 
   const uint32_t lutBytes = 256u * 4u;
-  const uint32_t barrierWorst = 8u * (2u * MLIR_NVFP4_MAX_STAGES + p->decodedBuffers);
-  const uint32_t fixed = p->decodedBuffers * p->decodedBytes +
-                         cfg->stagingBuffers * cfg->stagingBytes + lutBytes + barrierWorst;
-  uint32_t stages;
-  if (!fitStages(cfg, spec.stages, fixed, &stages, msg, msgSize)) return false;
+  const uint32_t maxDecoded = 4u;
+  const uint32_t barrierWorst = 8u * (2u * MLIR_NVFP4_MAX_STAGES + 2u * maxDecoded);
+  const uint32_t others = cfg->stagingBuffers * cfg->stagingBytes + lutBytes + barrierWorst;
+  uint32_t stages, stages4;
+  if (!fitStages(cfg, spec.stages, others + p->decodedBuffers * p->decodedBytes, &stages, msg,
+                 msgSize))
+    return false;
+  if (fitStages(cfg, stages, others + maxDecoded * p->decodedBytes, &stages4, NULL, 0))
+    p->decodedBuffers = maxDecoded;
   cfg->stages = stages;
   cfg->accBuffers = 1; /* the accumulator lives in the consumers' registers */
 
@@ -385,12 +389,14 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->stagingOffset =
       planSmem(cfg, &top, "store staging", cfg->stagingBytes, cfg->stagingBuffers, 1024);
   p->lutOffset = planSmem(cfg, &top, "scale table", lutBytes, 1, 16);
-  /* A raw stage and a decoded buffer are released / completed by every consumer warp (its
-   * lane 0 after a warp barrier): the warpgroups run independently. */
-  const uint32_t consumerWarps = 4u * p->consumerGroups;
+  /* Every consumer warp (the weights) and every decoder warp (the tokens) releases a raw
+   * stage, lane 0 after a warp barrier; decoder warps complete a decoded buffer, consumer
+   * warps free it: no barrier joins two warpgroups. */
+  const uint32_t consumerWarps = 4u * p->consumerGroups, decoderWarps = 4u * p->decoderGroups;
   planBarriers(cfg, &cfg->full, "full", stages, 1);
-  planBarriers(cfg, &cfg->empty, "empty", stages, consumerWarps);
-  planBarriers(cfg, &p->decodedFull, "decodedFull", p->decodedBuffers, consumerWarps);
+  planBarriers(cfg, &cfg->empty, "empty", stages, consumerWarps + decoderWarps);
+  planBarriers(cfg, &p->decodedFull, "decodedFull", p->decodedBuffers, decoderWarps);
+  planBarriers(cfg, &p->decodedEmpty, "decodedEmpty", p->decodedBuffers, consumerWarps);
   cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
   cfg->tmemSlotOffset = top; /* no Tensor Memory */
   cfg->dynSmemBytes = 1024u + top;
@@ -429,10 +435,11 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             r->columns, r->copies);
   }
   if (cfg->spec.target == MLIR_NVFP4_TARGET_SM90A)
-    fprintf(f, "  sm_90a: %u consumer warpgroups, wgmma depth %u, token lookahead %u, "
-               "registers %u/%u\n",
-            cfg->sm90.consumerGroups, cfg->sm90.mmaDepth, cfg->sm90.tokenLookahead,
-            cfg->sm90.producerRegs, cfg->sm90.consumerRegs);
+    fprintf(f, "  sm_90a: %u consumer warpgroups, %u token decoder, wgmma depth %u, %u decoded "
+               "buffers, registers %u/%u/%u\n",
+            cfg->sm90.consumerGroups, cfg->sm90.decoderGroups, cfg->sm90.mmaDepth,
+            cfg->sm90.decodedBuffers, cfg->sm90.producerRegs, cfg->sm90.consumerRegs,
+            cfg->sm90.decoderRegs);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32"};

@@ -134,26 +134,32 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->mBytes == 128u * 128u && c->nBytes == c->tileN * 128u && c->sfmBytes == 2048 &&
             c->sfnBytes == 4096 && c->txBytesFixed == c->mBytes + c->sfmBytes + c->sfnBytes,
         "sm90: stage = weight box + token box (tile_n rows) + 1 + 2 scale atom rows", name);
-  check(p->tokenLookahead == 1 && p->decodedBuffers == p->mmaDepth + 2 + p->tokenLookahead &&
+  check(p->mmaDepth == 0 && (p->decodedBuffers == 3 || p->decodedBuffers == 4) &&
             p->decodedOffset % 1024 == 0 && p->decodedBytes == c->tileN * 128u,
-        "sm90: depth + 2 + lookahead decoded chunks of tile_n rows x 64 BF16, 1024-B aligned",
-        name);
+        "sm90: depth 0, 3 or 4 decoded chunks of tile_n rows x 64 BF16, 1024-B aligned", name);
   check(c->stagingBuffers == p->consumerGroups && c->stagingOffset % 1024 == 0 &&
             c->stagingRows == MLIR_NVFP4_SM90_STORE_ROWS &&
             c->stagingBytes == c->stagingRows * 128u * c->stagingBoxes &&
             c->stagingBoxes * c->stagingRows == c->tileN,
         "sm90: one staging column of tile_n rows per consumer warpgroup", name);
   check(p->lutOffset % 16 == 0, "sm90: scale table aligned", name);
-  const uint32_t consumerWarps = 4u * p->consumerGroups;
+  const uint32_t consumerWarps = 4u * p->consumerGroups, decoderWarps = 4u * p->decoderGroups;
   check(c->full.count == c->stages && c->empty.count == c->stages && c->full.arrivals == 1 &&
-            c->empty.arrivals == consumerWarps && p->decodedFull.count == p->decodedBuffers &&
-            p->decodedFull.arrivals == consumerWarps &&
-            c->numBarriers == 2 * c->stages + p->decodedBuffers,
-        "sm90: full (one arrival), empty and decodedFull (one per consumer warp)", name);
-  check(c->numThreads == 128u * (1 + p->consumerGroups) &&
-            128u * (p->producerRegs + p->consumerGroups * p->consumerRegs) <= 65536u &&
-            p->producerRegs % 8 == 0 && p->consumerRegs % 8 == 0,
-        "sm90: three warpgroups whose setmaxnreg budgets fit the register file", name);
+            c->empty.arrivals == consumerWarps + decoderWarps &&
+            p->decodedFull.count == p->decodedBuffers && p->decodedFull.arrivals == decoderWarps &&
+            p->decodedEmpty.count == p->decodedBuffers &&
+            p->decodedEmpty.arrivals == consumerWarps &&
+            c->numBarriers == 2 * c->stages + 2 * p->decodedBuffers,
+        "sm90: full (one arrival), empty (every consumer and decoder warp), decodedFull "
+        "(decoder warps), decodedEmpty (consumer warps)",
+        name);
+  check(c->numThreads == 128u * (1 + p->consumerGroups + p->decoderGroups) &&
+            p->decoderGroups == 1 &&
+            128u * (p->producerRegs + p->consumerGroups * p->consumerRegs +
+                    p->decoderGroups * p->decoderRegs) <= 65536u &&
+            p->producerRegs % 8 == 0 && p->consumerRegs % 8 == 0 && p->decoderRegs % 8 == 0 &&
+            p->producerRegs >= 24 && p->decoderRegs >= 24 && p->consumerRegs <= 256,
+        "sm90: four warpgroups whose setmaxnreg budgets fit the register file", name);
   check(c->tmemCols == 0 && c->accBuffers == 1 && c->roleN.dynamicRows &&
             c->nAlign == MLIR_NVFP4_SM90_N_ALIGN && c->tileN % c->nAlign == 0 &&
             (c->variantFlags & NVFP4_META_VFLAG_BALANCED_N) && c->snakeOrder,
@@ -164,7 +170,7 @@ static void sm90Tests(void) {
   static const uint32_t groups[] = {1, 8, 46, 47, 1024};
   static const uint32_t widths[] = {64, 128};
   static const uint32_t wantStages[] = {6, 3};
-  static const uint32_t wantSmem[] = {227448, 200776};
+  static const uint32_t wantSmem[] = {227472, 217200};
   for (int w = 0; w < 2; ++w) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
@@ -226,7 +232,7 @@ static void sm90Tests(void) {
   mlirNvfp4KernelConfigInitVariant(&m, 8, sp, why, sizeof why);
   unsigned char rec[NVFP4_METADATA_BYTES];
   mlirNvfp4KernelConfigEncodeMetadata(&m, "k_swap_n64", "sm_90a", 90, 0, 0, 0, 1, rec);
-  check(nvfp4_meta_read_u32(rec, NVFP4_META_BLOCK_X) == 384 &&
+  check(nvfp4_meta_read_u32(rec, NVFP4_META_BLOCK_X) == 512 &&
             nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 90 &&
             nvfp4_meta_read_u32(rec, NVFP4_META_N_ALIGN) == 16 &&
             nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) ==
@@ -234,7 +240,7 @@ static void sm90Tests(void) {
             nvfp4_meta_read_u32(rec, NVFP4_META_SFN_ATOMS) == 2 &&
             nvfp4_meta_read_u32(rec, NVFP4_META_STORE_BOX_ROWS) == 16 &&
             nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
-        "sm90 metadata: 384 threads, sm 90, n_align 16, DYNAMIC_N | BALANCED_N, 2 token SF atom "
+        "sm90 metadata: 512 threads, sm 90, n_align 16, DYNAMIC_N | BALANCED_N, 2 token SF atom "
         "rows, 16-row store boxes, no TMEM", "sm90 metadata");
 }
 

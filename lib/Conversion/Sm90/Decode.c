@@ -49,7 +49,7 @@ static KbValue loadU8(GenKernel *g, KbValue addr) {
   return kbZExt(g->b, kbLoad(g->b, g->b->i8, genSharedPtr(g, addr), 1), g->b->i32);
 }
 
-void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]) {
+void sm90LoadWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue raw[6]) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -60,30 +60,37 @@ void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]) {
                       kbMulI(b, kbAnd(b, c->aT0, kbI32(b, 1)), 8));
   KbValue row0 = kbAdd(b, kbAdd(b, kbAddI(b, stage, cfg->mOffset), c->aRowByte), off);
   MlirType v2i = vecType(b, b->i32, 2);
-  KbValue raw[2] = {kbLoad(b, v2i, genSharedPtr(g, row0), 8),
-                    kbLoad(b, v2i, genSharedPtr(g, kbAddI(b, row0, 8 * 128)), 8)};
+  KbValue w0 = kbLoad(b, v2i, genSharedPtr(g, row0), 8);
+  KbValue w1 = kbLoad(b, v2i, genSharedPtr(g, kbAddI(b, row0, 8 * 128)), 8);
   KbValue sf = kbAdd(b, kbAddI(b, stage, cfg->sfmOffset), kbMulI(b, q, MLIR_NVFP4_SF_ATOM_BYTES));
-  KbValue scale[2] = {scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf0))),
-                      scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf1)))};
-  KbValue R[2][8];
-  for (int r = 0; r < 2; ++r)
-    for (int w = 0; w < 2; ++w) decodeWord(b, kbExtract(b, raw[r], kbI32(b, w)), scale[r], &R[r][4 * w]);
-  for (int s = 0; s < 4; ++s) {
-    a[4 * s + 0] = R[0][2 * s];
-    a[4 * s + 1] = R[1][2 * s];
-    a[4 * s + 2] = R[0][2 * s + 1];
-    a[4 * s + 3] = R[1][2 * s + 1];
-  }
+  raw[0] = kbExtract(b, w0, kbI32(b, 0));
+  raw[1] = kbExtract(b, w0, kbI32(b, 1));
+  raw[2] = kbExtract(b, w1, kbI32(b, 0));
+  raw[3] = kbExtract(b, w1, kbI32(b, 1));
+  raw[4] = scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf0)));
+  raw[5] = scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf1)));
 }
 
-void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue sfRow, KbValue buf) {
+void sm90DecodeWeightStep(KbBuilder *b, const KbValue raw[6], uint32_t s, KbValue a[4]) {
+  /* instruction s takes pairs 2 s and 2 s + 1, i.e. word s / 2, pairs 2 (s % 2) and
+   * 2 (s % 2) + 1 of it, of rows r0 (registers 0, 2) and r0 + 8 (registers 1, 3) */
+  KbValue R[2][4];
+  for (int r = 0; r < 2; ++r) decodeWord(b, raw[2 * r + s / 2], raw[4 + r], R[r]);
+  const uint32_t p = 2 * (s % 2);
+  a[0] = R[0][p];
+  a[1] = R[1][p];
+  a[2] = R[0][p + 1];
+  a[3] = R[1][p + 1];
+}
+
+void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbValue ch,
+                      KbValue sfRow, KbValue buf) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
-  const Sm90Consumer *c = &k->c;
-  KbValue phase = kbAnd(b, c->tRow, kbI32(b, 7)); /* the row's swizzle phase */
-  KbValue rowByte = kbMulI(b, c->tRow, 128);
-  KbValue chunk = kbAdd(b, kbMulI(b, q, 2), c->tCh);
+  KbValue phase = kbAnd(b, row, kbI32(b, 7)); /* the row's swizzle phase */
+  KbValue rowByte = kbMulI(b, row, 128);
+  KbValue chunk = kbAdd(b, kbMulI(b, q, 2), ch);
   KbValue src = kbAdd(b, kbAdd(b, kbAddI(b, stage, cfg->nOffset), rowByte),
                       kbMulI(b, kbXor(b, chunk, phase), 16));
   KbValue raw = kbLoad(b, vecType(b, b->i32, 4), genSharedPtr(g, src), 16);
@@ -97,7 +104,7 @@ void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue sfRow, Kb
     for (int w = 0; w < 2; ++w)
       decodeWord(b, kbExtract(b, raw, kbI32(b, 2 * grp + w)), scale[grp], &R[grp][4 * w]);
   MlirType v2i = vecType(b, b->i32, 2);
-  KbValue dstRow = kbAdd(b, kbAdd(b, buf, rowByte), kbMulI(b, c->tCh, 8));
+  KbValue dstRow = kbAdd(b, kbAdd(b, buf, rowByte), kbMulI(b, ch, 8));
   for (int cc = 0; cc < 8; ++cc) { /* decoded chunk cc: pair cc of the four groups */
     KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2i), R[0][cc], kbI32(b, 0)), R[1][cc], kbI32(b, 1));
     KbValue dst = kbAdd(b, dstRow, kbMulI(b, kbXor(b, kbI32(b, cc), phase), 16));

@@ -2,8 +2,8 @@
  * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
  * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
  * warpgroup 0 gives registers back and its first thread runs the TMA producer, warpgroups
- * 1 and 2 take them and run the decode + wgmma mainloop and the epilogue
- * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
+ * 1 and 2 take them and run the weight decode + wgmma mainloop and the epilogue, warpgroup
+ * 3 gives registers back and decodes the tokens (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
  * their TMA stores: every mbarrier arrive is a plain (synchronous) one.
  */
 #include <stdio.h>
@@ -49,7 +49,7 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   kbEndIf(b);
   nvBarrier0(b);
 
-  /* One role per warpgroup, each one branch of a single if/else (setmaxnreg needs it). */
+  /* One role per warpgroup, each one branch of an if/else chain (setmaxnreg needs it). */
   kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4));
   {
     nvSetMaxRegisters(b, cfg->sm90.producerRegs, false);
@@ -59,8 +59,17 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   }
   kbElse(b);
   {
-    nvSetMaxRegisters(b, cfg->sm90.consumerRegs, true);
-    sm90ConsumerLoop(&k);
+    kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4u * (1u + cfg->sm90.consumerGroups)));
+    {
+      nvSetMaxRegisters(b, cfg->sm90.consumerRegs, true);
+      sm90ConsumerLoop(&k);
+    }
+    kbElse(b);
+    {
+      nvSetMaxRegisters(b, cfg->sm90.decoderRegs, false);
+      sm90TokenDecoderLoop(&k);
+    }
+    kbEndIf(b);
   }
   kbEndIf(b);
   kbReturn(b);

@@ -6,20 +6,17 @@
  *   1. (q = 0) wait full[s];
  *   2. decode the chunk's weights into 16 A-fragment registers;
  *   3. (last chunk of the stage) every warp releases it: lane 0 arrives on empty[s];
- *   4. wait decodedFull[c % NB]: both warpgroups' halves of the chunk's tokens, decoded
- *      (BF16, the wgmma B layout) one chunk earlier;
+ *   4. wait decodedFull[c % NB]: the token decoder (TokenDecoder.c) has written the chunk's
+ *      tokens (BF16, the wgmma B layout);
  *   5. wgmma.fence, four m64nTk16 wgmmas (A registers, B descriptor 32 B apart), commit;
- *   6. while they run, decode this thread's part of chunk c + 1's tokens into buffer
- *      (c + 1) % NB, fence.proxy.async, and its warp arrives on decodedFull[(c + 1) % NB];
- *   7. wgmma.wait_group(depth): chunk c - depth has completed. The depth is 0: the next
- *      chunk's decode rewrites the same A registers (one PTX register per loop value), which
- *      PTX forbids while a wgmma reading them is in flight (docs/kernel-sm90a.md, "Hazards").
+ *   6. wgmma.wait_group(depth): chunk c - depth has completed; every warp arrives on
+ *      decodedEmpty[c % NB]. The depth is 0: the next chunk's decode rewrites the same A
+ *      registers (one PTX register per loop value), which PTX forbids while a wgmma reading
+ *      them is in flight (docs/kernel-sm90a.md, "Hazards").
  * No barrier joins the two warpgroups: one decodes its weights while the other's wgmmas
- * run. A tile's first token chunk is decoded before its loop (not overlapped).
- * wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and the
- * tile's T selects one (the token decode is skipped by warps whose 16-row block is >= T).
- * The first wgmma of a tile ignores the accumulator (scale-d 0); after the last chunk,
- * wait_group(0) and the epilogue.
+ * run. wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and
+ * the tile's T selects one (sm90ForTileWidth). The first wgmma of a tile ignores the
+ * accumulator (scale-d 0); after the last chunk, the epilogue.
  */
 #include "Sm90Kernel.h"
 
@@ -46,12 +43,6 @@ static void consumerSetup(Sm90Kernel *k) {
                            kbMulI(b, kbLShr(b, r0, kbI32(b, 5)), 4)), c->aT0);
   c->aSf1 = kbAdd(b, kbAdd(b, kbMulI(b, kbAnd(b, r1, kbI32(b, 31)), 16),
                            kbMulI(b, kbLShr(b, r1, kbI32(b, 5)), 4)), c->aT0);
-  /* Token rows: consumer warp cw takes 16-row block cw ^ ((cw & 1) << 2), so that the
-   * first blocks (a small tile) spread over both warpgroups and all four SM sub-partitions. */
-  KbValue cw = kbLShr(b, c->ct, kbI32(b, 5));
-  c->tBlock = kbXor(b, cw, kbShl(b, kbAnd(b, cw, kbI32(b, 1)), kbI32(b, 2)));
-  c->tRow = kbAdd(b, kbMulI(b, c->tBlock, 16), kbLShr(b, g->lane, kbI32(b, 1)));
-  c->tCh = kbAnd(b, g->lane, kbI32(b, 1));
 }
 
 /* The B descriptor of decoded buffer `buf`, instruction s. */
@@ -62,9 +53,7 @@ static KbValue operandDescriptor(KbBuilder *b, KbValue addr) {
   return kbOr(b, kbI64(b, (int64_t)mlirNvfp4WgmmaOperandDescriptor(0)), field);
 }
 
-/* Lane 0 arrives on `bar` for its warp once every lane got here: the warp barrier orders
- * the lanes' shared-memory accesses before the (release) arrive. */
-static void warpArrive(GenKernel *g, KbValue bar) {
+void sm90WarpArrive(GenKernel *g, KbValue bar) {
   KbBuilder *b = g->b;
   nvWarpSync(b);
   kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
@@ -72,36 +61,36 @@ static void warpArrive(GenKernel *g, KbValue bar) {
   kbEndIf(b);
 }
 
-/* This thread's part of token chunk cv (of a width-n tile) into the decoded buffer at the
- * write position, then its warp's arrival on that buffer's decodedFull. The token position
- * of the raw ring waits full[s] at a stage's first chunk and moves on after its last. Warps
- * whose 16-row block is >= n decode nothing but arrive all the same. */
-static void decodeTokenChunk(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue cv, KbValue sfRow) {
+void sm90ForTileWidth(Sm90Kernel *k, GenTile *t, Sm90WidthBody body) {
+  KbBuilder *b = k->g.b;
+  const uint32_t widths = k->g.cfg->tileN / MLIR_NVFP4_SM90_N_ALIGN;
+  KbValue w = kbLShr(b, kbAddI(b, t->tileN, MLIR_NVFP4_SM90_N_ALIGN - 1), kbI32(b, 4));
+  w = kbSelect(b, kbCmpI(b, KB_UGT, w, widths), kbI32(b, widths), w);
+  w = kbSelect(b, kbCmpI(b, KB_EQ, w, 0), kbI32(b, 1), w);
+  for (uint32_t i = 1; i <= widths; ++i) {
+    kbIf(b, kbCmpI(b, KB_EQ, w, i));
+    body(k, t, i * MLIR_NVFP4_SM90_N_ALIGN);
+    kbEndIf(b);
+  }
+}
+
+/* This thread's raw weights of chunk cv (four FP4 words, two scales), waiting for the stage
+ * at its first chunk. (Loading the next chunk's while the wgmmas run was 6 % slower on an
+ * H200: docs/performance.md.) */
+static void loadChunkWeights(Sm90Kernel *k, KbValue cv, KbValue raw[6]) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
   KbValue q = kbAnd(b, cv, kbI32(b, 3));
   kbIf(b, kbCmpI(b, KB_EQ, q, 0));
-  genPipeConsumerWait(g, &k->tokStages);
+  genPipeConsumerWait(g, &k->stages);
   nvWarpSync(b);
   kbEndIf(b);
-  KbValue stage = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &k->tokStages));
-  KbValue index = kbGet(b, k->decodedW.index);
-  KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
-  kbIf(b, kbCmpI(b, KB_ULT, k->c.tBlock, n / 16));
-  sm90DecodeTokens(k, stage, q, sfRow, buf);
-  kbEndIf(b);
-  nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
-  warpArrive(g, genBarrier(g, &cfg->sm90.decodedFull, index));
-  genRingAdvance(b, &k->decodedW);
-  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-  kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
-  genRingAdvance(b, &k->tokStages.pos);
-  kbEndIf(b);
+  KbValue stage = genSmemAddr(g, 0, g->cfg->stageBytes, genPipeIndex(b, &k->stages));
+  sm90LoadWeights(k, stage, q, raw);
 }
 
 /* One tile with token width n (compile time). */
-static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
+static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -109,7 +98,6 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
   KbVar acc[MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) acc[i] = kbVar(b, b->f32, kbF32(b, 0.0));
 
-  decodeTokenChunk(k, t, n, kbI32(b, 0), sfRow); /* the tile's first chunk, not overlapped */
   KbVar chunkVar = kbVar(b, b->i32, kbI32(b, 0));
   kbWhile(b);
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, chunkVar), t->kSteps));
@@ -117,28 +105,23 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
     KbValue cv = kbGet(b, chunkVar);
     KbValue q = kbAnd(b, cv, kbI32(b, 3));
     KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-    kbIf(b, kbCmpI(b, KB_EQ, q, 0));
-    genPipeConsumerWait(g, &k->stages);
-    nvWarpSync(b);
-    kbEndIf(b);
-    KbValue stage = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &k->stages));
-
+    KbValue rv[6];
+    loadChunkWeights(k, cv, rv);
     KbValue a[16];
-    sm90DecodeWeights(k, stage, q, a);
+    for (uint32_t s = 0; s < 4; ++s) sm90DecodeWeightStep(b, rv, s, &a[4 * s]);
     nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
-    /* The stage's raw bytes have all been read by this warp (its tokens one chunk earlier):
-     * release it after its last chunk. */
+    /* This warp has read the stage's weights: release it after its last chunk. */
     kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
-    warpArrive(g, genPipeEmptyBar(g, &k->stages));
+    sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
     genRingAdvance(b, &k->stages.pos);
     kbEndIf(b);
 
-    /* Both warpgroups' halves of this chunk's tokens (decoded one chunk ago). */
-    KbValue rIndex = kbGet(b, k->decodedR.index);
-    genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, rIndex),
-                  kbGet(b, k->decodedR.phase));
+    /* The chunk's tokens, from the decoder warpgroup. */
+    KbValue index = kbGet(b, k->decoded.index);
+    genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, index),
+                  kbGet(b, k->decoded.phase));
     nvWarpSync(b);
-    KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, rIndex);
+    KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
     KbValue accv[MAX_ACC];
     for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, acc[i]);
     KbValue first = kbZExt(b, kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
@@ -147,13 +130,11 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
       nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
                       s ? kbI32(b, 1) : first);
     nvWgmmaCommitGroup(b);
-    /* The next chunk's tokens (shared memory, not the A registers) while these run. */
-    kbIf(b, kbCmp(b, KB_ULT, kbAddI(b, cv, 1), t->kSteps));
-    decodeTokenChunk(k, t, n, kbAddI(b, cv, 1), sfRow);
-    kbEndIf(b);
     nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);
+    /* depth 0: this chunk's wgmmas (their reads of the buffer) are complete */
+    sm90WarpArrive(g, genBarrier(g, &cfg->sm90.decodedEmpty, index));
     for (uint32_t i = 0; i < nacc; ++i) kbSet(b, acc[i], accv[i]);
-    genRingAdvance(b, &k->decodedR);
+    genRingAdvance(b, &k->decoded);
     kbSet(b, chunkVar, kbAddI(b, cv, 1));
   }
   kbEndWhile(b);
@@ -165,28 +146,8 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue sfRow) {
 }
 
 static void consumerTile(GenKernel *g, GenTile *t, void *state) {
-  KbBuilder *b = g->b;
-  Sm90Kernel *k = state;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
-  /* This thread's token row in the tile's scale factors: atom row (relative to the tile's
-   * first), then (n % 32) * 16 + ((n % 128) / 32) * 4, then its two groups 2 ch, 2 ch + 1. */
-  KbValue nAbs = kbAdd(b, t->nRow0, k->c.tRow);
-  KbValue atomRow = kbSub(b, kbLShr(b, nAbs, kbI32(b, 7)), kbLShr(b, t->nRow0, kbI32(b, 7)));
-  KbValue sfRow = kbAdd(b, kbMulI(b, atomRow, MLIR_NVFP4_SF_ATOM_BYTES * 4),
-                        kbAdd(b, kbMulI(b, kbAnd(b, nAbs, kbI32(b, 31)), 16),
-                              kbMulI(b, kbAnd(b, kbLShr(b, nAbs, kbI32(b, 5)), kbI32(b, 3)), 4)));
-  sfRow = kbAdd(b, sfRow, kbMulI(b, k->c.tCh, 2));
-  /* The width: ceil(T / 16) clamped to 1 .. tileN / 16, so that every tile consumes its
-   * stages whatever its record says. */
-  const uint32_t widths = cfg->tileN / MLIR_NVFP4_SM90_N_ALIGN;
-  KbValue w = kbLShr(b, kbAddI(b, t->tileN, MLIR_NVFP4_SM90_N_ALIGN - 1), kbI32(b, 4));
-  w = kbSelect(b, kbCmpI(b, KB_UGT, w, widths), kbI32(b, widths), w);
-  w = kbSelect(b, kbCmpI(b, KB_EQ, w, 0), kbI32(b, 1), w);
-  for (uint32_t i = 1; i <= widths; ++i) {
-    kbIf(b, kbCmpI(b, KB_EQ, w, i));
-    tileBody(k, t, i * MLIR_NVFP4_SM90_N_ALIGN, sfRow);
-    kbEndIf(b);
-  }
+  (void)g;
+  sm90ForTileWidth(state, t, tileBody);
 }
 
 void sm90ConsumerLoop(Sm90Kernel *k) {
@@ -194,9 +155,7 @@ void sm90ConsumerLoop(Sm90Kernel *k) {
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   consumerSetup(k);
   k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
-  k->tokStages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
-  k->decodedW = genRingNew(g->b, cfg->sm90.decodedBuffers);
-  k->decodedR = genRingNew(g->b, cfg->sm90.decodedBuffers);
+  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
   genForEachTile(g, consumerTile, k);
   sm90EpilogueFinish(k);
 }

@@ -3,14 +3,16 @@
  * folder's emitters:
  *
  *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
- *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers);
+ *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers,
+ *               warpgroup 3 token decoder);
  *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
  *               256-K stage, UINT8 maps for the FP4 bytes;
  *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
  *               wgmma B buffer (include/nvfp4-c/DescriptorsSm90.h has the arithmetic);
- *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width;
- *               each decodes its half of chunk c + 1's tokens while its wgmmas of chunk c
- *               run, and the two meet only on the decodedFull mbarriers;
+ *   TokenDecoder.c  the decoder warpgroup: every chunk's tokens into the decoded ring, up to
+ *               decodedBuffers chunks ahead of the wgmmas (decodedFull / decodedEmpty);
+ *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width,
+ *               the weights decoded into A registers while the other warpgroup's wgmmas run;
  *   Epilogue.c  accumulator -> fp16 -> stmatrix into swizzled staging -> TMA store.
  *
  * docs/kernel-sm90a.md describes the result.
@@ -27,7 +29,7 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
 
 /* ---- internal: shared by the files of this folder ------------------------------------- */
 
-/* Per consumer thread: its place in the A fragments and in the token decode. */
+/* Per consumer thread: its place in the A fragments. */
 typedef struct Sm90Consumer {
   KbValue ct;        /* consumer thread 0..255 */
   KbValue wg;        /* consumer warpgroup 0/1 (weights 64 wg .. 64 wg + 63 of the tile) */
@@ -38,33 +40,42 @@ typedef struct Sm90Consumer {
   KbValue aSf0, aSf1;/* byte of rows r0 / r0 + 8 (group t0) inside a 512-B scale atom */
   KbValue aCol;      /* lane / 4: the row's swizzle phase (r0 % 8) */
   KbValue aT0;       /* lane % 4 */
-  /* token side: row n = 16 block + lane / 2, half ch = lane % 2 of a 16-byte raw chunk */
-  KbValue tBlock;    /* 16-row block 0..7 of this warp (spread over warpgroups and SMSPs) */
-  KbValue tRow;      /* n */
-  KbValue tCh;       /* ch */
 } Sm90Consumer;
 
 typedef struct Sm90Kernel {
   GenKernel g;
   Sm90Consumer c;
-  GenPipe stages;    /* the raw operand ring (full / empty): the weights' position */
-  GenPipe tokStages; /* the same ring at the token decode's position (one chunk ahead) */
-  GenRing decodedW;  /* the decoded token buffer being written (chunk c + 1) ... */
-  GenRing decodedR;  /* ... and the one the wgmmas read (chunk c) */
+  GenPipe stages;    /* the raw operand ring (full / empty), at this role's position */
+  GenRing decoded;   /* the decoded token ring (decodedFull / decodedEmpty) */
 } Sm90Kernel;
 
 /* Warpgroup 0, thread 0: streams every tile's stages. */
 void sm90ProducerLoop(Sm90Kernel *k);
 /* Warpgroups 1-2: every tile's mainloop and epilogue. */
 void sm90ConsumerLoop(Sm90Kernel *k);
+/* Warpgroup 3: every tile's tokens, chunk by chunk. */
+void sm90TokenDecoderLoop(Sm90Kernel *k);
 
-/* Decode.c: the 16 A registers of chunk q (instruction s = i / 4, register i % 4) from the
- * raw stage at `stage`. */
-void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]);
-/* Decode.c: this thread's part of the token chunk q into the decoded buffer at `buf`;
- * `sfRow` is the byte of its row and group pair inside a 512-B atom of the stage's token
- * scale factors (including the atom row). */
-void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue sfRow, KbValue buf);
+/* The tile body for a tile's token width: calls body(k, t, n, arg) with n = 16 w, w =
+ * ceil(T / 16) clamped to 1 .. tileN / 16 (so that every tile consumes its stages whatever
+ * its record says); n is a compile-time constant in each copy. */
+typedef void (*Sm90WidthBody)(Sm90Kernel *k, GenTile *t, uint32_t n);
+void sm90ForTileWidth(Sm90Kernel *k, GenTile *t, Sm90WidthBody body);
+
+/* Lane 0 arrives on `bar` for its warp once every lane got here: the warp barrier orders
+ * the lanes' shared-memory accesses before the (release) arrive. */
+void sm90WarpArrive(GenKernel *g, KbValue bar);
+
+/* Decode.c: this thread's raw weights of chunk q from the stage at `stage`: the four FP4
+ * words (rows r0, r0 + 8) and the two rows' {S, S} scales. */
+void sm90LoadWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue raw[6]);
+/* Decode.c: the 4 A registers of the chunk's wgmma s (0..3) from its raw weights. */
+void sm90DecodeWeightStep(KbBuilder *b, const KbValue raw[6], uint32_t s, KbValue a[4]);
+/* Decode.c: token row `row` (of the tile), half `ch` (16 bytes: groups 2 ch, 2 ch + 1) of
+ * chunk q into the decoded buffer at `buf`; `sfRow` is the byte of its row and group pair
+ * inside a 512-B atom of the stage's token scale factors (including the atom row). */
+void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbValue ch,
+                      KbValue sfRow, KbValue buf);
 
 /* Epilogue.c: converts the warpgroup's accumulator (n tokens) to fp16 and stores it. */
 void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);

@@ -6,15 +6,15 @@
 
 // The default sm_90a family: swap_n128 then swap_n64, 2 x 256-byte records.
 // Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
-// block 384 x 1 x 1 (three warpgroups), cluster 1 x 1 x 1.
+// block 512 x 1 x 1 (four warpgroups), cluster 1 x 1 x 1.
 // CHECK-LABEL: func.func @sm90_default
 // CHECK-SAME: nvfp4.kernel = @h0_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008001000001000000010000000100000001000000010000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000000002000001000000010000000100000001000000010000
 // CHECK-SAME: tensor<512xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
-// CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 384, 1, 1>}
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 512, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
 func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                         %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
@@ -27,12 +27,12 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 
 // -----
 
-// swap_n64: 6 stages (full + empty: 12 mbarriers) and 3 decoded buffers (decodedFull:
-// 3 mbarriers, one arrival per consumer warp); the E4M3 scale table computed into
+// swap_n64: 6 stages (full + empty: 12 mbarriers) and 3 decoded buffers (decodedFull,
+// decodedEmpty: 6 mbarriers); the E4M3 scale table computed into
 // shared memory before the CTA barrier (subnormal codes converted, times 2^-9 and 2^119); warpgroup 0 gives registers back (40), warpgroups 1-2
-// take them (232).
+// take them (208), warpgroup 3 (the token decoder) gives them back (56).
 // CHECK-LABEL: llvm.func @h1_swap_n64(
-// CHECK-COUNT-15: nvvm.mbarrier.init
+// CHECK-COUNT-18: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-DAG: llvm.uitofp %{{.*}} : i32 to f32
@@ -40,7 +40,6 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // CHECK-DAG: llvm.mlir.constant(6.64613997E+35 : f32) : f32
 // CHECK: nvvm.barrier0
 // CHECK: nvvm.setmaxregister  decrease 40
-// CHECK: nvvm.setmaxregister  increase 232
 // The producer: four boxes per stage, expect_tx 16384 + 2048 + 4096 + 128 x the group's
 // token rows; weights (B, SFB) evict-first, tokens (A, SFA) evict-last.
 // CHECK-DAG: llvm.mlir.constant(22528 : i32) : i32
@@ -51,6 +50,8 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} {nvfp4.operand = "sfa"} : !llvm.ptr<7>, !llvm.ptr
 // CHECK-DAG: llvm.mlir.constant(1508705875169116160 : i64) : i64
 // CHECK-DAG: llvm.mlir.constant(1364590687093260288 : i64) : i64
+// CHECK: nvvm.setmaxregister  increase 208
+// CHECK: nvvm.setmaxregister  decrease 56
 // The decode (DescriptorsSm90.h): pair masks 0x000F000F / 0x00F000F0, multipliers 0x1040 /
 // 0x104, the sign-exponent-mantissa mask 0x81C081C0, a bf16x2 multiply by the scale.
 // CHECK-DAG: llvm.mlir.constant(983055 : i32) : i32
@@ -72,6 +73,10 @@ func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // CHECK-DAG: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-DAG: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-DAG: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}} {nvfp4.operand = "c"}
+// The token decoder waits on decodedEmpty before it writes a buffer, the consumers on
+// decodedFull before their wgmmas.
+// CHECK-DAG: nvvm.mbarrier.try_wait {{.*}} {nvfp4.barrier = "decodedEmpty"}
+// CHECK-DAG: nvvm.mbarrier.try_wait {{.*}} {nvfp4.barrier = "decodedFull"}
 func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                     %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                     %c: memref<?x4096xf16>) {
@@ -83,10 +88,10 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 
 // -----
 
-// swap_n128: 3 stages (6 mbarriers) and 3 decodedFull, widths 16..128: the widest chunk loop runs
+// swap_n128: 3 stages (6 mbarriers) and 4 decoded buffers (8), widths 16..128: the widest chunk loop runs
 // m64n128k16 with 64 accumulators, and the epilogue stores 8 stmatrix.x4 per warp.
 // CHECK-LABEL: llvm.func @h2_swap_n128(
-// CHECK-COUNT-9: nvvm.mbarrier.init
+// CHECK-COUNT-14: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n16k16
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;

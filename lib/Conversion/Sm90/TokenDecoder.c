@@ -1,0 +1,96 @@
+/* TokenDecoder.c — the sm_90a token decoder (warpgroup 3; docs/kernel-sm90a.md).
+ *
+ * For every tile of the persistent schedule and every 64-K chunk c (q = c % 4 within its
+ * 256-K stage), the four decoder warps:
+ *   1. (q = 0) wait full[s];
+ *   2. wait decodedEmpty[c % NB] (the consumers' wgmmas of chunk c - NB have retired);
+ *   3. decode the chunk's T token rows (FP4 x E4M3 -> BF16, the wgmma B layout: Decode.c)
+ *      into decoded buffer i = c % NB: 16-row block j is decoded by warp (j + i) % 4, lane l
+ *      taking row 16 j + l / 2, half l % 2. The rotation spreads a tile whose T / 16 is not
+ *      a multiple of 4 over the SM sub-partitions; that it depends on the buffer alone
+ *      keeps every byte of a buffer written by one thread (compute-sanitizer's racecheck
+ *      does not follow the mbarrier chain that orders two decoders' writes);
+ *   4. fence.proxy.async, and every warp arrives on decodedFull[c % NB];
+ *   5. (last chunk of the stage) every warp arrives on empty[s]: its token bytes are read.
+ * So the decoder runs up to NB chunks ahead of the wgmmas, and the consumer warpgroups
+ * (Mainloop.c) only decode the weights. The tile body exists once per token width, like the
+ * consumers' (sm90ForTileWidth), so that both see the same T.
+ */
+#include "Sm90Kernel.h"
+
+#include "../Nvvm.h"
+
+/* One tile with token width n (compile time). */
+static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  const MlirNvfp4Sm90Plan *p = &cfg->sm90;
+  const uint32_t blocks = n / 16, passes = (blocks + 3) / 4;
+  KbValue dw = kbAnd(b, g->warp, kbI32(b, 3)); /* decoder warp 0..3 */
+  KbValue rowInBlock = kbLShr(b, g->lane, kbI32(b, 1));
+  KbValue ch = kbAnd(b, g->lane, kbI32(b, 1));
+
+  KbVar chunkVar = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, chunkVar), t->kSteps));
+  {
+    KbValue cv = kbGet(b, chunkVar);
+    KbValue q = kbAnd(b, cv, kbI32(b, 3));
+    KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
+    kbIf(b, kbCmpI(b, KB_EQ, q, 0));
+    genPipeConsumerWait(g, &k->stages);
+    nvWarpSync(b);
+    kbEndIf(b);
+    KbValue stage = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &k->stages));
+
+    KbValue index = kbGet(b, k->decoded.index);
+    genMbarWaitOn(g, &p->decodedEmpty, genBarrier(g, &p->decodedEmpty, index),
+                  kbXor(b, kbGet(b, k->decoded.phase), kbI32(b, 1)));
+    nvWarpSync(b);
+    KbValue buf = genSmemAddr(g, p->decodedOffset, p->decodedBytes, index);
+    KbValue slot = kbAnd(b, kbSub(b, dw, index), kbI32(b, 3)); /* (j + i) % 4 == dw */
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      KbValue block = kbAddI(b, slot, 4 * pass);
+      kbIf(b, kbCmpI(b, KB_ULT, block, blocks));
+      {
+        KbValue row = kbAdd(b, kbMulI(b, block, 16), rowInBlock);
+        /* The row's byte in the stage's token scale factors: atom row (relative to the
+         * tile's first), then (n % 32) * 16 + ((n % 128) / 32) * 4, then its two groups
+         * 2 ch, 2 ch + 1. */
+        KbValue nAbs = kbAdd(b, t->nRow0, row);
+        KbValue atomRow =
+            kbSub(b, kbLShr(b, nAbs, kbI32(b, 7)), kbLShr(b, t->nRow0, kbI32(b, 7)));
+        KbValue sfRow = kbAdd(
+            b, kbMulI(b, atomRow, MLIR_NVFP4_SF_ATOM_BYTES * 4),
+            kbAdd(b, kbMulI(b, kbAnd(b, nAbs, kbI32(b, 31)), 16),
+                  kbMulI(b, kbAnd(b, kbLShr(b, nAbs, kbI32(b, 5)), kbI32(b, 3)), 4)));
+        sfRow = kbAdd(b, sfRow, kbMulI(b, ch, 2));
+        sm90DecodeTokens(k, stage, q, row, ch, sfRow, buf);
+      }
+      kbEndIf(b);
+    }
+    nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
+    sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
+    genRingAdvance(b, &k->decoded);
+    kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
+    sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
+    genRingAdvance(b, &k->stages.pos);
+    kbEndIf(b);
+    kbSet(b, chunkVar, kbAddI(b, cv, 1));
+  }
+  kbEndWhile(b);
+}
+
+static void decoderTile(GenKernel *g, GenTile *t, void *state) {
+  (void)g;
+  sm90ForTileWidth(state, t, decoderTileBody);
+}
+
+void sm90TokenDecoderLoop(Sm90Kernel *k) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
+  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
+  genForEachTile(g, decoderTile, k);
+}
