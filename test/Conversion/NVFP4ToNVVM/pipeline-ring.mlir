@@ -41,7 +41,7 @@ func.func @ring(%a: memref<?x256xf4E2M1FN>, %b: memref<192x256xf4E2M1FN>,
 // CHECK-NEXT: %[[EIGHT:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT: %{{[0-9]+}} = llvm.mul %[[E]], %[[EIGHT]] : i32
 // CHECK-NEXT: %{{[0-9]+}} = llvm.mlir.constant(174080 : i32) : i32
-// CHECK:      nvvm.mbarrier.try_wait %{{.*}}, %[[PARITY]] : !llvm.ptr<3>, i32 -> i1
+// CHECK:      nvvm.mbarrier.try_wait %{{.*}}, %[[PARITY]] {nvfp4.barrier = "empty"} : !llvm.ptr<3>, i32 -> i1
 // ... arm full[s] (mbarrier s: 8 s) and issue the stage's four boxes ...
 // CHECK:      %[[S1:[0-9]+]] = llvm.load %[[INDEX]] : !llvm.ptr -> i32
 // CHECK-NEXT: %{{.*}} = llvm.mlir.constant(8 : i32) : i32
@@ -63,7 +63,7 @@ func.func @ring(%a: memref<?x256xf4E2M1FN>, %b: memref<192x256xf4E2M1FN>,
 // CHECK-NEXT: %[[NP:.*]] = llvm.select %[[WRAP]], %[[FLIP]], %[[P]] : i1, i32
 // CHECK-NEXT: llvm.store %[[NP]], %[[PHASE]] : i32, !llvm.ptr
 // Teardown: the drain waits on every slot's empty barrier in turn, advancing the same ring.
-// CHECK:      nvvm.mbarrier.try_wait %{{.*}}, %[[DPARITY]] : !llvm.ptr<3>, i32 -> i1
+// CHECK:      nvvm.mbarrier.try_wait %{{.*}}, %[[DPARITY]] {nvfp4.barrier = "empty"} : !llvm.ptr<3>, i32 -> i1
 // CHECK:      %{{.*}} = llvm.load %[[INDEX]] : !llvm.ptr -> i32
 // CHECK-NEXT: %{{.*}} = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: %{{.*}} = llvm.add
