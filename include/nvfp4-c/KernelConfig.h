@@ -147,7 +147,7 @@ typedef struct MlirNvfp4TmemRegion {
  * fragments and run the wgmmas. */
 typedef struct MlirNvfp4Sm90Plan {
   uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
-  uint32_t decoderGroups;    /* token-decoder warpgroups (1) */
+  uint32_t decoderGroups;    /* token-decoder warpgroups (2) */
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
   uint32_t decodedOffset, decodedBytes, decodedBuffers; /* ring of decoded N-role chunks */
@@ -228,9 +228,9 @@ typedef struct MlirNvfp4KernelConfig {
  * TMA-store epilogue. */
 MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages);
 
-/* sm_90a: threads (4 warpgroups: producer, 2 consumers, token decoder), token-tile
+/* sm_90a: threads (5 warpgroups: producer, 2 consumers, 2 token decoders), token-tile
  * granule, tile widths. */
-#define MLIR_NVFP4_SM90_NUM_THREADS 512u
+#define MLIR_NVFP4_SM90_NUM_THREADS 640u
 #define MLIR_NVFP4_SM90_N_ALIGN 16u
 #define MLIR_NVFP4_SM90_STORE_ROWS 16u   /* C rows per TMA-store box */
 

@@ -345,7 +345,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
 
   MlirNvfp4Sm90Plan *p = &cfg->sm90;
   p->consumerGroups = 2;
-  p->decoderGroups = 1;
+  /* Two token-decoder warpgroups: one decoder warp per SM sub-partition was latency-bound
+   * (measured 2-5 % slower than two, docs/performance.md). */
+  p->decoderGroups = 2;
   /* 0: every chunk's wgmmas are retired before the next chunk's decode writes its A
    * fragments. The chunk loop defines them with the same (PTX) registers each trip, and
    * PTX forbids rewriting the A registers of an in-flight wgmma; ptxas does not guard it
@@ -357,10 +359,11 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * costs no pipeline stage, else 3 (set below). */
   p->decodedBuffers = 3;
   p->decodedBytes = spec.tileN * 128u; /* tileN rows x 64 BF16 */
-  /* 128 x (40 + 56) + 256 x 208 = 65536: the whole register file */
+  /* 640 threads start with 96 registers each (61 440); 128 x 40 + 256 x 56 + 256 x 160 =
+   * 61 440: what the decreases free, the consumers' increase takes. */
   p->producerRegs = 40;
   p->decoderRegs = 56;
-  p->consumerRegs = 208;
+  p->consumerRegs = 160;
   /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
    * warpgroup, tileN rows; stored as boxes of 16 rows. */
   cfg->stagingBuffers = p->consumerGroups;
@@ -403,7 +406,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
-  cfg->numThreads = MLIR_NVFP4_SM90_NUM_THREADS;
+  cfg->numThreads = 128u * (1u + p->consumerGroups + p->decoderGroups);
+  if (cfg->numThreads != MLIR_NVFP4_SM90_NUM_THREADS)
+    return fail(msg, msgSize, "internal: the sm_90a warpgroup roles do not add up");
   cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with

@@ -2,8 +2,8 @@
  * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
  * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
  * warpgroup 0 gives registers back and its first thread runs the TMA producer, warpgroups
- * 1 and 2 take them and run the weight decode + wgmma mainloop and the epilogue, warpgroup
- * 3 gives registers back and decodes the tokens (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
+ * 1 and 2 take them and run the weight decode + wgmma mainloop and the epilogue, warpgroups
+ * 3 and 4 give registers back and decode the tokens (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
  * their TMA stores: every mbarrier arrive is a plain (synchronous) one.
  */
 #include <stdio.h>

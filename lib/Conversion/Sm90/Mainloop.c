@@ -6,7 +6,7 @@
  *   1. (q = 0) wait full[s];
  *   2. decode the chunk's weights into 16 A-fragment registers;
  *   3. (last chunk of the stage) every warp releases it: lane 0 arrives on empty[s];
- *   4. wait decodedFull[c % NB]: the token decoder (TokenDecoder.c) has written the chunk's
+ *   4. wait decodedFull[c % NB]: the token decoders (TokenDecoder.c) have written the chunk's
  *      tokens (BF16, the wgmma B layout);
  *   5. wgmma.fence, four m64nTk16 wgmmas (A registers, B descriptor 32 B apart), commit;
  *   6. wgmma.wait_group(depth): chunk c - depth has completed; every warp arrives on
@@ -116,7 +116,7 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
     genRingAdvance(b, &k->stages.pos);
     kbEndIf(b);
 
-    /* The chunk's tokens, from the decoder warpgroup. */
+    /* The chunk's tokens, from the decoder warpgroups. */
     KbValue index = kbGet(b, k->decoded.index);
     genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, index),
                   kbGet(b, k->decoded.phase));

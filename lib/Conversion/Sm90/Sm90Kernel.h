@@ -4,12 +4,12 @@
  *
  *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
  *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers,
- *               warpgroup 3 token decoder);
+ *               warpgroups 3-4 token decoders);
  *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
  *               256-K stage, UINT8 maps for the FP4 bytes;
  *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
  *               wgmma B buffer (include/nvfp4-c/DescriptorsSm90.h has the arithmetic);
- *   TokenDecoder.c  the decoder warpgroup: every chunk's tokens into the decoded ring, up to
+ *   TokenDecoder.c  the decoder warpgroups: every chunk's tokens into the decoded ring, up to
  *               decodedBuffers chunks ahead of the wgmmas (decodedFull / decodedEmpty);
  *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width,
  *               the weights decoded into A registers while the other warpgroup's wgmmas run;
@@ -53,7 +53,7 @@ typedef struct Sm90Kernel {
 void sm90ProducerLoop(Sm90Kernel *k);
 /* Warpgroups 1-2: every tile's mainloop and epilogue. */
 void sm90ConsumerLoop(Sm90Kernel *k);
-/* Warpgroup 3: every tile's tokens, chunk by chunk. */
+/* Warpgroups 3 and 4: every tile's tokens, chunk by chunk. */
 void sm90TokenDecoderLoop(Sm90Kernel *k);
 
 /* The tile body for a tile's token width: calls body(k, t, n, arg) with n = 16 w, w =

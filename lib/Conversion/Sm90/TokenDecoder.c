@@ -1,13 +1,13 @@
-/* TokenDecoder.c — the sm_90a token decoder (warpgroup 3; docs/kernel-sm90a.md).
+/* TokenDecoder.c — the sm_90a token decoders (warpgroups 3 and 4; docs/kernel-sm90a.md).
  *
  * For every tile of the persistent schedule and every 64-K chunk c (q = c % 4 within its
- * 256-K stage), the four decoder warps:
+ * 256-K stage), the W = 8 decoder warps (two per SM sub-partition, for latency):
  *   1. (q = 0) wait full[s];
  *   2. wait decodedEmpty[c % NB] (the consumers' wgmmas of chunk c - NB have retired);
  *   3. decode the chunk's T token rows (FP4 x E4M3 -> BF16, the wgmma B layout: Decode.c)
- *      into decoded buffer i = c % NB: 16-row block j is decoded by warp (j + i) % 4, lane l
+ *      into decoded buffer i = c % NB: 16-row block j is decoded by warp (j + i) % W, lane l
  *      taking row 16 j + l / 2, half l % 2. The rotation spreads a tile whose T / 16 is not
- *      a multiple of 4 over the SM sub-partitions; that it depends on the buffer alone
+ *      a multiple of W over the SM sub-partitions; that it depends on the buffer alone
  *      keeps every byte of a buffer written by one thread (compute-sanitizer's racecheck
  *      does not follow the mbarrier chain that orders two decoders' writes);
  *   4. fence.proxy.async, and every warp arrives on decodedFull[c % NB];
@@ -26,8 +26,10 @@ static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const MlirNvfp4Sm90Plan *p = &cfg->sm90;
-  const uint32_t blocks = n / 16, passes = (blocks + 3) / 4;
-  KbValue dw = kbAnd(b, g->warp, kbI32(b, 3)); /* decoder warp 0..3 */
+  const uint32_t warps = 4u * p->decoderGroups;
+  const uint32_t blocks = n / 16, passes = (blocks + warps - 1) / warps;
+  /* decoder warp 0 .. warps - 1 (the decoder warpgroups follow the consumers) */
+  KbValue dw = kbSub(b, g->warp, kbI32(b, 4u * (1u + p->consumerGroups)));
   KbValue rowInBlock = kbLShr(b, g->lane, kbI32(b, 1));
   KbValue ch = kbAnd(b, g->lane, kbI32(b, 1));
 
@@ -49,10 +51,13 @@ static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
                   kbXor(b, kbGet(b, k->decoded.phase), kbI32(b, 1)));
     nvWarpSync(b);
     KbValue buf = genSmemAddr(g, p->decodedOffset, p->decodedBytes, index);
-    KbValue slot = kbAnd(b, kbSub(b, dw, index), kbI32(b, 3)); /* (j + i) % 4 == dw */
+    KbValue slot = kbAnd(b, kbSub(b, dw, index), kbI32(b, warps - 1)); /* (j + i) % warps == dw */
     for (uint32_t pass = 0; pass < passes; ++pass) {
-      KbValue block = kbAddI(b, slot, 4 * pass);
-      kbIf(b, kbCmpI(b, KB_ULT, block, blocks));
+      KbValue block = kbAddI(b, slot, (int64_t)(warps * pass));
+      /* a pass every warp makes needs no branch: one basic block lets ptxas interleave the
+       * passes' loads and arithmetic */
+      const bool every = blocks >= warps * (pass + 1);
+      if (!every) kbIf(b, kbCmpI(b, KB_ULT, block, blocks));
       {
         KbValue row = kbAdd(b, kbMulI(b, block, 16), rowInBlock);
         /* The row's byte in the stage's token scale factors: atom row (relative to the
@@ -68,7 +73,7 @@ static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
         sfRow = kbAdd(b, sfRow, kbMulI(b, ch, 2));
         sm90DecodeTokens(k, stage, q, row, ch, sfRow, buf);
       }
-      kbEndIf(b);
+      if (!every) kbEndIf(b);
     }
     nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
     sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
