@@ -74,11 +74,15 @@ m9() { mutate lib/Conversion/Sm100/Epilogue.c "  nvBulkCommitGroup(b);
   KbValue n8 = mapColumns(g, t);" "  nvBulkCommitGroup(b);
   KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
   KbValue n8 = mapColumns(g, t);"; }
-m11() { mutate lib/Conversion/Generator/Generator.c "nvMbarWaitScoped(k->b, bar, parity, k->cfg->spec.ctaGroup > 1);" "nvMbarWaitScoped(k->b, bar, parity, false);"; }
+m11() { mutate lib/Conversion/Generator/Generator.c "nvMbarWaitTagged(k->b, bar, parity, k->cfg->spec.ctaGroup > 1, arr ? arr->name : NULL);" "nvMbarWaitTagged(k->b, bar, parity, false, arr ? arr->name : NULL);"; }
 m12() { mutate lib/Conversion/Sm100/Epilogue.c "  genPipeConsumerWait(g, &st->acc);
   nvTcFenceAfter(b);" "  genPipeConsumerWait(g, &st->acc);"; }
 m13() { mutate lib/Conversion/Sm100/Epilogue.c "  nvTcFenceBefore(b);
   if (g->cfg->spec.ctaGroup > 1)" "  if (g->cfg->spec.ctaGroup > 1)"; }
+m14() { mutate lib/Conversion/Sm100/Epilogue.c "  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);
+  nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);" "  nvWarpSync(b);
+  nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
 
@@ -96,6 +100,7 @@ MUTATIONS=(
   "m11|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
   "m12|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
   "m13|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
+  "m14|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
 )
 
 VARIANTS1='"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256"'

@@ -95,9 +95,9 @@ const char *sim_site_text(uint32_t site) {
 
 const char *sim_role(uint32_t warp) {
   const sim_plan *p = G->plan;
-  static const char *const names[4] = {"epilogue", "TMA producer", "MMA issuer",
-                                       "consumer: decode, wgmma, epilogue"};
-  for (int r = 0; r < 4; ++r)
+  static const char *const names[5] = {"epilogue", "TMA producer", "MMA issuer",
+                                       "consumer: decode, wgmma, epilogue", "token decoder"};
+  for (int r = 0; r < 5; ++r)
     if (warp >= p->role_first[r] && warp <= p->role_last[r]) return names[r];
   return "?";
 }
@@ -285,8 +285,18 @@ void sim_smem_write(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *
       reported = true;
     }
     s->w = *e;
+    s->wfence = e->kind == SIM_ACC_GENERIC && f ? f->px_n : 0;
     memset(s->r, 0, sizeof s->r);
   }
+}
+
+/* A generic write seen by an async-proxy reader: the writing thread's first
+ * fence.proxy.async after the write must be ordered before the read (PTX ISA, "Proxies"). */
+static bool proxy_fenced(const sim_shadow *s, const sim_clock *by) {
+  const sim_epoch *w = &s->w;
+  if (w->comp >= G->nfibers) return true;
+  const sim_fiber *wf = &G->fibers[w->comp];
+  return wf->px_n > s->wfence && by[w->comp] >= wf->px_clk[s->wfence];
 }
 
 static void add_reader(sim_shadow *s, const sim_epoch *e) {
@@ -316,6 +326,18 @@ void sim_smem_read(sim_cta *c, uint32_t addr, uint32_t bytes, const sim_epoch *e
                      "%s reads %s written by %s %s, whose completion was not observed before "
                      "(no mbarrier phase / barrier ordering the write before this read)",
                      access_kind(e->kind), where, access_kind(w->kind), other);
+      reported = true;
+    }
+    if (!reported && async && w->kind == SIM_ACC_GENERIC && !proxy_fenced(s, by)) {
+      char where[160], other[320];
+      sim_describe_smem(c, ch * SIM_CHUNK, where, sizeof where);
+      sim_describe_access(w, other, sizeof other);
+      sim_report_key(pair_key(4, e->site, w->site), "smem-async-read-without-proxy-fence", f,
+                     e->site,
+                     "%s (async proxy) reads %s written by generic access %s, and no "
+                     "fence.proxy.async of the writing thread after that write is ordered "
+                     "before this read",
+                     access_kind(e->kind), where, other);
       reported = true;
     }
     if (record) add_reader(s, e);

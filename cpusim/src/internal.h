@@ -37,7 +37,7 @@ typedef struct sim_named_range {
 typedef struct sim_plan {
   char kernel[64], variant[32];
   uint32_t threads, cluster, dyn_smem;
-  uint32_t role_first[4], role_last[4]; /* epilogue, producer, mma, consumer warps */
+  uint32_t role_first[5], role_last[5]; /* epilogue, producer, mma, consumer, decoder warps */
   sim_named_range smem[16], parts[4], bars[8], tmem[8];
   uint32_t nsmem, nparts, nbars, ntmem;
   char **sites; /* site id -> "what detail" */
@@ -82,6 +82,7 @@ typedef struct sim_comp {
 typedef struct sim_shadow {
   sim_epoch w;
   sim_epoch r[SIM_MAX_READERS];
+  uint32_t wfence;     /* a generic write: its thread's fence.proxy.async count before it */
 } sim_shadow;
 
 /* ---- waits, mbarriers, rendezvous ------------------------------------------------------ */
@@ -189,6 +190,10 @@ typedef struct sim_fiber {
    * the check that its A registers are not redefined while it is in flight */
   uint32_t wg_site[SIM_WGMMA_SITES], wg_site_seq[SIM_WGMMA_SITES];
   uint32_t st_addr, st_r[4];
+  /* fence.proxy.async: the thread's clock at each of its fences, in order (an async-proxy
+   * read of a generic write needs the writer's first fence after it to be ordered before) */
+  sim_clock *px_clk;
+  uint32_t px_n, px_cap;
 } sim_fiber;
 
 typedef struct sim_cta {

@@ -46,7 +46,7 @@ static void copy_name(char *dst, size_t size, const char *src) {
 
 int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
   memset(p, 0, sizeof *p);
-  for (int r = 0; r < 4; ++r) { /* roles the plan does not name match no warp */
+  for (int r = 0; r < 5; ++r) { /* roles the plan does not name match no warp */
     p->role_first[r] = 1;
     p->role_last[r] = 0;
   }
@@ -64,6 +64,7 @@ int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
       int r = !strcmp(role, "epilogue")   ? 0
               : !strcmp(role, "producer") ? 1
               : !strcmp(role, "consumer") ? 3
+              : !strcmp(role, "decoder")  ? 4
                                           : 2;
       p->role_first[r] = a;
       p->role_last[r] = b;

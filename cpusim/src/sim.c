@@ -448,12 +448,22 @@ void nvfp4_sim_cluster_wait(uint32_t site) {
 
 /* tcgen05.fence::after_thread_sync: the thread's later tcgen05 operations are ordered after
  * its earlier synchronisation; ::before_thread_sync: its earlier tcgen05.ld reads are
- * released by its later synchronisation. The proxy and mbarrier-init fences are not
+ * released by its later synchronisation; fence.proxy.async.shared::cta: the thread's
+ * earlier generic shared-memory writes become visible to the async proxy once this point is
+ * ordered before the reader (its clock is recorded). The mbarrier-init fence is not
  * modelled (cpusim/README.md). */
 void nvfp4_sim_fence(uint32_t kind, uint32_t site) {
-  (void)site;
   sim_fiber *f = sim_self();
-  if (kind == NVFP4_SIM_FENCE_TC_AFTER) {
+  if (kind == NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED) {
+    if (f->px_n == f->px_cap) {
+      uint32_t cap = f->px_cap ? 2 * f->px_cap : 64;
+      sim_clock *p = realloc(f->px_clk, sizeof(sim_clock) * cap);
+      if (!p) sim_fault(f, site, "out of memory recording fence.proxy.async");
+      f->px_clk = p;
+      f->px_cap = cap;
+    }
+    f->px_clk[f->px_n++] = f->vc[f->index];
+  } else if (kind == NVFP4_SIM_FENCE_TC_AFTER) {
     memcpy(f->vc_tc, f->vc, sizeof(sim_clock) * G->ncomp);
   } else if (kind == NVFP4_SIM_FENCE_TC_BEFORE && f->comp_ld != 0xFFFF) {
     f->vc[f->comp_ld] = f->ld_clock++;
@@ -570,11 +580,14 @@ static bool setup_cluster(uint32_t clusterid) {
   for (uint32_t i = 0; i < T; ++i) {
     sim_fiber *f = &G->fibers[i];
     void *stack = f->stack;
-    sim_clock *vc = f->vc, *vc_tc = f->vc_tc;
+    sim_clock *vc = f->vc, *vc_tc = f->vc_tc, *px = f->px_clk;
+    uint32_t px_cap = f->px_cap;
     memset(f, 0, sizeof *f);
     f->stack = stack;
     f->vc = vc;
     f->vc_tc = vc_tc;
+    f->px_clk = px;
+    f->px_cap = px_cap;
     memset(vc, 0, sizeof(sim_clock) * G->capcomp);
     memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
     f->index = i;
@@ -606,6 +619,7 @@ static void free_state(sim_state *s) {
       sim_fiber_stack_free(s->fibers[i].stack, SIM_STACK_BYTES);
       free(s->fibers[i].vc);
       free(s->fibers[i].vc_tc);
+      free(s->fibers[i].px_clk);
     }
   free(s->fibers);
   free(s->ops);

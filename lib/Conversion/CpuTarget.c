@@ -860,10 +860,13 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
   mlirNvfp4VariantName(spec, vname, sizeof vname);
   textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
         m.block[0], m.cluster[0], m.dyn_smem_bytes);
-  if (sm90) /* warpgroup 0 produces; warpgroups 1.. decode, issue wgmma and store C */
+  if (sm90) { /* warpgroup 0 produces; the consumer warpgroups decode the weights, issue
+                 wgmma and store C; the decoder warpgroups after them decode the tokens */
+    const uint32_t warps = m.block[0] / 32, consumerEnd = 4u * (1u + cfg->sm90.consumerGroups);
     textf(t, "role %u %u epilogue\nrole %u %u mma\nrole 0 3 producer\nrole 4 %u consumer\n",
-          m.block[0] / 32, m.block[0] / 32 - 1, m.block[0] / 32, m.block[0] / 32 - 1,
-          m.block[0] / 32 - 1);
+          warps, warps - 1, warps, warps - 1, consumerEnd - 1);
+    if (consumerEnd < warps) textf(t, "role %u %u decoder\n", consumerEnd, warps - 1);
+  }
   else
     textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
           MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,

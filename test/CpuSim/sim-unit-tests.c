@@ -213,7 +213,9 @@ static void k_store(void *pp) {
   const uint32_t a = buf + row * 128 + ((chunk ^ (row % 8)) * 16);
   nvfp4_sim_smem_access(a, 16, 1, 5);
   for (int e = 0; e < 8; ++e) ((uint16_t *)smem(a))[e] = (uint16_t)(row * 64 + chunk * 8 + e + 1);
-  if (p->mode == 0) nvfp4_sim_barrier(0, 0, 6);
+  /* mode 1: no bar.sync; mode 2: no fence.proxy.async before it */
+  if (p->mode != 2) nvfp4_sim_fence(NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED, 6);
+  if (p->mode != 1) nvfp4_sim_barrier(0, 0, 6);
   if (tid == 0) {
     nvfp4_sim_tma_store(p->tmap, buf, 0, 0, 7);
     nvfp4_sim_bulk_commit_group(8);
@@ -257,7 +259,11 @@ static void test_store(void) {
   nvfp4sim_outcome o = run(k_store, &p, 1, &r, NULL, 0);
   CHECK(o == NVFP4SIM_HAZARD && strstr(r.message, "smem-read-before-write-visible"),
         "store without bar.sync: %s %s", nvfp4sim_outcome_name(o), r.message);
-  printf("store: TMA store clipped to the tensor; unsynchronised staging reported\n");
+  p.mode = 2;
+  o = run(k_store, &p, 1, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_HAZARD && strstr(r.message, "smem-async-read-without-proxy-fence"),
+        "store without fence.proxy.async: %s %s", nvfp4sim_outcome_name(o), r.message);
+  printf("store: TMA store clipped to the tensor; unsynchronised and unfenced staging reported\n");
 }
 
 /* ---- tcgen05 through the emulation core -------------------------------------------------- */
@@ -286,6 +292,7 @@ static void k_mma(void *pp) {
     memset(smem(B), 0x22, 8192);
     nvfp4_sim_smem_access(SF, 512, 1, 5);
     memset(smem(SF), 0x38, 512);
+    nvfp4_sim_fence(NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED, 6); /* for tcgen05.cp / mma */
   }
   nvfp4_sim_tc_alloc(slot, 128, 1, 10);
   nvfp4_sim_tc_relinquish(1, 17);
