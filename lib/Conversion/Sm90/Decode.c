@@ -49,7 +49,7 @@ static KbValue loadU8(GenKernel *g, KbValue addr) {
   return kbZExt(g->b, kbLoad(g->b, g->b->i8, genSharedPtr(g, addr), 1), g->b->i32);
 }
 
-void sm90LoadWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue raw[6]) {
+void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -63,24 +63,19 @@ void sm90LoadWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue raw[6]) {
   KbValue w0 = kbLoad(b, v2i, genSharedPtr(g, row0), 8);
   KbValue w1 = kbLoad(b, v2i, genSharedPtr(g, kbAddI(b, row0, 8 * 128)), 8);
   KbValue sf = kbAdd(b, kbAddI(b, stage, cfg->sfmOffset), kbMulI(b, q, MLIR_NVFP4_SF_ATOM_BYTES));
-  raw[0] = kbExtract(b, w0, kbI32(b, 0));
-  raw[1] = kbExtract(b, w0, kbI32(b, 1));
-  raw[2] = kbExtract(b, w1, kbI32(b, 0));
-  raw[3] = kbExtract(b, w1, kbI32(b, 1));
-  raw[4] = scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf0)));
-  raw[5] = scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf1)));
-}
-
-void sm90DecodeWeightStep(KbBuilder *b, const KbValue raw[6], uint32_t s, KbValue a[4]) {
-  /* instruction s takes pairs 2 s and 2 s + 1, i.e. word s / 2, pairs 2 (s % 2) and
-   * 2 (s % 2) + 1 of it, of rows r0 (registers 0, 2) and r0 + 8 (registers 1, 3) */
-  KbValue R[2][4];
-  for (int r = 0; r < 2; ++r) decodeWord(b, raw[2 * r + s / 2], raw[4 + r], R[r]);
-  const uint32_t p = 2 * (s % 2);
-  a[0] = R[0][p];
-  a[1] = R[1][p];
-  a[2] = R[0][p + 1];
-  a[3] = R[1][p + 1];
+  KbValue word[2][2] = {{kbExtract(b, w0, kbI32(b, 0)), kbExtract(b, w0, kbI32(b, 1))},
+                        {kbExtract(b, w1, kbI32(b, 0)), kbExtract(b, w1, kbI32(b, 1))}};
+  KbValue scale[2] = {scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf0))),
+                      scaleOf(k, loadU8(g, kbAdd(b, sf, c->aSf1)))};
+  KbValue R[2][8]; /* row r0 / r0 + 8, pairs of word 0 then word 1 */
+  for (int w = 0; w < 2; ++w)
+    for (int r = 0; r < 2; ++r) decodeWord(b, word[r][w], scale[r], &R[r][4 * w]);
+  for (int s = 0; s < 4; ++s) {
+    a[4 * s + 0] = R[0][2 * s];
+    a[4 * s + 1] = R[1][2 * s];
+    a[4 * s + 2] = R[0][2 * s + 1];
+    a[4 * s + 3] = R[1][2 * s + 1];
+  }
 }
 
 void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbValue ch,

@@ -29,6 +29,60 @@ static KbValue scaleTableEntry(KbBuilder *b, KbValue code) {
   return kbOr(b, hi, kbShl(b, hi, kbI32(b, 16)));
 }
 
+/* ---- shared by the consumer and decoder roles --------------------------------------------- */
+
+void sm90WarpArrive(GenKernel *g, KbValue bar) {
+  KbBuilder *b = g->b;
+  nvWarpSync(b);
+  kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+  nvMbarArrive(b, bar);
+  kbEndIf(b);
+}
+
+KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  kbIf(b, kbCmpI(b, KB_EQ, q, 0));
+  genPipeConsumerWait(g, &k->stages);
+  nvWarpSync(b);
+  kbEndIf(b);
+  return genSmemAddr(g, 0, g->cfg->stageBytes, genPipeIndex(b, &k->stages));
+}
+
+void sm90ReleaseStage(Sm90Kernel *k, KbValue q, KbValue last) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
+  sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
+  genRingAdvance(b, &k->stages.pos);
+  kbEndIf(b);
+}
+
+typedef struct RoleTiles { Sm90Kernel *k; Sm90WidthBody body; } RoleTiles;
+
+static void tileOfWidth(GenKernel *g, GenTile *t, void *state) {
+  const RoleTiles *r = state;
+  KbBuilder *b = g->b;
+  const uint32_t widths = g->cfg->tileN / MLIR_NVFP4_SM90_N_ALIGN;
+  KbValue w = kbLShr(b, kbAddI(b, t->tileN, MLIR_NVFP4_SM90_N_ALIGN - 1), kbI32(b, 4));
+  w = kbSelect(b, kbCmpI(b, KB_UGT, w, widths), kbI32(b, widths), w);
+  w = kbSelect(b, kbCmpI(b, KB_EQ, w, 0), kbI32(b, 1), w);
+  for (uint32_t i = 1; i <= widths; ++i) {
+    kbIf(b, kbCmpI(b, KB_EQ, w, i));
+    r->body(r->k, t, i * MLIR_NVFP4_SM90_N_ALIGN);
+    kbEndIf(b);
+  }
+}
+
+void sm90RunTiles(Sm90Kernel *k, Sm90WidthBody body) {
+  GenKernel *g = &k->g;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
+  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
+  RoleTiles r = {k, body};
+  genForEachTile(g, tileOfWidth, &r);
+}
+
 void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
                           const char *dynSmemGlobal) {
   Sm90Kernel k = {0};

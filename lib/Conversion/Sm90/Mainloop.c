@@ -15,7 +15,7 @@
  *      them is in flight (docs/kernel-sm90a.md, "Hazards").
  * No barrier joins the two warpgroups: one decodes its weights while the other's wgmmas
  * run. wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and
- * the tile's T selects one (sm90ForTileWidth). The first wgmma of a tile ignores the
+ * the tile's T selects one (sm90RunTiles). The first wgmma of a tile ignores the
  * accumulator (scale-d 0); after the last chunk, the epilogue.
  */
 #include "Sm90Kernel.h"
@@ -53,42 +53,6 @@ static KbValue operandDescriptor(KbBuilder *b, KbValue addr) {
   return kbOr(b, kbI64(b, (int64_t)mlirNvfp4WgmmaOperandDescriptor(0)), field);
 }
 
-void sm90WarpArrive(GenKernel *g, KbValue bar) {
-  KbBuilder *b = g->b;
-  nvWarpSync(b);
-  kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
-  nvMbarArrive(b, bar);
-  kbEndIf(b);
-}
-
-void sm90ForTileWidth(Sm90Kernel *k, GenTile *t, Sm90WidthBody body) {
-  KbBuilder *b = k->g.b;
-  const uint32_t widths = k->g.cfg->tileN / MLIR_NVFP4_SM90_N_ALIGN;
-  KbValue w = kbLShr(b, kbAddI(b, t->tileN, MLIR_NVFP4_SM90_N_ALIGN - 1), kbI32(b, 4));
-  w = kbSelect(b, kbCmpI(b, KB_UGT, w, widths), kbI32(b, widths), w);
-  w = kbSelect(b, kbCmpI(b, KB_EQ, w, 0), kbI32(b, 1), w);
-  for (uint32_t i = 1; i <= widths; ++i) {
-    kbIf(b, kbCmpI(b, KB_EQ, w, i));
-    body(k, t, i * MLIR_NVFP4_SM90_N_ALIGN);
-    kbEndIf(b);
-  }
-}
-
-/* This thread's raw weights of chunk cv (four FP4 words, two scales), waiting for the stage
- * at its first chunk. (Loading the next chunk's while the wgmmas run was 6 % slower on an
- * H200: docs/performance.md.) */
-static void loadChunkWeights(Sm90Kernel *k, KbValue cv, KbValue raw[6]) {
-  GenKernel *g = &k->g;
-  KbBuilder *b = g->b;
-  KbValue q = kbAnd(b, cv, kbI32(b, 3));
-  kbIf(b, kbCmpI(b, KB_EQ, q, 0));
-  genPipeConsumerWait(g, &k->stages);
-  nvWarpSync(b);
-  kbEndIf(b);
-  KbValue stage = genSmemAddr(g, 0, g->cfg->stageBytes, genPipeIndex(b, &k->stages));
-  sm90LoadWeights(k, stage, q, raw);
-}
-
 /* One tile with token width n (compile time). */
 static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   GenKernel *g = &k->g;
@@ -105,16 +69,10 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
     KbValue cv = kbGet(b, chunkVar);
     KbValue q = kbAnd(b, cv, kbI32(b, 3));
     KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-    KbValue rv[6];
-    loadChunkWeights(k, cv, rv);
     KbValue a[16];
-    for (uint32_t s = 0; s < 4; ++s) sm90DecodeWeightStep(b, rv, s, &a[4 * s]);
+    sm90DecodeWeights(k, sm90StageOfChunk(k, q), q, a);
     nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
-    /* This warp has read the stage's weights: release it after its last chunk. */
-    kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
-    sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
-    genRingAdvance(b, &k->stages.pos);
-    kbEndIf(b);
+    sm90ReleaseStage(k, q, last); /* this warp has read the stage's weights */
 
     /* The chunk's tokens, from the decoder warpgroups. */
     KbValue index = kbGet(b, k->decoded.index);
@@ -145,17 +103,8 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   sm90Epilogue(k, t, n, accv);
 }
 
-static void consumerTile(GenKernel *g, GenTile *t, void *state) {
-  (void)g;
-  sm90ForTileWidth(state, t, tileBody);
-}
-
 void sm90ConsumerLoop(Sm90Kernel *k) {
-  GenKernel *g = &k->g;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
   consumerSetup(k);
-  k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
-  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
-  genForEachTile(g, consumerTile, k);
+  sm90RunTiles(k, tileBody);
   sm90EpilogueFinish(k);
 }

@@ -56,21 +56,25 @@ void sm90ConsumerLoop(Sm90Kernel *k);
 /* Warpgroups 3 and 4: every tile's tokens, chunk by chunk. */
 void sm90TokenDecoderLoop(Sm90Kernel *k);
 
-/* The tile body for a tile's token width: calls body(k, t, n, arg) with n = 16 w, w =
- * ceil(T / 16) clamped to 1 .. tileN / 16 (so that every tile consumes its stages whatever
- * its record says); n is a compile-time constant in each copy. */
+/* Kernel.c, shared by the consumer and decoder roles. */
+/* Every tile of the schedule, each through body(k, t, n) with n = 16 w, w = ceil(T / 16)
+ * clamped to 1 .. tileN / 16 (so that every tile consumes its stages whatever its record
+ * says; n is a compile-time constant in each copy), with k->stages and k->decoded at this
+ * role's position. */
 typedef void (*Sm90WidthBody)(Sm90Kernel *k, GenTile *t, uint32_t n);
-void sm90ForTileWidth(Sm90Kernel *k, GenTile *t, Sm90WidthBody body);
-
+void sm90RunTiles(Sm90Kernel *k, Sm90WidthBody body);
+/* The raw stage of chunk q (q = chunk % 4), waiting for it (full[s]) at its first chunk. */
+KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q);
+/* After this warp's last read of the stage (q = 3, or the tile's last chunk): it arrives on
+ * empty[s] and the role moves on to the next stage. */
+void sm90ReleaseStage(Sm90Kernel *k, KbValue q, KbValue last);
 /* Lane 0 arrives on `bar` for its warp once every lane got here: the warp barrier orders
  * the lanes' shared-memory accesses before the (release) arrive. */
 void sm90WarpArrive(GenKernel *g, KbValue bar);
 
-/* Decode.c: this thread's raw weights of chunk q from the stage at `stage`: the four FP4
- * words (rows r0, r0 + 8) and the two rows' {S, S} scales. */
-void sm90LoadWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue raw[6]);
-/* Decode.c: the 4 A registers of the chunk's wgmma s (0..3) from its raw weights. */
-void sm90DecodeWeightStep(KbBuilder *b, const KbValue raw[6], uint32_t s, KbValue a[4]);
+/* Decode.c: the 16 A registers of chunk q (instruction s = i / 4, register i % 4) from the
+ * raw stage at `stage`. */
+void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]);
 /* Decode.c: token row `row` (of the tile), half `ch` (16 bytes: groups 2 ch, 2 ch + 1) of
  * chunk q into the decoded buffer at `buf`; `sfRow` is the byte of its row and group pair
  * inside a 512-B atom of the stage's token scale factors (including the atom row). */

@@ -14,7 +14,7 @@
  *   5. (last chunk of the stage) every warp arrives on empty[s]: its token bytes are read.
  * So the decoder runs up to NB chunks ahead of the wgmmas, and the consumer warpgroups
  * (Mainloop.c) only decode the weights. The tile body exists once per token width, like the
- * consumers' (sm90ForTileWidth), so that both see the same T.
+ * consumers' (sm90RunTiles), so that both see the same T.
  */
 #include "Sm90Kernel.h"
 
@@ -40,11 +40,7 @@ static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
     KbValue cv = kbGet(b, chunkVar);
     KbValue q = kbAnd(b, cv, kbI32(b, 3));
     KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-    kbIf(b, kbCmpI(b, KB_EQ, q, 0));
-    genPipeConsumerWait(g, &k->stages);
-    nvWarpSync(b);
-    kbEndIf(b);
-    KbValue stage = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &k->stages));
+    KbValue stage = sm90StageOfChunk(k, q);
 
     KbValue index = kbGet(b, k->decoded.index);
     genMbarWaitOn(g, &p->decodedEmpty, genBarrier(g, &p->decodedEmpty, index),
@@ -78,24 +74,10 @@ static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
     nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
     sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
     genRingAdvance(b, &k->decoded);
-    kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
-    sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
-    genRingAdvance(b, &k->stages.pos);
-    kbEndIf(b);
+    sm90ReleaseStage(k, q, last); /* this warp has read the stage's tokens */
     kbSet(b, chunkVar, kbAddI(b, cv, 1));
   }
   kbEndWhile(b);
 }
 
-static void decoderTile(GenKernel *g, GenTile *t, void *state) {
-  (void)g;
-  sm90ForTileWidth(state, t, decoderTileBody);
-}
-
-void sm90TokenDecoderLoop(Sm90Kernel *k) {
-  GenKernel *g = &k->g;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
-  k->stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
-  k->decoded = genRingNew(g->b, cfg->sm90.decodedBuffers);
-  genForEachTile(g, decoderTile, k);
-}
+void sm90TokenDecoderLoop(Sm90Kernel *k) { sm90RunTiles(k, decoderTileBody); }
