@@ -311,9 +311,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   if (spec.ctaGroup != 1) return fail(msg, msgSize, "the sm_90a kernel has no CTA-pair variant");
   if (spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "the sm_90a kernel has the TMA-store epilogue only");
-  if (spec.tileN != 64 && spec.tileN != 128)
+  if (spec.tileN != 64 && spec.tileN != 128 && spec.tileN != 192)
     return fail(msg, msgSize, "tile_n of an sm_90a variant (its largest token tile, the wgmma N) "
-                              "must be 64 or 128");
+                              "must be 64, 128 or 192");
   if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
   if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY)
     return fail(msg, msgSize, "the sm_90a kernel has the pointer-array form only "
@@ -331,7 +331,10 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->roleM = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_B, .scales = MLIR_NVFP4_TENSOR_SFB,
                                       .rowsPerCta = MLIR_NVFP4_TILE_M, .sfAtoms = 1};
   cfg->roleN = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_A, .scales = MLIR_NVFP4_TENSOR_SFA,
-                                      .rowsPerCta = spec.tileN, .sfAtoms = 2, .dynamicRows = true};
+                                      .rowsPerCta = spec.tileN, .dynamicRows = true};
+  /* a token tile starts at any multiple of 16 rows: T rows touch up to
+   * ceil((T + 112) / 128) atom rows of 128 (2 for T <= 128, 3 for T = 192) */
+  cfg->roleN.sfAtoms = (spec.tileN + 112u + MLIR_NVFP4_SF_ATOM_ROWS - 1u) / MLIR_NVFP4_SF_ATOM_ROWS;
   cfg->mBytes = cfg->roleM.rowsPerCta * rowBytes;
   cfg->nBytes = cfg->roleN.rowsPerCta * rowBytes;
   cfg->sfmBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES * cfg->roleM.sfAtoms;
@@ -346,8 +349,10 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   MlirNvfp4Sm90Plan *p = &cfg->sm90;
   p->consumerGroups = 2;
   /* Two token-decoder warpgroups: one decoder warp per SM sub-partition was latency-bound
-   * (measured 2-5 % slower than two, docs/performance.md). */
-  p->decoderGroups = 2;
+   * (measured 2-5 % slower than two, docs/performance.md). At tile_n 192 a wgmma
+   * m64n192k16 needs 126 registers in the kernel's entry budget, which 640 threads cannot
+   * have (65 536 / 640 = 102): one decoder warpgroup, 512 threads of 128. */
+  p->decoderGroups = spec.tileN > 128 ? 1 : 2;
   /* 0: every chunk's wgmmas are retired before the next chunk's decode writes its A
    * fragments. The chunk loop defines them with the same (PTX) registers each trip, and
    * PTX forbids rewriting the A registers of an in-flight wgmma; ptxas does not guard it
@@ -364,6 +369,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   p->producerRegs = 40;
   p->decoderRegs = 56;
   p->consumerRegs = 160;
+  if (spec.tileN > 128) {
+    /* 512 threads start with 128 registers (65 536): 128 x 24 + 128 x 72 + 256 x 208 */
+    p->producerRegs = 24;
+    p->decoderRegs = 72;
+    p->consumerRegs = 208;
+  }
   /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
    * warpgroup, tileN rows; stored as boxes of 16 rows. */
   cfg->stagingBuffers = p->consumerGroups;
@@ -406,7 +417,7 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
-  cfg->numThreads = MLIR_NVFP4_SM90_NUM_THREADS; /* 128 x (1 + 2 + 2): the plan test checks */
+  cfg->numThreads = 128u * (1u + p->consumerGroups + p->decoderGroups); /* 640 or 512 */
   cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
@@ -508,10 +519,14 @@ uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t t
                                               uint32_t max) {
   if (target != MLIR_NVFP4_TARGET_SM90A)
     return mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max);
+  /* swap_n<tile_n> first, then the other widths of 64, 128, 192: the runtime's cost model
+   * picks per launch (192 for few, large token tiles; 64 and 128 where more tiles fill the
+   * SMs better) */
   uint32_t first = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N;
-  uint32_t widths[2] = {first, first == 64 ? 128u : 64u};
+  uint32_t widths[3] = {first, first == 128 ? 64u : 128u, first == 192 ? 64u : 192u};
+  if (first != 64 && first != 128 && first != 192) widths[1] = 64u; /* refused by the planner */
   uint32_t n = 0;
-  for (uint32_t i = 0; i < 2 && n < max; ++i) {
+  for (uint32_t i = 0; i < 3 && n < max; ++i) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[i], stages);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;

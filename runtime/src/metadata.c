@@ -200,9 +200,9 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->k_granule == 0 || m->k_granule % 64 != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata k_granule %u is not a positive multiple of 64", m->k_granule);
-  if (m->sfn_atoms == 0 || m->sfn_atoms > 2 || m->sfm_atoms == 0 || m->sfm_atoms > 2)
+  if (m->sfn_atoms == 0 || m->sfn_atoms > 3 || m->sfm_atoms == 0 || m->sfm_atoms > 3)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
-                        "metadata scale-factor atoms %u/%u not in 1..2", m->sfm_atoms,
+                        "metadata scale-factor atoms %u/%u not in 1..3", m->sfm_atoms,
                         m->sfn_atoms);
   if (m->variant_count == 0 || m->variant_count > NVFP4_METADATA_MAX_VARIANTS ||
       m->variant_index >= m->variant_count)

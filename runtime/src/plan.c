@@ -303,19 +303,26 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
 
 /* Device model: DRAM bandwidth, the shared-memory fill rate one SM sustains, and its FP4
  * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4);
- * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs), BF16 wgmma at the ~790 TFLOP/s a large
- * GEMM reaches, of which the in-kernel FP4 decode leaves about three quarters; sm_90
- * emulation cubins are timed as if the MMA were free. */
-typedef struct device_model { double dram_bps, sm_bps, sm_flops, tile_overhead_s; } device_model;
+ * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs). Their time per tile is that of T + 70
+ * token rows at 4.8 TFLOP/s per SM: the weights of a tile are decoded once per tile
+ * whatever its token width T, which costs about what 70 more token rows would (fitted to
+ * the three variants' B1..B4 times on an H200, docs/performance.md: within 20 %, and the
+ * fastest variant of each case ranked first). sm_90 emulation cubins are timed as if the
+ * MMA were free. */
+typedef struct device_model {
+  double dram_bps, sm_bps, sm_flops, tile_overhead_s;
+  uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
+} device_model;
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
-  device_model d;
+  device_model d = {0};
   if (m->target_sm == 100) {
     d.dram_bps = 7.68e12 * 0.85;
     d.sm_flops = 10.0e15 / 148.0;
   } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
     d.dram_bps = 4.8e12 * 0.85;
-    d.sm_flops = 0.75 * 790e12 / 132.0;
+    d.sm_flops = 4.8e12;
+    d.decode_rows = 70;
   } else {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;
@@ -352,7 +359,7 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
       if (rn > L->tile_n[s]) rn = L->tile_n[s];
       /* per CTA of the cluster: its share of both roles, and of the MMA */
       double bytes = ((double)rm + rn) * row_bytes / m->cta_group;
-      double flops = 2.0 * m->tile_m * L->tile_n[s] * G->k / m->cta_group;
+      double flops = 2.0 * m->tile_m * (L->tile_n[s] + d.decode_rows) * G->k / m->cta_group;
       double time = (bytes / d.sm_bps > flops / d.sm_flops ? bytes / d.sm_bps : flops / d.sm_flops) +
                     d.tile_overhead_s;
       uint32_t cluster = (L->tile_start[s] + t) % clusters;

@@ -655,27 +655,42 @@ static int test_sm90(void) {
   EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &t, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_OK);
   T_CHECK(a.box[0] == 64 && a.box[1] == 16 && a.dims[0] == 4096 && a.dims[1] == 176,
           "C: boxes of 64 columns x 16 rows");
-  /* the runtime's choice between the two sm_90a variants on the H200's 132 SMs (what the
-   * pending benchmark will run; docs/performance.md) */
+  /* swap_n192 (512 threads): a 192-row token tile takes three scale atom rows */
+  nvfp4_kernel_metadata m192 = make_sm90(8, 192);
+  m192.block[0] = 512;
+  m192.sfn_atoms = 3;
+  m192.stages = 2;
+  strcpy(m192.kernel_name, "nvfp4_grouped_gemm_swap_n192");
+  nvfp4rt_metadata_encode(&m192, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_OK);
+  t.m = 176;
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m192, &t, NVFP4RT_TMAP_SFA, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[0] == 256 && a.box[1] == 3, "swap_n192 token scales: three atom rows");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m192, &t, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[1] == 176, "swap_n192: M = 176 is one token tile of 176 rows");
+  /* the runtime's choice between the three sm_90a variants on the H200's 132 SMs (measured:
+   * docs/performance.md; swap_n192 is the fastest on B2 only) */
   nvfp4rt_metadata_table tab;
   memset(&tab, 0, sizeof tab);
-  tab.count = 2;
+  tab.count = 3;
   tab.variants[0] = make_sm90(8, 128);
   tab.variants[1] = make_sm90(8, 64);
   tab.variants[1].stages = 6;
   strcpy(tab.variants[1].kernel_name, "nvfp4_grouped_gemm_swap_n64");
-  for (uint32_t v = 0; v < 2; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 2;
+  tab.variants[2] = m192;
+  static const char *const vname[3] = {"swap_n128", "swap_n64", "swap_n192"};
+  for (uint32_t v = 0; v < 3; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 3;
   const bench_case *bc = kBenchCases;
   for (uint32_t c = 0; c < 4; c++) { /* B1..B4 */
     nvfp4rt_group bg[8];
-    double cost[2];
+    double cost[3];
     fill_bench_case(&bc[c], bg);
     int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
-    T_CHECK(v == 0 || v == 1, "%s: a variant", bc[c].name);
+    T_CHECK(v >= 0 && v < 3, "%s: a variant", bc[c].name);
     nvfp4rt_plan_layout bl;
     EXPECT_STATUS(nvfp4rt_plan_validate(&tab.variants[v < 0 ? 0 : v], bg, bc[c].g, &bl), NVFP4RT_STATUS_OK);
-    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us -> %s, %u tiles\n", bc[c].name, cost[0],
-           cost[1], v == 1 ? "swap_n64" : "swap_n128", bl.total_tiles);
+    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us, n192 %.1f us -> %s, %u tiles\n",
+           bc[c].name, cost[0], cost[1], cost[2], vname[v < 0 ? 0 : v], bl.total_tiles);
   }
   return t_summary("sm90");
 }

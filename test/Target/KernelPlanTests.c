@@ -131,9 +131,13 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->stageBytes % 1024 == 0 && c->nOffset % 1024 == 0 && c->sfmOffset % 512 == 0 &&
             c->sfnOffset % 512 == 0,
         "sm90: stage, token tile 1024-B aligned, scale atoms 512-B aligned", name);
+  /* a token tile starting at any multiple of 16 rows spans ceil((T + 112) / 128) atom rows */
+  const uint32_t tokenAtoms = c->tileN > 128 ? 3u : 2u;
   check(c->mBytes == 128u * 128u && c->nBytes == c->tileN * 128u && c->sfmBytes == 2048 &&
-            c->sfnBytes == 4096 && c->txBytesFixed == c->mBytes + c->sfmBytes + c->sfnBytes,
-        "sm90: stage = weight box + token box (tile_n rows) + 1 + 2 scale atom rows", name);
+            c->roleN.sfAtoms == tokenAtoms && c->sfnBytes == 2048u * tokenAtoms &&
+            c->txBytesFixed == c->mBytes + c->sfmBytes + c->sfnBytes,
+        "sm90: stage = weight box + token box (tile_n rows) + 1 + 2 (3 at 192) scale atom rows",
+        name);
   check(p->mmaDepth == 0 && (p->decodedBuffers == 3 || p->decodedBuffers == 4) &&
             p->decodedOffset % 1024 == 0 && p->decodedBytes == c->tileN * 128u,
         "sm90: depth 0, 3 or 4 decoded chunks of tile_n rows x 64 BF16, 1024-B aligned", name);
@@ -153,14 +157,18 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         "sm90: full (one arrival), empty (every consumer and decoder warp), decodedFull "
         "(decoder warps), decodedEmpty (consumer warps)",
         name);
+  /* two decoder warpgroups (640 threads) up to tile_n 128; one (512) at 192, whose
+   * m64n192k16 needs more entry registers than 640 threads can have */
   check(c->numThreads == 128u * (1 + p->consumerGroups + p->decoderGroups) &&
-            p->decoderGroups == 2 && c->numThreads == MLIR_NVFP4_SM90_NUM_THREADS &&
+            p->decoderGroups == (c->tileN > 128 ? 1u : 2u) &&
+            c->numThreads == (c->tileN > 128 ? 512u : MLIR_NVFP4_SM90_NUM_THREADS) &&
+            65536u / c->numThreads >= (c->tileN > 128 ? 126u : 96u) &&
             128u * (p->producerRegs + p->consumerGroups * p->consumerRegs +
                     p->decoderGroups * p->decoderRegs) <=
                 (65536u / c->numThreads / 8u * 8u) * c->numThreads &&
             p->producerRegs % 8 == 0 && p->consumerRegs % 8 == 0 && p->decoderRegs % 8 == 0 &&
             p->producerRegs >= 24 && p->decoderRegs >= 24 && p->consumerRegs <= 256,
-        "sm90: five warpgroups whose setmaxnreg budgets fit the registers they start with",
+        "sm90: four or five warpgroups whose setmaxnreg budgets fit the registers they start with",
         name);
   check(c->tmemCols == 0 && c->accBuffers == 1 && c->roleN.dynamicRows &&
             c->nAlign == MLIR_NVFP4_SM90_N_ALIGN && c->tileN % c->nAlign == 0 &&
@@ -170,10 +178,10 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
 
 static void sm90Tests(void) {
   static const uint32_t groups[] = {1, 8, 46, 47, 1024};
-  static const uint32_t widths[] = {64, 128};
-  static const uint32_t wantStages[] = {6, 3};
-  static const uint32_t wantSmem[] = {227472, 217200};
-  for (int w = 0; w < 2; ++w) {
+  static const uint32_t widths[] = {64, 128, 192};
+  static const uint32_t wantStages[] = {6, 3, 2};
+  static const uint32_t wantSmem[] = {227472, 217200, 223312};
+  for (int w = 0; w < 3; ++w) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
@@ -198,8 +206,7 @@ static void sm90Tests(void) {
   static const struct { const char *variant; const char *reason; } bad[] = {
       {"ab_n128", "swap-AB orientation only"},
       {"swap2_n128", "no CTA-pair variant"},
-      {"swap_n192", "must be 64 or 128"},
-      {"swap_n256", "must be 64 or 128"}};
+      {"swap_n256", "must be 64, 128 or 192"}};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     MlirNvfp4VariantSpec s;
     MlirNvfp4KernelConfig c;
@@ -217,17 +224,24 @@ static void sm90Tests(void) {
   char why[200] = "";
   check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, "at most 3"),
         "sm90: stages = 4 refused for swap_n128", "sm90 stages");
-  /* the sm_90a default family: swap_n<tile_n>, then the other width */
+  /* the sm_90a default family: swap_n<tile_n>, then the other widths of 64, 128, 192 */
+  static const struct { uint32_t tileN; const char *names[3]; } famWant[] = {
+      {64, {"swap_n64", "swap_n128", "swap_n192"}},
+      {128, {"swap_n128", "swap_n64", "swap_n192"}},
+      {192, {"swap_n192", "swap_n128", "swap_n64"}}};
   MlirNvfp4VariantSpec fam[4];
-  uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 4);
-  char n0[32] = "", n1[32] = "";
-  if (k == 2) {
-    mlirNvfp4VariantName(fam[0], n0, sizeof n0);
-    mlirNvfp4VariantName(fam[1], n1, sizeof n1);
+  for (uint32_t f = 0; f < 3; ++f) {
+    uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, famWant[f].tileN,
+                                                      0, fam, 4);
+    int famOk = k == 3;
+    for (uint32_t i = 0; famOk && i < 3; ++i) {
+      char nm[32];
+      mlirNvfp4VariantName(fam[i], nm, sizeof nm);
+      famOk = !strcmp(nm, famWant[f].names[i]) && fam[i].target == MLIR_NVFP4_TARGET_SM90A;
+    }
+    check(famOk, "sm90 default family swap_n<tile_n>, then the other widths", famWant[f].names[0]);
   }
-  check(k == 2 && !strcmp(n0, "swap_n64") && !strcmp(n1, "swap_n128") &&
-            fam[0].target == MLIR_NVFP4_TARGET_SM90A && fam[1].target == MLIR_NVFP4_TARGET_SM90A,
-        "sm90 default family swap_n<tile_n>, the other width", "sm90 family");
+  mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 4);
   /* the metadata record of a variant */
   MlirNvfp4KernelConfig m;
   MlirNvfp4VariantSpec sp = fam[0];

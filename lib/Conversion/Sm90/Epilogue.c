@@ -10,7 +10,7 @@
  * cp.async.bulk.wait_group.read 0 before the warpgroup's barrier). The C map
  * covers the first N8 = N & ~7 columns (a TMA store writes whole 16-byte chunks); the last
  * N - N8 columns and boxes past N8 are stored from the staging buffer with plain 2-byte
- * stores, one thread per token row.
+ * stores, one thread per token row (two rows per thread at T > 128).
  */
 #include "Sm90Kernel.h"
 
@@ -94,29 +94,31 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
                         kbI32(b, 0));
   KbValue hi = kbSelect(b, kbCmp(b, KB_UGT, t->n, x), minI(b, kbSub(b, t->n, x), kbI32(b, 64)),
                         kbI32(b, 0));
-  KbValue row = c->wt;
-  KbValue cRow = kbAdd(b, t->cRow0, row);
-  kbIf(b, kbAnd(b, kbAnd(b, kbCmp(b, KB_ULT, lo, hi), kbCmpI(b, KB_ULT, row, n)),
-                kbCmp(b, KB_ULT, cRow, t->m)));
-  {
-    KbVar lc = kbVar(b, b->i32, lo);
-    kbWhile(b);
-    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, lc), hi));
+  for (uint32_t pass = 0; pass * 128u < n; ++pass) { /* token rows wt, wt + 128 (T = 192) */
+    KbValue row = kbAddI(b, c->wt, 128 * pass);
+    KbValue cRow = kbAdd(b, t->cRow0, row);
+    kbIf(b, kbAnd(b, kbAnd(b, kbCmp(b, KB_ULT, lo, hi), kbCmpI(b, KB_ULT, row, n)),
+                  kbCmp(b, KB_ULT, cRow, t->m)));
     {
-      KbValue l = kbGet(b, lc);
-      KbValue chunk = kbXor(b, kbLShr(b, l, kbI32(b, 3)), kbAnd(b, row, kbI32(b, 7)));
-      KbValue src = kbAdd(b, kbAdd(b, staging, kbMulI(b, row, 128)),
-                          kbAdd(b, kbMulI(b, chunk, 16), kbMulI(b, kbAnd(b, l, kbI32(b, 7)), 2)));
-      KbValue v = kbLoad(b, b->i16, genSharedPtr(g, src), 2);
-      KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, cRow, b->i64), kbZExt(b, t->ldc, b->i64)),
-                           kbZExt(b, kbAdd(b, x, l), b->i64));
-      KbValue addr = kbAdd(b, t->cPtr, kbMulI(b, elem, 2));
-      kbStore(b, v, kbIntToPtr(b, addr, mlirLLVMPointerTypeGet(b->ctx, 1)), 2);
-      kbSet(b, lc, kbAddI(b, l, 1));
+      KbVar lc = kbVar(b, b->i32, lo);
+      kbWhile(b);
+      kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, lc), hi));
+      {
+        KbValue l = kbGet(b, lc);
+        KbValue chunk = kbXor(b, kbLShr(b, l, kbI32(b, 3)), kbAnd(b, row, kbI32(b, 7)));
+        KbValue src = kbAdd(b, kbAdd(b, staging, kbMulI(b, row, 128)),
+                            kbAdd(b, kbMulI(b, chunk, 16), kbMulI(b, kbAnd(b, l, kbI32(b, 7)), 2)));
+        KbValue v = kbLoad(b, b->i16, genSharedPtr(g, src), 2);
+        KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, cRow, b->i64), kbZExt(b, t->ldc, b->i64)),
+                             kbZExt(b, kbAdd(b, x, l), b->i64));
+        KbValue addr = kbAdd(b, t->cPtr, kbMulI(b, elem, 2));
+        kbStore(b, v, kbIntToPtr(b, addr, mlirLLVMPointerTypeGet(b->ctx, 1)), 2);
+        kbSet(b, lc, kbAddI(b, l, 1));
+      }
+      kbEndWhile(b);
     }
-    kbEndWhile(b);
+    kbEndIf(b);
   }
-  kbEndIf(b);
 }
 
 void sm90EpilogueFinish(Sm90Kernel *k) {

@@ -4,7 +4,7 @@
 // -> BF16 decode constants, the wgmma chain and the stmatrix / TMA-store epilogue.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
-// The default sm_90a family: swap_n128 then swap_n64, 2 x 256-byte records.
+// The default sm_90a family: swap_n128, swap_n64 then swap_n192, 3 x 256-byte records.
 // Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
 // block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1.
 // CHECK-LABEL: func.func @sm90_default
@@ -12,10 +12,12 @@
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008002000001000000010000000100000001000000010000
-// CHECK-SAME: tensor<512xi8>
+// CHECK-SAME: tensor<768xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
+// CHECK: llvm.func @h0_swap_n192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 512, 1, 1>
 func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                         %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                         %c: memref<?x4096xf16>) {
@@ -97,12 +99,41 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
 // Nothing wider than the plan's tile_n.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s --check-prefix=WIDTHS
+// WIDTHS-LABEL: llvm.func @h2_swap_n128(
 // WIDTHS-NOT: m64n{{(14|15|16|17|18|19|2[0-9])[0-9]}}k16
+// WIDTHS-LABEL: llvm.func @h3_swap_n192(
+// WIDTHS: m64n192k16
+// WIDTHS-NOT: m64n{{(19[3-9]|2[0-9][0-9])}}k16
 func.func @sm90_n128(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                      %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                      %c: memref<?x4096xf16>) {
   nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
       sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
       c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h2", variants = ["swap_n128"]}
+  return
+}
+
+// -----
+
+// swap_n192: a wgmma m64n192k16 needs 126 registers in the kernel's entry budget, so one
+// token-decoder warpgroup (512 threads of 128 registers): producer 24, consumers 208, decoder
+// 72. 2 stages (4 mbarriers) and 3 decoded buffers (6); a 192-row token tile spans up to 3
+// scale-factor atom rows: expect_tx 16384 + 2048 + 3 x 2048 + 128 x the token rows.
+// CHECK-LABEL: llvm.func @h3_swap_n192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 512, 1, 1>
+// CHECK-COUNT-10: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK-DAG: llvm.mlir.constant(24576 : i32) : i32
+// CHECK-DAG: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.setmaxregister  increase 208
+// CHECK: nvvm.setmaxregister  decrease 72
+// CHECK: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
+func.func @sm90_n192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
+                     %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
+                     %c: memref<?x4096xf16>) {
+  nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
+      sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h3", variants = ["swap_n192"]}
   return
 }

@@ -457,7 +457,7 @@ func.func @sm90_tile_n(%a0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant swap_n256: tile_n of an sm_90a variant (its largest token tile, the wgmma N) must be 64 or 128}}
+  // expected-error @+1 {{variant swap_n256: tile_n of an sm_90a variant (its largest token tile, the wgmma N) must be 64, 128 or 192}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
