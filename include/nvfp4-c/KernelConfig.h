@@ -149,6 +149,7 @@ typedef struct MlirNvfp4Sm90Plan {
   uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
   uint32_t decoderGroups;    /* token-decoder warpgroups (2) */
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
+  bool stageUnroll;          /* the chunk loop unrolled by a 256-K stage (4 chunks) */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
   uint32_t decodedOffset, decodedBytes, decodedBuffers; /* ring of decoded N-role chunks */
   /* decodedFull[i]: decoded buffer i is complete (one arrival per decoder warp);

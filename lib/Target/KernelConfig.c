@@ -359,6 +359,11 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * (depth 1 computed wrong sums on an H200, docs/kernel-sm90a.md, "Hazards"). The decode
    * still overlaps the other warpgroup's wgmmas. */
   p->mmaDepth = 0;
+  /* The chunk loop unrolled by a stage (the stage wait, release and scale offsets fold):
+   * measured on an H200 against the loop of one chunk, in one device call, swap_n128 got
+   * 2-3 % faster on B1, B4 (160.7 against 164.3 us on B1), swap_n64 and swap_n192 4-9 %
+   * slower (B2 93.2 against 85.7 on swap_n192; docs/performance.md). */
+  p->stageUnroll = spec.tileN == 128;
   p->chunkK = MLIR_NVFP4_MMA_K;
   /* The token decoder runs up to decodedBuffers chunks ahead of the wgmmas: 4 where that
    * costs no pipeline stage, else 3 (set below). */
@@ -450,10 +455,10 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
   }
   if (cfg->spec.target == MLIR_NVFP4_TARGET_SM90A)
     fprintf(f, "  sm_90a: %u consumer warpgroups, %u token decoder, wgmma depth %u, %u decoded "
-               "buffers, registers %u/%u/%u\n",
+               "buffers, registers %u/%u/%u%s\n",
             cfg->sm90.consumerGroups, cfg->sm90.decoderGroups, cfg->sm90.mmaDepth,
             cfg->sm90.decodedBuffers, cfg->sm90.producerRegs, cfg->sm90.consumerRegs,
-            cfg->sm90.decoderRegs);
+            cfg->sm90.decoderRegs, cfg->sm90.stageUnroll ? ", chunk loop unrolled by a stage" : "");
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32"};

@@ -147,6 +147,8 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
             c->stagingBoxes * c->stagingRows == c->tileN,
         "sm90: one staging column of tile_n rows per consumer warpgroup", name);
   check(p->lutOffset % 16 == 0, "sm90: scale table aligned", name);
+  check(p->stageUnroll == (c->tileN == 128),
+        "sm90: the chunk loop unrolled by a stage for swap_n128 only (measured)", name);
   const uint32_t consumerWarps = 4u * p->consumerGroups, decoderWarps = 4u * p->decoderGroups;
   check(c->full.count == c->stages && c->empty.count == c->stages && c->full.arrivals == 1 &&
             c->empty.arrivals == consumerWarps + decoderWarps &&

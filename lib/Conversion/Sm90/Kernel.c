@@ -58,6 +58,37 @@ void sm90ReleaseStage(Sm90Kernel *k, KbValue q, KbValue last) {
   kbEndIf(b);
 }
 
+void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state) {
+  KbBuilder *b = k->g.b;
+  if (!k->g.cfg->sm90.stageUnroll) {
+    KbVar cVar = kbVar(b, b->i32, kbI32(b, 0));
+    kbWhile(b);
+    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, cVar), t->kSteps));
+    {
+      KbValue cv = kbGet(b, cVar);
+      body(k, t, cv, kbAnd(b, cv, kbI32(b, 3)), state);
+      kbSet(b, cVar, kbAddI(b, cv, 1));
+    }
+    kbEndWhile(b);
+    return;
+  }
+  KbVar c0Var = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, c0Var), t->kSteps));
+  {
+    KbValue c0 = kbGet(b, c0Var);
+    body(k, t, c0, kbI32(b, 0), state);
+    for (uint32_t q = 1; q < 4; ++q) { /* a partial last stage stops early */
+      KbValue cv = kbAddI(b, c0, q);
+      kbIf(b, kbCmp(b, KB_ULT, cv, t->kSteps));
+      body(k, t, cv, kbI32(b, q), state);
+    }
+    for (uint32_t q = 1; q < 4; ++q) kbEndIf(b);
+    kbSet(b, c0Var, kbAddI(b, c0, 4));
+  }
+  kbEndWhile(b);
+}
+
 typedef struct RoleTiles { Sm90Kernel *k; Sm90WidthBody body; } RoleTiles;
 
 static void tileOfWidth(GenKernel *g, GenTile *t, void *state) {

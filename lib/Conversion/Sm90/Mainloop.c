@@ -53,52 +53,55 @@ static KbValue operandDescriptor(KbBuilder *b, KbValue addr) {
   return kbOr(b, kbI64(b, (int64_t)mlirNvfp4WgmmaOperandDescriptor(0)), field);
 }
 
-/* One tile with token width n (compile time). */
-static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
+typedef struct ConsumerTile {
+  uint32_t n;
+  KbVar acc[MAX_ACC];
+} ConsumerTile;
+
+/* One chunk: weights decoded, stage released, wgmmas on the decoded tokens. */
+static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void *state) {
+  ConsumerTile *ct = state;
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
+  const uint32_t n = ct->n, nacc = n / 2;
+  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
+  KbValue a[16];
+  sm90DecodeWeights(k, sm90StageOfChunk(k, q), q, a);
+  nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
+  sm90ReleaseStage(k, q, last); /* this warp has read the stage's weights */
+
+  /* The chunk's tokens, from the decoder warpgroups. */
+  KbValue index = kbGet(b, k->decoded.index);
+  genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, index),
+                kbGet(b, k->decoded.phase));
+  nvWarpSync(b);
+  KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
+  KbValue accv[MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct->acc[i]);
+  KbValue first = kbZExt(b, kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
+  nvWgmmaFence(b);
+  for (uint32_t s = 0; s < 4; ++s)
+    nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
+                    s ? kbI32(b, 1) : first);
+  nvWgmmaCommitGroup(b);
+  nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);
+  /* depth 0: this chunk's wgmmas (their reads of the buffer) are complete */
+  sm90WarpArrive(g, genBarrier(g, &cfg->sm90.decodedEmpty, index));
+  for (uint32_t i = 0; i < nacc; ++i) kbSet(b, ct->acc[i], accv[i]);
+  genRingAdvance(b, &k->decoded);
+}
+
+/* One tile with token width n (compile time). */
+static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
+  KbBuilder *b = k->g.b;
+  ConsumerTile ct = {.n = n};
   const uint32_t nacc = n / 2;
-  KbVar acc[MAX_ACC];
-  for (uint32_t i = 0; i < nacc; ++i) acc[i] = kbVar(b, b->f32, kbF32(b, 0.0));
-
-  KbVar chunkVar = kbVar(b, b->i32, kbI32(b, 0));
-  kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, chunkVar), t->kSteps));
-  {
-    KbValue cv = kbGet(b, chunkVar);
-    KbValue q = kbAnd(b, cv, kbI32(b, 3));
-    KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-    KbValue a[16];
-    sm90DecodeWeights(k, sm90StageOfChunk(k, q), q, a);
-    nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
-    sm90ReleaseStage(k, q, last); /* this warp has read the stage's weights */
-
-    /* The chunk's tokens, from the decoder warpgroups. */
-    KbValue index = kbGet(b, k->decoded.index);
-    genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, index),
-                  kbGet(b, k->decoded.phase));
-    nvWarpSync(b);
-    KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
-    KbValue accv[MAX_ACC];
-    for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, acc[i]);
-    KbValue first = kbZExt(b, kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
-    nvWgmmaFence(b);
-    for (uint32_t s = 0; s < 4; ++s)
-      nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
-                      s ? kbI32(b, 1) : first);
-    nvWgmmaCommitGroup(b);
-    nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);
-    /* depth 0: this chunk's wgmmas (their reads of the buffer) are complete */
-    sm90WarpArrive(g, genBarrier(g, &cfg->sm90.decodedEmpty, index));
-    for (uint32_t i = 0; i < nacc; ++i) kbSet(b, acc[i], accv[i]);
-    genRingAdvance(b, &k->decoded);
-    kbSet(b, chunkVar, kbAddI(b, cv, 1));
-  }
-  kbEndWhile(b);
+  for (uint32_t i = 0; i < nacc; ++i) ct.acc[i] = kbVar(b, b->f32, kbF32(b, 0.0));
+  sm90ForEachChunk(k, t, consumerChunk, &ct);
   nvWgmmaWaitGroup(b, 0);
   KbValue accv[MAX_ACC];
-  for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, acc[i]);
+  for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct.acc[i]);
   nvRegisterFenceValues(b, accv, nacc); /* no use of the accumulator before the wait */
   sm90Epilogue(k, t, n, accv);
 }

@@ -63,6 +63,13 @@ void sm90TokenDecoderLoop(Sm90Kernel *k);
  * role's position. */
 typedef void (*Sm90WidthBody)(Sm90Kernel *k, GenTile *t, uint32_t n);
 void sm90RunTiles(Sm90Kernel *k, Sm90WidthBody body);
+/* One 64-K chunk of a tile: chunk `cv`, q = cv % 4 (a constant where the loop is unrolled). */
+typedef void (*Sm90ChunkBody)(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void *state);
+/* The tile's chunks. With the plan's stageUnroll, one 256-K stage per loop trip: the four
+ * chunks of a stage are four copies of the body with q known, so what depends on q alone
+ * (the stage wait and release, the scale-factor offsets) folds, and chunks past K are
+ * skipped; otherwise one chunk per trip. */
+void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state);
 /* The raw stage of chunk q (q = chunk % 4), waiting for it (full[s]) at its first chunk. */
 KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q);
 /* After this warp's last read of the stage (q = 3, or the tile's last chunk): it arrives on

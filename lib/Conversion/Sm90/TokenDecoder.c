@@ -20,64 +20,68 @@
 
 #include "../Nvvm.h"
 
-/* One tile with token width n (compile time). */
-static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
+typedef struct DecoderTile {
+  uint32_t n;
+  KbValue dw, rowInBlock, ch;
+} DecoderTile;
+
+/* One chunk: its T token rows into the next decoded buffer. */
+static void decoderChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void *state) {
+  const DecoderTile *dt = state;
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const MlirNvfp4Sm90Plan *p = &cfg->sm90;
   const uint32_t warps = 4u * p->decoderGroups;
-  const uint32_t blocks = n / 16, passes = (blocks + warps - 1) / warps;
-  /* decoder warp 0 .. warps - 1 (the decoder warpgroups follow the consumers) */
-  KbValue dw = kbSub(b, g->warp, kbI32(b, 4u * (1u + p->consumerGroups)));
-  KbValue rowInBlock = kbLShr(b, g->lane, kbI32(b, 1));
-  KbValue ch = kbAnd(b, g->lane, kbI32(b, 1));
+  const uint32_t blocks = dt->n / 16, passes = (blocks + warps - 1) / warps;
+  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
+  KbValue stage = sm90StageOfChunk(k, q);
 
-  KbVar chunkVar = kbVar(b, b->i32, kbI32(b, 0));
-  kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, chunkVar), t->kSteps));
-  {
-    KbValue cv = kbGet(b, chunkVar);
-    KbValue q = kbAnd(b, cv, kbI32(b, 3));
-    KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
-    KbValue stage = sm90StageOfChunk(k, q);
-
-    KbValue index = kbGet(b, k->decoded.index);
-    genMbarWaitOn(g, &p->decodedEmpty, genBarrier(g, &p->decodedEmpty, index),
-                  kbXor(b, kbGet(b, k->decoded.phase), kbI32(b, 1)));
-    nvWarpSync(b);
-    KbValue buf = genSmemAddr(g, p->decodedOffset, p->decodedBytes, index);
-    KbValue slot = kbAnd(b, kbSub(b, dw, index), kbI32(b, warps - 1)); /* (j + i) % warps == dw */
-    for (uint32_t pass = 0; pass < passes; ++pass) {
-      KbValue block = kbAddI(b, slot, (int64_t)(warps * pass));
-      /* a pass every warp makes needs no branch: one basic block lets ptxas interleave the
-       * passes' loads and arithmetic */
-      const bool every = blocks >= warps * (pass + 1);
-      if (!every) kbIf(b, kbCmpI(b, KB_ULT, block, blocks));
-      {
-        KbValue row = kbAdd(b, kbMulI(b, block, 16), rowInBlock);
-        /* The row's byte in the stage's token scale factors: atom row (relative to the
-         * tile's first), then (n % 32) * 16 + ((n % 128) / 32) * 4, then its two groups
-         * 2 ch, 2 ch + 1. */
-        KbValue nAbs = kbAdd(b, t->nRow0, row);
-        KbValue atomRow =
-            kbSub(b, kbLShr(b, nAbs, kbI32(b, 7)), kbLShr(b, t->nRow0, kbI32(b, 7)));
-        KbValue sfRow = kbAdd(
-            b, kbMulI(b, atomRow, MLIR_NVFP4_SF_ATOM_BYTES * 4),
-            kbAdd(b, kbMulI(b, kbAnd(b, nAbs, kbI32(b, 31)), 16),
-                  kbMulI(b, kbAnd(b, kbLShr(b, nAbs, kbI32(b, 5)), kbI32(b, 3)), 4)));
-        sfRow = kbAdd(b, sfRow, kbMulI(b, ch, 2));
-        sm90DecodeTokens(k, stage, q, row, ch, sfRow, buf);
-      }
-      if (!every) kbEndIf(b);
+  KbValue index = kbGet(b, k->decoded.index);
+  genMbarWaitOn(g, &p->decodedEmpty, genBarrier(g, &p->decodedEmpty, index),
+                kbXor(b, kbGet(b, k->decoded.phase), kbI32(b, 1)));
+  nvWarpSync(b);
+  KbValue buf = genSmemAddr(g, p->decodedOffset, p->decodedBytes, index);
+  KbValue slot = kbAnd(b, kbSub(b, dt->dw, index), kbI32(b, warps - 1)); /* (j + i) % warps == dw */
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    KbValue block = kbAddI(b, slot, (int64_t)(warps * pass));
+    /* a pass every warp makes needs no branch: one basic block lets ptxas interleave the
+     * passes' loads and arithmetic */
+    const bool every = blocks >= warps * (pass + 1);
+    if (!every) kbIf(b, kbCmpI(b, KB_ULT, block, blocks));
+    {
+      KbValue row = kbAdd(b, kbMulI(b, block, 16), dt->rowInBlock);
+      /* The row's byte in the stage's token scale factors: atom row (relative to the
+       * tile's first), then (n % 32) * 16 + ((n % 128) / 32) * 4, then its two groups
+       * 2 ch, 2 ch + 1. */
+      KbValue nAbs = kbAdd(b, t->nRow0, row);
+      KbValue atomRow = kbSub(b, kbLShr(b, nAbs, kbI32(b, 7)), kbLShr(b, t->nRow0, kbI32(b, 7)));
+      KbValue sfRow = kbAdd(
+          b, kbMulI(b, atomRow, MLIR_NVFP4_SF_ATOM_BYTES * 4),
+          kbAdd(b, kbMulI(b, kbAnd(b, nAbs, kbI32(b, 31)), 16),
+                kbMulI(b, kbAnd(b, kbLShr(b, nAbs, kbI32(b, 5)), kbI32(b, 3)), 4)));
+      sfRow = kbAdd(b, sfRow, kbMulI(b, dt->ch, 2));
+      sm90DecodeTokens(k, stage, q, row, dt->ch, sfRow, buf);
     }
-    nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
-    sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
-    genRingAdvance(b, &k->decoded);
-    sm90ReleaseStage(k, q, last); /* this warp has read the stage's tokens */
-    kbSet(b, chunkVar, kbAddI(b, cv, 1));
+    if (!every) kbEndIf(b);
   }
-  kbEndWhile(b);
+  nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
+  sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
+  genRingAdvance(b, &k->decoded);
+  sm90ReleaseStage(k, q, last); /* this warp has read the stage's tokens */
+}
+
+/* One tile with token width n (compile time). */
+static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  const MlirNvfp4Sm90Plan *p = &g->cfg->sm90;
+  DecoderTile dt = {.n = n};
+  /* decoder warp 0 .. warps - 1 (the decoder warpgroups follow the consumers) */
+  dt.dw = kbSub(b, g->warp, kbI32(b, 4u * (1u + p->consumerGroups)));
+  dt.rowInBlock = kbLShr(b, g->lane, kbI32(b, 1));
+  dt.ch = kbAnd(b, g->lane, kbI32(b, 1));
+  sm90ForEachChunk(k, t, decoderChunk, &dt);
 }
 
 void sm90TokenDecoderLoop(Sm90Kernel *k) { sm90RunTiles(k, decoderTileBody); }

@@ -91,7 +91,17 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 // -----
 
 // swap_n128: 3 stages (6 mbarriers) and 4 decoded buffers (8), widths 16..128: the widest chunk loop runs
-// m64n128k16 with 64 accumulators, and the epilogue stores 8 stmatrix.x4 per warp.
+// m64n128k16 with 64 accumulators, and the epilogue stores 8 stmatrix.x4 per warp. Its chunk
+// loop is unrolled by a stage: the widest tile body holds 4 chunks x 4 wgmmas (swap_n64's
+// loop, one chunk per trip, 4).
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s --check-prefix=UNROLL
+// UNROLL-LABEL: llvm.func @h1_swap_n64(
+// UNROLL-COUNT-4: m64n64k16.f32
+// UNROLL-NOT: m64n64k16.f32
+// UNROLL-LABEL: llvm.func @h2_swap_n128(
+// UNROLL-COUNT-16: m64n128k16.f32
+// UNROLL-NOT: m64n128k16.f32
+// UNROLL-LABEL: llvm.func @h3_swap_n192(
 // CHECK-LABEL: llvm.func @h2_swap_n128(
 // CHECK-COUNT-14: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
