@@ -147,7 +147,7 @@ typedef struct MlirNvfp4TmemRegion {
  * fragments and run the wgmmas. */
 typedef struct MlirNvfp4Sm90Plan {
   uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
-  uint32_t decoderGroups;    /* token-decoder warpgroups (2) */
+  uint32_t decoderGroups;    /* token-decoder warpgroups (2; 1 for swap_n192) */
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
   bool stageUnroll;          /* the chunk loop unrolled by a 256-K stage (4 chunks) */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */

@@ -3,8 +3,9 @@
  * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
  * warpgroup 0 gives registers back and its first thread runs the TMA producer, warpgroups
  * 1 and 2 take them and run the weight decode + wgmma mainloop and the epilogue, warpgroups
- * 3 and 4 give registers back and decode the tokens (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for
- * their TMA stores: every mbarrier arrive is a plain (synchronous) one.
+ * 3 and 4 (3 alone for swap_n192) give registers back and decode the tokens
+ * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for their
+ * TMA stores: every mbarrier arrive is a plain (synchronous) one.
  */
 #include <stdio.h>
 
@@ -49,9 +50,10 @@ KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q) {
   return genSmemAddr(g, 0, g->cfg->stageBytes, genPipeIndex(b, &k->stages));
 }
 
-void sm90ReleaseStage(Sm90Kernel *k, KbValue q, KbValue last) {
+void sm90ReleaseStage(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
+  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
   kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
   sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
   genRingAdvance(b, &k->stages.pos);

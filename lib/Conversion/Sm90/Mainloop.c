@@ -65,11 +65,10 @@ static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const uint32_t n = ct->n, nacc = n / 2;
-  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
   KbValue a[16];
   sm90DecodeWeights(k, sm90StageOfChunk(k, q), q, a);
   nvRegisterFenceValues(b, a, 16); /* every A register written before wgmma.fence */
-  sm90ReleaseStage(k, q, last); /* this warp has read the stage's weights */
+  sm90ReleaseStage(k, t, cv, q); /* this warp has read the stage's weights */
 
   /* The chunk's tokens, from the decoder warpgroups. */
   KbValue index = kbGet(b, k->decoded.index);

@@ -4,7 +4,7 @@
  *
  *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
  *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers,
- *               warpgroups 3-4 token decoders);
+ *               warpgroups 3-4 token decoders, 3 alone for swap_n192);
  *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
  *               256-K stage, UINT8 maps for the FP4 bytes;
  *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
@@ -53,7 +53,7 @@ typedef struct Sm90Kernel {
 void sm90ProducerLoop(Sm90Kernel *k);
 /* Warpgroups 1-2: every tile's mainloop and epilogue. */
 void sm90ConsumerLoop(Sm90Kernel *k);
-/* Warpgroups 3 and 4: every tile's tokens, chunk by chunk. */
+/* Warpgroups 3 and 4 (3 alone for swap_n192): every tile's tokens, chunk by chunk. */
 void sm90TokenDecoderLoop(Sm90Kernel *k);
 
 /* Kernel.c, shared by the consumer and decoder roles. */
@@ -72,9 +72,9 @@ typedef void (*Sm90ChunkBody)(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, 
 void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state);
 /* The raw stage of chunk q (q = chunk % 4), waiting for it (full[s]) at its first chunk. */
 KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q);
-/* After this warp's last read of the stage (q = 3, or the tile's last chunk): it arrives on
- * empty[s] and the role moves on to the next stage. */
-void sm90ReleaseStage(Sm90Kernel *k, KbValue q, KbValue last);
+/* After this warp's last read of the stage (q = 3, or chunk cv is the tile's last): it
+ * arrives on empty[s] and the role moves on to the next stage. */
+void sm90ReleaseStage(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q);
 /* Lane 0 arrives on `bar` for its warp once every lane got here: the warp barrier orders
  * the lanes' shared-memory accesses before the (release) arrive. */
 void sm90WarpArrive(GenKernel *g, KbValue bar);

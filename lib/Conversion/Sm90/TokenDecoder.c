@@ -1,7 +1,9 @@
-/* TokenDecoder.c — the sm_90a token decoders (warpgroups 3 and 4; docs/kernel-sm90a.md).
+/* TokenDecoder.c — the sm_90a token decoders (warpgroups 3 and 4, or 3 alone for
+ * swap_n192; docs/kernel-sm90a.md).
  *
  * For every tile of the persistent schedule and every 64-K chunk c (q = c % 4 within its
- * 256-K stage), the W = 8 decoder warps (two per SM sub-partition, for latency):
+ * 256-K stage), the W decoder warps (8, two per SM sub-partition for latency; 4 for
+ * swap_n192):
  *   1. (q = 0) wait full[s];
  *   2. wait decodedEmpty[c % NB] (the consumers' wgmmas of chunk c - NB have retired);
  *   3. decode the chunk's T token rows (FP4 x E4M3 -> BF16, the wgmma B layout: Decode.c)
@@ -34,7 +36,6 @@ static void decoderChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void 
   const MlirNvfp4Sm90Plan *p = &cfg->sm90;
   const uint32_t warps = 4u * p->decoderGroups;
   const uint32_t blocks = dt->n / 16, passes = (blocks + warps - 1) / warps;
-  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
   KbValue stage = sm90StageOfChunk(k, q);
 
   KbValue index = kbGet(b, k->decoded.index);
@@ -68,7 +69,7 @@ static void decoderChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void 
   nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
   sm90WarpArrive(g, genBarrier(g, &p->decodedFull, index));
   genRingAdvance(b, &k->decoded);
-  sm90ReleaseStage(k, q, last); /* this warp has read the stage's tokens */
+  sm90ReleaseStage(k, t, cv, q); /* this warp has read the stage's tokens */
 }
 
 /* One tile with token width n (compile time). */
