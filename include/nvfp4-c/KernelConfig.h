@@ -105,6 +105,8 @@ typedef struct MlirNvfp4VariantSpec {
   MlirNvfp4OutputType output;      /* C's element type */
   bool alpha;                      /* C = alpha_g * (A B^T), alpha_g fp32 read from memory */
   MlirNvfp4Form form;
+  uint32_t tileM;                  /* M-role rows of a CTA's tile; 0: 128 (sm_90a also 192:
+                                      one consumer warpgroup per 64 rows) */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */
@@ -147,7 +149,7 @@ typedef struct MlirNvfp4TmemRegion {
  * fragments and run the wgmmas. */
 typedef struct MlirNvfp4Sm90Plan {
   uint32_t consumerGroups;   /* consumer warpgroups (each owns 64 M-role rows) */
-  uint32_t decoderGroups;    /* token-decoder warpgroups (2; 1 for swap_n192) */
+  uint32_t decoderGroups;    /* token-decoder warpgroups (2; 1 for swap_n192, swap_n128_m192) */
   uint32_t mmaDepth;         /* wgmma groups left in flight while the next chunk decodes */
   bool stageUnroll;          /* the chunk loop unrolled by a 256-K stage (4 chunks) */
   uint32_t chunkK;           /* K per decoded chunk (64: one 128-B swizzle row of BF16) */
@@ -240,12 +242,13 @@ MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages
 bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                                       MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
-/* Short name of a variant ("ab_n128", "swap_n256", "ab2_n256", ...), for kernel names and
+/* Short name of a variant ("ab_n128", "swap_n256", "ab2_n256", "swap_n128_m192", ...), for kernel names and
  * tools. Writes at most size bytes (NUL-terminated). */
 void mlirNvfp4VariantName(MlirNvfp4VariantSpec spec, char *out, size_t size);
 
 /* Parses a variant name as written by mlirNvfp4VariantName: "ab" | "swap", an optional
- * "2" (CTA pair), "_n" tileN, an optional "_st" (direct-store epilogue). Stages are not
+ * "2" (CTA pair), "_n" tileN, an optional "_m" tileM (written when it is not 128), an
+ * optional "_st" (direct-store epilogue). Stages are not
  * part of the name (spec.stages is set to `stages`). False on anything else. */
 bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
                                MlirNvfp4VariantSpec *out);
@@ -264,8 +267,9 @@ typedef struct MlirNvfp4KernelFamily {
  * number of specs written to out (at most max). */
 uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
                                      uint32_t max);
-/* The default family for a target: sm_100a as above; sm_90a swap_n<tileN> and the other of
- * swap_n64 / swap_n128 (the runtime picks per launch). */
+/* The default family for a target: sm_100a as above; sm_90a swap_n<tileN>, the other two of
+ * swap_n64 / swap_n128 / swap_n192, then swap_n128_m192 and swap_n64_m192 (the runtime picks
+ * per launch). */
 uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,
                                               uint32_t stages, MlirNvfp4VariantSpec *out,
                                               uint32_t max);

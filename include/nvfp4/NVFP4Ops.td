@@ -32,9 +32,12 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     dynamic.
 
     Attributes:
-    - `target` (required): `"sm_100a"` (`"sm_90a"` is reserved and rejected for now).
+    - `target` (required): `"sm_100a"` (Blackwell: tcgen05, docs/kernel-sm100a.md) or
+      `"sm_90a"` (Hopper: FP4 x scale decoded to BF16, wgmma; f16 C without alpha, the
+      pointer-array form only; docs/kernel-sm90a.md).
     - `tile_n` (optional, default 128): N tile width of the default family's AB
-      variant, one of 64, 128, 192, 256.
+      variant, one of 64, 128, 192, 256; for sm_90a the first variant's largest token
+      tile, 64, 128 or 192.
     - `stages` (optional, 2..8): pipeline depth of every variant; when absent each
       variant gets the largest that fits in shared memory.
     - `kernel_name` (optional): base name of the generated kernels, a C identifier of
@@ -44,8 +47,11 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
       `swap_n<N>` (swap-AB: B's rows on the MMA's M side, A's rows on N, sized per
       group up to N), with N in 64, 128, 192, 256, a `2` after the orientation for a
       CTA pair (`ab2_n256`, `swap2_n256`), and `_st` for the direct-store epilogue of
-      an AB variant. Default: `ab_n<tile_n>`, `swap_n128`, `swap_n256`. The runtime
-      picks one per launch (docs/kernel-sm100a.md).
+      an AB variant. Default: `ab_n<tile_n>`, `swap_n128`, `swap_n256`. For sm_90a
+      (swap-AB only): `swap_n64`, `swap_n128`, `swap_n192` (128-weight tiles) and
+      `swap_n128_m192`, `swap_n64_m192` (192-weight tiles, three consumer warpgroups);
+      default `swap_n<tile_n>`, the other two widths, then the two 192-weight variants.
+      The runtime picks one per launch.
 
     Example:
 

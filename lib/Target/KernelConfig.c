@@ -30,9 +30,20 @@ MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages
 }
 
 void mlirNvfp4VariantName(MlirNvfp4VariantSpec s, char *out, size_t size) {
-  snprintf(out, size, "%s%s_n%u%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
-           s.ctaGroup == 2 ? "2" : "", s.tileN,
+  char m[16] = "";
+  if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M) snprintf(m, sizeof m, "_m%u", s.tileM);
+  snprintf(out, size, "%s%s_n%u%s%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
+           s.ctaGroup == 2 ? "2" : "", s.tileN, m,
            s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? "_st" : "");
+}
+
+/* Decimal digits at *p (at most 4), advancing it; false when there are none. */
+static bool parseDigits(const char **p, uint32_t *out) {
+  uint32_t n = 0;
+  int digits = 0;
+  while (**p >= '0' && **p <= '9' && digits < 4) n = n * 10 + (uint32_t)(*(*p)++ - '0'), ++digits;
+  *out = n;
+  return digits > 0;
 }
 
 bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
@@ -59,11 +70,11 @@ bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
   }
   if (strncmp(p, "_n", 2)) return false;
   p += 2;
-  uint32_t n = 0;
-  int digits = 0;
-  while (*p >= '0' && *p <= '9' && digits < 4) n = n * 10 + (uint32_t)(*p++ - '0'), ++digits;
-  if (!digits) return false;
-  s.tileN = n;
+  if (!parseDigits(&p, &s.tileN)) return false;
+  if (!strncmp(p, "_m", 2)) {
+    p += 2;
+    if (!parseDigits(&p, &s.tileM)) return false;
+  }
   if (!strcmp(p, "_st")) s.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
   else if (*p) return false;
   char canonical[32];
@@ -114,6 +125,9 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
     return fail(msg, msgSize, "cta group must be 1 or 2");
   if (s.tileN != 64 && s.tileN != 128 && s.tileN != 192 && s.tileN != 256)
     return fail(msg, msgSize, "tile_n must be one of 64, 128, 192, 256");
+  if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
+    return fail(msg, msgSize, "an sm_100a tile has 128 M-role rows per CTA (_m192 is an sm_90a "
+                              "variant)");
   if (s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE && s.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "unknown epilogue");
   if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
@@ -307,13 +321,22 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
   if (spec.orientation != MLIR_NVFP4_ORIENTATION_SWAP_AB)
     return fail(msg, msgSize, "the sm_90a kernel has the swap-AB orientation only (variants "
-                              "swap_n64, swap_n128): the weights feed the wgmma M side");
+                              "swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192): the "
+                              "weights feed the wgmma M side");
   if (spec.ctaGroup != 1) return fail(msg, msgSize, "the sm_90a kernel has no CTA-pair variant");
   if (spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "the sm_90a kernel has the TMA-store epilogue only");
   if (spec.tileN != 64 && spec.tileN != 128 && spec.tileN != 192)
     return fail(msg, msgSize, "tile_n of an sm_90a variant (its largest token tile, the wgmma N) "
                               "must be 64, 128 or 192");
+  const uint32_t tileM = spec.tileM ? spec.tileM : MLIR_NVFP4_TILE_M;
+  if (tileM != 128 && tileM != 192)
+    return fail(msg, msgSize, "an sm_90a tile has 128 or 192 weight rows (one consumer "
+                              "warpgroup per 64)");
+  if (tileM > 128 && spec.tileN > 128)
+    return fail(msg, msgSize, "a 192-weight sm_90a tile (three consumer warpgroups, 640 "
+                              "threads) has token tiles up to 128: a wgmma m64n192k16 needs "
+                              "more registers than 640 threads start with");
   if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
   if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY)
     return fail(msg, msgSize, "the sm_90a kernel has the pointer-array form only "
@@ -325,11 +348,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
   cfg->spec = spec;
   cfg->numGroups = numGroups;
-  cfg->tileM = cfg->mmaM = MLIR_NVFP4_TILE_M;
+  cfg->tileM = cfg->mmaM = tileM;
   cfg->tileN = spec.tileN;
   cfg->tileK = MLIR_NVFP4_TILE_K;
+  /* a 192-row weight tile starts at a multiple of 64 rows: it touches 2 atom rows of 128 */
   cfg->roleM = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_B, .scales = MLIR_NVFP4_TENSOR_SFB,
-                                      .rowsPerCta = MLIR_NVFP4_TILE_M, .sfAtoms = 1};
+                                      .rowsPerCta = tileM, .sfAtoms = tileM > 128 ? 2u : 1u};
   cfg->roleN = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_A, .scales = MLIR_NVFP4_TENSOR_SFA,
                                       .rowsPerCta = spec.tileN, .dynamicRows = true};
   /* a token tile starts at any multiple of 16 rows: T rows touch up to
@@ -347,12 +371,13 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes;
 
   MlirNvfp4Sm90Plan *p = &cfg->sm90;
-  p->consumerGroups = 2;
+  p->consumerGroups = tileM / 64u;
   /* Two token-decoder warpgroups: one decoder warp per SM sub-partition was latency-bound
    * (measured 2-5 % slower than two, docs/performance.md). At tile_n 192 a wgmma
    * m64n192k16 needs 126 registers in the kernel's entry budget, which 640 threads cannot
-   * have (65 536 / 640 = 102): one decoder warpgroup, 512 threads of 128. */
-  p->decoderGroups = spec.tileN > 128 ? 1 : 2;
+   * have (65 536 / 640 = 102): one decoder warpgroup, 512 threads of 128. A 192-weight
+   * tile's third consumer warpgroup takes the second decoder's place (640 threads). */
+  p->decoderGroups = spec.tileN > 128 || tileM > 128 ? 1 : 2;
   /* 0: every chunk's wgmmas are retired before the next chunk's decode writes its A
    * fragments. The chunk loop defines them with the same (PTX) registers each trip, and
    * PTX forbids rewriting the A registers of an in-flight wgmma; ptxas does not guard it
@@ -362,8 +387,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   /* The chunk loop unrolled by a stage (the stage wait, release and scale offsets fold):
    * measured on an H200 against the loop of one chunk, in one device call, swap_n128 got
    * 2-3 % faster on B1, B4 (160.7 against 164.3 us on B1), swap_n64 and swap_n192 4-9 %
-   * slower (B2 93.2 against 85.7 on swap_n192; docs/performance.md). */
-  p->stageUnroll = spec.tileN == 128;
+   * slower (B2 93.2 against 85.7 on swap_n192), swap_n128_m192 2 % slower (B1 146.7
+   * against 143.5; docs/performance.md). */
+  p->stageUnroll = spec.tileN == 128 && tileM == 128;
   p->chunkK = MLIR_NVFP4_MMA_K;
   /* The token decoder runs up to decodedBuffers chunks ahead of the wgmmas: 4 where that
    * costs no pipeline stage, else 3 (set below). */
@@ -379,6 +405,12 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     p->producerRegs = 24;
     p->decoderRegs = 72;
     p->consumerRegs = 208;
+  }
+  if (tileM > 128) {
+    /* 640 threads of 96 (61 440): 128 x 24 + 128 x 72 + 384 x 128 */
+    p->producerRegs = 24;
+    p->decoderRegs = 72;
+    p->consumerRegs = 128;
   }
   /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
    * warpgroup, tileN rows; stored as boxes of 16 rows. */
@@ -524,17 +556,21 @@ uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t t
                                               uint32_t max) {
   if (target != MLIR_NVFP4_TARGET_SM90A)
     return mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max);
-  /* swap_n<tile_n> first, then the other widths of 64, 128, 192: the runtime's cost model
-   * picks per launch (192 for few, large token tiles; 64 and 128 where more tiles fill the
-   * SMs better) */
+  /* swap_n<tile_n> first, then the other widths of 64, 128, 192, then the 192-weight tiles
+   * swap_n128_m192 and swap_n64_m192: the runtime's cost model picks per launch (on an
+   * H200: swap_n128_m192 for B1 and B2, whose token decode is shared by more weights and
+   * whose three consumer warpgroups overlap decode and wgmma better; swap_n64_m192 for B3,
+   * whose 64-row token tiles fill the SMs; swap_n128 for B4) */
   uint32_t first = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N;
   uint32_t widths[3] = {first, first == 128 ? 64u : 128u, first == 192 ? 64u : 192u};
   if (first != 64 && first != 128 && first != 192) widths[1] = 64u; /* refused by the planner */
   uint32_t n = 0;
-  for (uint32_t i = 0; i < 3 && n < max; ++i) {
-    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[i], stages);
+  for (uint32_t i = 0; i < 5 && n < max; ++i) {
+    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(i < 3 ? widths[i] : i == 3 ? 128u : 64u,
+                                                         stages);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
+    if (i >= 3) s.tileM = 192; /* swap_n128_m192, swap_n64_m192: three consumer warpgroups */
     out[n++] = s;
   }
   return n;

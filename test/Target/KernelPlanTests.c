@@ -131,12 +131,16 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->stageBytes % 1024 == 0 && c->nOffset % 1024 == 0 && c->sfmOffset % 512 == 0 &&
             c->sfnOffset % 512 == 0,
         "sm90: stage, token tile 1024-B aligned, scale atoms 512-B aligned", name);
-  /* a token tile starting at any multiple of 16 rows spans ceil((T + 112) / 128) atom rows */
-  const uint32_t tokenAtoms = c->tileN > 128 ? 3u : 2u;
-  check(c->mBytes == 128u * 128u && c->nBytes == c->tileN * 128u && c->sfmBytes == 2048 &&
+  /* a token tile starting at any multiple of 16 rows spans ceil((T + 112) / 128) atom rows;
+   * a 192-row weight tile (starting at a multiple of 64) spans 2 */
+  const uint32_t tokenAtoms = c->tileN > 128 ? 3u : 2u, weightAtoms = c->tileM > 128 ? 2u : 1u;
+  check(c->mBytes == c->tileM * 128u && c->nBytes == c->tileN * 128u &&
+            c->roleM.rowsPerCta == c->tileM && c->mmaM == c->tileM &&
+            c->roleM.sfAtoms == weightAtoms && c->sfmBytes == 2048u * weightAtoms &&
             c->roleN.sfAtoms == tokenAtoms && c->sfnBytes == 2048u * tokenAtoms &&
             c->txBytesFixed == c->mBytes + c->sfmBytes + c->sfnBytes,
-        "sm90: stage = weight box + token box (tile_n rows) + 1 + 2 (3 at 192) scale atom rows",
+        "sm90: stage = weight box (tile_m rows) + token box (tile_n rows) + 1 (2 at tile_m 192) "
+        "+ 2 (3 at tile_n 192) scale atom rows",
         name);
   check(p->mmaDepth == 0 && (p->decodedBuffers == 3 || p->decodedBuffers == 4) &&
             p->decodedOffset % 1024 == 0 && p->decodedBytes == c->tileN * 128u,
@@ -147,8 +151,10 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
             c->stagingBoxes * c->stagingRows == c->tileN,
         "sm90: one staging column of tile_n rows per consumer warpgroup", name);
   check(p->lutOffset % 16 == 0, "sm90: scale table aligned", name);
-  check(p->stageUnroll == (c->tileN == 128),
+  check(p->stageUnroll == (c->tileN == 128 && c->tileM == 128),
         "sm90: the chunk loop unrolled by a stage for swap_n128 only (measured)", name);
+  check(p->consumerGroups == c->tileM / 64u, "sm90: one consumer warpgroup per 64 weight rows",
+        name);
   const uint32_t consumerWarps = 4u * p->consumerGroups, decoderWarps = 4u * p->decoderGroups;
   check(c->full.count == c->stages && c->empty.count == c->stages && c->full.arrivals == 1 &&
             c->empty.arrivals == consumerWarps + decoderWarps &&
@@ -160,9 +166,10 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         "(decoder warps), decodedEmpty (consumer warps)",
         name);
   /* two decoder warpgroups (640 threads) up to tile_n 128; one (512) at 192, whose
-   * m64n192k16 needs more entry registers than 640 threads can have */
+   * m64n192k16 needs more entry registers than 640 threads can have; one beside three
+   * consumer warpgroups (640) at tile_m 192 */
   check(c->numThreads == 128u * (1 + p->consumerGroups + p->decoderGroups) &&
-            p->decoderGroups == (c->tileN > 128 ? 1u : 2u) &&
+            p->decoderGroups == (c->tileN > 128 || c->tileM > 128 ? 1u : 2u) &&
             c->numThreads == (c->tileN > 128 ? 512u : MLIR_NVFP4_SM90_NUM_THREADS) &&
             65536u / c->numThreads >= (c->tileN > 128 ? 126u : 96u) &&
             128u * (p->producerRegs + p->consumerGroups * p->consumerRegs +
@@ -180,13 +187,14 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
 
 static void sm90Tests(void) {
   static const uint32_t groups[] = {1, 8, 46, 47, 1024};
-  static const uint32_t widths[] = {64, 128, 192};
-  static const uint32_t wantStages[] = {6, 3, 2};
-  static const uint32_t wantSmem[] = {227472, 217200, 223312};
-  for (int w = 0; w < 3; ++w) {
+  static const uint32_t widths[] = {64, 128, 192, 128, 64}, weights[] = {0, 0, 0, 192, 192};
+  static const uint32_t wantStages[] = {6, 3, 2, 2, 4};
+  static const uint32_t wantSmem[] = {227472, 217200, 223312, 215136, 223360};
+  for (int w = 0; w < 5; ++w) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
+    s.tileM = weights[w];
     char name[32];
     mlirNvfp4VariantName(s, name, sizeof name);
     for (uint32_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
@@ -208,7 +216,9 @@ static void sm90Tests(void) {
   static const struct { const char *variant; const char *reason; } bad[] = {
       {"ab_n128", "swap-AB orientation only"},
       {"swap2_n128", "no CTA-pair variant"},
-      {"swap_n256", "must be 64, 128 or 192"}};
+      {"swap_n256", "must be 64, 128 or 192"},
+      {"swap_n192_m192", "token tiles up to 128"},
+      {"swap_n128_m256", "128 or 192 weight rows"}};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     MlirNvfp4VariantSpec s;
     MlirNvfp4KernelConfig c;
@@ -226,24 +236,40 @@ static void sm90Tests(void) {
   char why[200] = "";
   check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, "at most 3"),
         "sm90: stages = 4 refused for swap_n128", "sm90 stages");
-  /* the sm_90a default family: swap_n<tile_n>, then the other widths of 64, 128, 192 */
-  static const struct { uint32_t tileN; const char *names[3]; } famWant[] = {
-      {64, {"swap_n64", "swap_n128", "swap_n192"}},
-      {128, {"swap_n128", "swap_n64", "swap_n192"}},
-      {192, {"swap_n192", "swap_n128", "swap_n64"}}};
-  MlirNvfp4VariantSpec fam[4];
+  /* the sm_90a default family: swap_n<tile_n>, then the other widths of 64, 128, 192, then
+   * the 192-weight tiles swap_n128_m192, swap_n64_m192 */
+  static const struct { uint32_t tileN; const char *names[5]; } famWant[] = {
+      {64, {"swap_n64", "swap_n128", "swap_n192", "swap_n128_m192", "swap_n64_m192"}},
+      {128, {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192", "swap_n64_m192"}},
+      {192, {"swap_n192", "swap_n128", "swap_n64", "swap_n128_m192", "swap_n64_m192"}}};
+  MlirNvfp4VariantSpec fam[5];
   for (uint32_t f = 0; f < 3; ++f) {
     uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, famWant[f].tileN,
-                                                      0, fam, 4);
-    int famOk = k == 3;
-    for (uint32_t i = 0; famOk && i < 3; ++i) {
+                                                      0, fam, 5);
+    int famOk = k == 5;
+    for (uint32_t i = 0; famOk && i < 5; ++i) {
       char nm[32];
       mlirNvfp4VariantName(fam[i], nm, sizeof nm);
       famOk = !strcmp(nm, famWant[f].names[i]) && fam[i].target == MLIR_NVFP4_TARGET_SM90A;
     }
-    check(famOk, "sm90 default family swap_n<tile_n>, then the other widths", famWant[f].names[0]);
+    check(famOk, "sm90 default family swap_n<tile_n>, then the other widths, then the 192-weight "
+          "tiles",
+          famWant[f].names[0]);
   }
-  mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 4);
+  /* the 192-weight variant is sm_90a's alone, and its name round-trips */
+  {
+    MlirNvfp4VariantSpec w;
+    char nm[32] = "";
+    check(mlirNvfp4VariantSpecParse("swap_n128_m192", 14, 0, &w) && w.tileM == 192 &&
+              w.tileN == 128 && (mlirNvfp4VariantName(w, nm, sizeof nm), !strcmp(nm, "swap_n128_m192")),
+          "swap_n128_m192 parses (tile_m 192) and round-trips", "sm90 names");
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, w, why, sizeof why) &&
+              strstr(why, "128 M-role rows") != NULL,
+          "sm_100a refuses tile_m 192 with its reason", "swap_n128_m192 sm100");
+  }
+  mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 5);
   /* the metadata record of a variant */
   MlirNvfp4KernelConfig m;
   MlirNvfp4VariantSpec sp = fam[0];
@@ -357,7 +383,8 @@ int main(int argc, char **argv) {
   }
   /* names that must not parse */
   static const char *const bad[] = {"", "ab", "ab_n", "ab_n0128", "abc_n128", "ab3_n128",
-                                    "ab_n128_xx", "swap_n128_", "AB_n128"};
+                                    "ab_n128_xx", "swap_n128_", "AB_n128", "swap_n128_m128",
+                                    "swap_n128_m", "swap_n128_m192x", "swap_n128_st_m192"};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     MlirNvfp4VariantSpec s;
     check(!mlirNvfp4VariantSpecParse(bad[i], strlen(bad[i]), 0, &s), "rejected", bad[i]);

@@ -1,9 +1,10 @@
 /* Kernel.c — assembles the sm_90a kernel of one variant: the prologue (one thread
  * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
  * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
- * warpgroup 0 gives registers back and its first thread runs the TMA producer, warpgroups
- * 1 and 2 take them and run the weight decode + wgmma mainloop and the epilogue, warpgroups
- * 3 and 4 (3 alone for swap_n192) give registers back and decode the tokens
+ * warpgroup 0 gives registers back and its first thread runs the TMA producer, the consumer
+ * warpgroups (1 and 2; 1..3 for 192-weight tiles) take them and run the weight decode +
+ * wgmma mainloop and the epilogue, the decoder warpgroups after them (3 and 4; one for
+ * swap_n192 and swap_n128_m192) give registers back and decode the tokens
  * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for their
  * TMA stores: every mbarrier arrive is a plain (synchronous) one.
  */

@@ -1,6 +1,7 @@
-/* Mainloop.c — the sm_90a consumer warpgroups (1 and 2; docs/kernel-sm90a.md).
+/* Mainloop.c — the sm_90a consumer warpgroups (1 and 2, or 1..3 for 192-weight tiles;
+ * docs/kernel-sm90a.md).
  *
- * A tile is 128 weight rows (warpgroup w: rows 64 w .. 64 w + 63, the wgmma M) by the
+ * A tile is 128 or 192 weight rows (warpgroup w: rows 64 w .. 64 w + 63, the wgmma M) by the
  * group's token tile T (a multiple of 16 up to tileN, the wgmma N), K in chunks of 64.
  * Per chunk c (q = c % 4 within its 256-K stage), each warpgroup on its own:
  *   1. (q = 0) wait full[s];
@@ -13,7 +14,7 @@
  *      decodedEmpty[c % NB]. The depth is 0: the next chunk's decode rewrites the same A
  *      registers (one PTX register per loop value), which PTX forbids while a wgmma reading
  *      them is in flight (docs/kernel-sm90a.md, "Hazards").
- * No barrier joins the two warpgroups: one decodes its weights while the other's wgmmas
+ * No barrier joins two consumer warpgroups: one decodes its weights while another's wgmmas
  * run. wgmma's N is an immediate: the tile body exists once per T in 16, 32, ..., tileN and
  * the tile's T selects one (sm90RunTiles). The first wgmma of a tile ignores the
  * accumulator (scale-d 0); after the last chunk, the epilogue.
@@ -25,6 +26,17 @@
 
 #define MAX_ACC 128
 
+/* The byte of stage row `r` (from the first atom row the stage holds; group t0) in the
+ * stage's weight scale factors: atom row r / 128 (4 x 512 B each), then byte
+ * (r % 32) * 16 + ((r % 128) / 32) * 4 + t0 of its 512-B atom (PROBLEM.md §3). */
+static KbValue weightScaleByte(Sm90Kernel *k, KbValue r) {
+  KbBuilder *b = k->g.b;
+  KbValue atom = kbMulI(b, kbLShr(b, r, kbI32(b, 7)), MLIR_NVFP4_SF_ATOM_BYTES * 4);
+  KbValue inAtom = kbAdd(b, kbMulI(b, kbAnd(b, r, kbI32(b, 31)), 16),
+                         kbMulI(b, kbAnd(b, kbLShr(b, r, kbI32(b, 5)), kbI32(b, 3)), 4));
+  return kbAdd(b, kbAdd(b, atom, inAtom), k->c.aT0);
+}
+
 static void consumerSetup(Sm90Kernel *k) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
@@ -35,14 +47,12 @@ static void consumerSetup(Sm90Kernel *k) {
   c->warpInWg = kbLShr(b, c->wt, kbI32(b, 5));
   c->aT0 = kbAnd(b, g->lane, kbI32(b, 3));
   c->aCol = kbLShr(b, g->lane, kbI32(b, 2));
-  KbValue r0 = kbAdd(b, kbAdd(b, kbMulI(b, c->wg, 64), kbMulI(b, c->warpInWg, 16)), c->aCol);
-  c->aRowByte = kbMulI(b, r0, 128);
-  /* byte (r % 32) * 16 + (r / 32) * 4 + t0 of a 512-B atom (PROBLEM.md §3), r < 128 */
-  KbValue r1 = kbAddI(b, r0, 8);
-  c->aSf0 = kbAdd(b, kbAdd(b, kbMulI(b, kbAnd(b, r0, kbI32(b, 31)), 16),
-                           kbMulI(b, kbLShr(b, r0, kbI32(b, 5)), 4)), c->aT0);
-  c->aSf1 = kbAdd(b, kbAdd(b, kbMulI(b, kbAnd(b, r1, kbI32(b, 31)), 16),
-                           kbMulI(b, kbLShr(b, r1, kbI32(b, 5)), 4)), c->aT0);
+  c->aRow0 = kbAdd(b, kbAdd(b, kbMulI(b, c->wg, 64), kbMulI(b, c->warpInWg, 16)), c->aCol);
+  c->aRowByte = kbMulI(b, c->aRow0, 128);
+  if (g->cfg->tileM % MLIR_NVFP4_SF_ATOM_ROWS == 0) { /* tiles start at an atom row */
+    c->aSf0 = weightScaleByte(k, c->aRow0);
+    c->aSf1 = weightScaleByte(k, kbAddI(b, c->aRow0, 8));
+  }
 }
 
 /* The B descriptor of decoded buffer `buf`, instruction s. */
@@ -96,6 +106,12 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   KbBuilder *b = k->g.b;
   ConsumerTile ct = {.n = n};
   const uint32_t nacc = n / 2;
+  if (k->g.cfg->tileM % MLIR_NVFP4_SF_ATOM_ROWS) {
+    /* a 192-row tile starts at row 0 or 64 of its first atom row */
+    KbValue r = kbAdd(b, kbAnd(b, t->mRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1)), k->c.aRow0);
+    k->c.aSf0 = weightScaleByte(k, r);
+    k->c.aSf1 = weightScaleByte(k, kbAddI(b, r, 8));
+  }
   for (uint32_t i = 0; i < nacc; ++i) ct.acc[i] = kbVar(b, b->f32, kbF32(b, 0.0));
   sm90ForEachChunk(k, t, consumerChunk, &ct);
   nvWgmmaWaitGroup(b, 0);

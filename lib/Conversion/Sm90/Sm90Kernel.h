@@ -3,8 +3,9 @@
  * folder's emitters:
  *
  *   Kernel.c    prologue (mbarriers, the E4M3 scale table computed into shared memory), roles
- *               with setmaxnreg (warpgroup 0 TMA producer, warpgroups 1-2 consumers,
- *               warpgroups 3-4 token decoders, 3 alone for swap_n192);
+ *               with setmaxnreg (warpgroup 0 TMA producer, one consumer warpgroup per
+ *               64 weight rows (1-2, or 1-3 for swap_n128_m192), then the token
+ *               decoders (3-4; one warpgroup for swap_n192 and swap_n128_m192));
  *   Producer.c  the TMA producer (one thread): weights, tokens and both scale factors per
  *               256-K stage, UINT8 maps for the FP4 bytes;
  *   Decode.c    FP4 x E4M3 -> BF16: the weights into wgmma A fragments, the tokens into the
@@ -36,8 +37,10 @@ typedef struct Sm90Consumer {
   KbValue wt;        /* thread within the warpgroup 0..127 */
   KbValue warpInWg;  /* 0..3 */
   /* A side: fragment rows r0 = 64 wg + 16 warpInWg + lane / 4 and r0 + 8; group t0 = lane % 4 */
+  KbValue aRow0;     /* r0 */
   KbValue aRowByte;  /* r0 * 128: the row's offset in the weight tile */
-  KbValue aSf0, aSf1;/* byte of rows r0 / r0 + 8 (group t0) inside a 512-B scale atom */
+  KbValue aSf0, aSf1;/* byte of rows r0 / r0 + 8 (group t0) in the stage's weight scale
+                        factors (set per tile where a tile may start inside an atom row) */
   KbValue aCol;      /* lane / 4: the row's swizzle phase (r0 % 8) */
   KbValue aT0;       /* lane % 4 */
 } Sm90Consumer;
@@ -51,9 +54,11 @@ typedef struct Sm90Kernel {
 
 /* Warpgroup 0, thread 0: streams every tile's stages. */
 void sm90ProducerLoop(Sm90Kernel *k);
-/* Warpgroups 1-2: every tile's mainloop and epilogue. */
+/* The consumer warpgroups (1-2, 1-3 for 192-weight tiles): every tile's mainloop and
+ * epilogue. */
 void sm90ConsumerLoop(Sm90Kernel *k);
-/* Warpgroups 3 and 4 (3 alone for swap_n192): every tile's tokens, chunk by chunk. */
+/* The decoder warpgroups (3 and 4; one for swap_n192, swap_n128_m192): every tile's
+ * tokens, chunk by chunk. */
 void sm90TokenDecoderLoop(Sm90Kernel *k);
 
 /* Kernel.c, shared by the consumer and decoder roles. */

@@ -1,9 +1,9 @@
-/* TokenDecoder.c — the sm_90a token decoders (warpgroups 3 and 4, or 3 alone for
- * swap_n192; docs/kernel-sm90a.md).
+/* TokenDecoder.c — the sm_90a token decoders (warpgroups 3 and 4; one warpgroup after the
+ * consumers for swap_n192 and swap_n128_m192; docs/kernel-sm90a.md).
  *
  * For every tile of the persistent schedule and every 64-K chunk c (q = c % 4 within its
  * 256-K stage), the W decoder warps (8, two per SM sub-partition for latency; 4 for
- * swap_n192):
+ * swap_n192 and swap_n128_m192):
  *   1. (q = 0) wait full[s];
  *   2. wait decodedEmpty[c % NB] (the consumers' wgmmas of chunk c - NB have retired);
  *   3. decode the chunk's T token rows (FP4 x E4M3 -> BF16, the wgmma B layout: Decode.c)

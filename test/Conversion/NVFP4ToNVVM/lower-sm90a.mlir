@@ -4,7 +4,8 @@
 // -> BF16 decode constants, the wgmma chain and the stmatrix / TMA-store epilogue.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
-// The default sm_90a family: swap_n128, swap_n64 then swap_n192, 3 x 256-byte records.
+// The default sm_90a family: swap_n128, swap_n64, swap_n192, then swap_n128_m192 and
+// swap_n64_m192, 5 x 256-byte records.
 // Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
 // block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1.
 // CHECK-LABEL: func.func @sm90_default
@@ -12,12 +13,16 @@
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008002000001000000010000000100000001000000010000
-// CHECK-SAME: tensor<768xi8>
+// CHECK-SAME: tensor<1280xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
 // CHECK: llvm.func @h0_swap_n192(
 // CHECK-SAME: nvvm.reqntid = array<i32: 512, 1, 1>
+// CHECK: llvm.func @h0_swap_n128_m192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
+// CHECK: llvm.func @h0_swap_n64_m192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
 func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                         %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                         %c: memref<?x4096xf16>) {
@@ -102,6 +107,9 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 // UNROLL-COUNT-16: m64n128k16.f32
 // UNROLL-NOT: m64n128k16.f32
 // UNROLL-LABEL: llvm.func @h3_swap_n192(
+// UNROLL-LABEL: llvm.func @h4_swap_n128_m192(
+// UNROLL-COUNT-4: m64n128k16.f32
+// UNROLL-NOT: m64n128k16.f32
 // CHECK-LABEL: llvm.func @h2_swap_n128(
 // CHECK-COUNT-14: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
@@ -114,6 +122,8 @@ func.func @sm90_n64(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
 // WIDTHS-LABEL: llvm.func @h3_swap_n192(
 // WIDTHS: m64n192k16
 // WIDTHS-NOT: m64n{{(19[3-9]|2[0-9][0-9])}}k16
+// WIDTHS-LABEL: llvm.func @h4_swap_n128_m192(
+// WIDTHS-NOT: m64n{{(14|15|16|17|18|19|2[0-9])[0-9]}}k16
 func.func @sm90_n128(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                      %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                      %c: memref<?x4096xf16>) {
@@ -145,5 +155,34 @@ func.func @sm90_n192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>
   nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
       sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
       c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h3", variants = ["swap_n192"]}
+  return
+}
+
+// -----
+
+// swap_n128_m192: 192-weight tiles, one consumer warpgroup per 64 weights (three) beside one
+// token decoder, 640 threads of 96 registers: producer 24, consumers 128, decoder 72. The
+// metadata says tile_m 192 (0xC0) and 215 136 bytes of shared memory (0x034860); 2 stages (4
+// mbarriers), 4 decoded buffers (8). A stage holds 192 weight rows and two atom rows of their
+// scale factors (a tile starts at row 0 or 64 of an atom row): expect_tx 24576 + 4096 + 4096
+// + 128 x the token rows. The chunk loop is not unrolled (measured: 2 % slower unrolled).
+// CHECK-LABEL: gpu.module @h4_module
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A0000000000000080020000010000000100000001000000010000000100000060480300C0000000
+// CHECK-LABEL: llvm.func @h4_swap_n128_m192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
+// CHECK-COUNT-12: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK-DAG: llvm.mlir.constant(32768 : i32) : i32
+// CHECK-DAG: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.setmaxregister  increase 128
+// CHECK: nvvm.setmaxregister  decrease 72
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
+                          %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
+                          %c: memref<?x4096xf16>) {
+  nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
+      sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h4", variants = ["swap_n128_m192"]}
   return
 }

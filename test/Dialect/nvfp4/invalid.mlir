@@ -439,7 +439,7 @@ func.func @sm90_ab_variant(%a0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant ab_n128: the sm_90a kernel has the swap-AB orientation only (variants swap_n64, swap_n128): the weights feed the wgmma M side}}
+  // expected-error @+1 {{variant ab_n128: the sm_90a kernel has the swap-AB orientation only (variants swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192): the weights feed the wgmma M side}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
@@ -451,7 +451,7 @@ func.func @sm90_ab_variant(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// sm_90a: the largest token tile (the wgmma N) is 64 or 128.
+// sm_90a: the largest token tile (the wgmma N) is 64, 128 or 192.
 func.func @sm90_tile_n(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
@@ -464,6 +464,42 @@ func.func @sm90_tile_n(%a0: memref<128x256xf4E2M1FN>,
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c0 : memref<128x128xf16>)
       {target = "sm_90a", tile_n = 256}
+  return
+}
+
+// -----
+
+// sm_90a: a 192-weight tile (three consumer warpgroups) has token tiles up to 128.
+func.func @sm90_m192_n192(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n192_m192: a 192-weight sm_90a tile (three consumer warpgroups, 640 threads) has token tiles up to 128}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_90a", variants = ["swap_n192_m192"]}
+  return
+}
+
+// -----
+
+// sm_100a: 128 M-role rows per CTA; the 192-weight tile is an sm_90a variant.
+func.func @sm100_m192(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n128_m192: an sm_100a tile has 128 M-role rows per CTA (_m192 is an sm_90a variant)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", variants = ["swap_n128_m192"]}
   return
 }
 
