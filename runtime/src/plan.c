@@ -307,11 +307,17 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
  * token rows at 4.8 TFLOP/s per SM: the weights of a tile are decoded once per tile
  * whatever its token width T, which costs about what 70 more token rows would (fitted to
  * the three variants' B1..B4 times on an H200, docs/performance.md: within 20 %, and the
- * fastest variant of each case ranked first). sm_90 emulation cubins are timed as if the
- * MMA were free. */
+ * fastest variant of each case ranked first). A token row is decoded once per tile, whatever
+ * the tile's weight rows, and a third consumer warpgroup hides more of the decode: a token
+ * row of a 192-weight tile (swap_n128_m192) costs 1 + 0.1 x 64 / 128 = 1.05 times one of a
+ * 128-weight tile, not 1.5 (token_share 0.9, fitted to the four variants' B1..B4 times on
+ * the H200, so that the fastest is chosen on each). sm_90 emulation cubins are timed as if
+ * the MMA were free. */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
+  double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
+                           weight tile does not repeat (native sm_90a) */
 } device_model;
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
@@ -323,6 +329,7 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 4.8e12;
     d.decode_rows = 70;
+    d.token_share = 0.9;
   } else {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;
@@ -359,7 +366,11 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
       if (rn > L->tile_n[s]) rn = L->tile_n[s];
       /* per CTA of the cluster: its share of both roles, and of the MMA */
       double bytes = ((double)rm + rn) * row_bytes / m->cta_group;
-      double flops = 2.0 * m->tile_m * (L->tile_n[s] + d.decode_rows) * G->k / m->cta_group;
+      /* native sm_90a: token_share of a token row's cost at 128 weight rows is paid once
+       * per tile whatever its weight rows (the token decode) */
+      double rows = (double)m->tile_m * (L->tile_n[s] + d.decode_rows) -
+                    d.token_share * ((double)m->tile_m - 128.0) * L->tile_n[s];
+      double flops = 2.0 * rows * G->k / m->cta_group;
       double time = (bytes / d.sm_bps > flops / d.sm_flops ? bytes / d.sm_bps : flops / d.sm_flops) +
                     d.tile_overhead_s;
       uint32_t cluster = (L->tile_start[s] + t) % clusters;

@@ -668,29 +668,55 @@ static int test_sm90(void) {
   T_CHECK(a.box[0] == 256 && a.box[1] == 3, "swap_n192 token scales: three atom rows");
   EXPECT_STATUS(nvfp4rt_tmap_args_for(&m192, &t, NVFP4RT_TMAP_A, &a), NVFP4RT_STATUS_OK);
   T_CHECK(a.box[1] == 176, "swap_n192: M = 176 is one token tile of 176 rows");
-  /* the runtime's choice between the three sm_90a variants on the H200's 132 SMs (measured:
-   * docs/performance.md; swap_n192 is the fastest on B2 only) */
+  /* swap_n128_m192 (640 threads, three consumer warpgroups): 192-row weight tiles, whose
+   * scale factors take two atom rows (a tile starts at row 0 or 64 of an atom row) */
+  nvfp4_kernel_metadata w192 = make_sm90(8, 128);
+  w192.block[0] = 640;
+  w192.tile_m = w192.m_box_rows = 192;
+  w192.sfm_atoms = 2;
+  w192.stages = 2;
+  strcpy(w192.kernel_name, "nvfp4_grouped_gemm_swap_n128_m192");
+  nvfp4rt_metadata_encode(&w192, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&w192, &t, NVFP4RT_TMAP_B, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[0] == 128 && a.box[1] == 192, "swap_n128_m192 weights: box {128 B, 192 rows}");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&w192, &t, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.box[1] == 2, "swap_n128_m192 weight scales: two atom rows");
+  EXPECT_STATUS(nvfp4rt_plan_validate(&w192, g, 8, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.total_tiles == 22 * 11, "swap_n128_m192 B1 tiles %u (22 weight tiles)", L.total_tiles);
+  nvfp4_kernel_metadata w192n64 = w192;
+  w192n64.tile_n = w192n64.n_box_rows = 64;
+  w192n64.stages = 4;
+  strcpy(w192n64.kernel_name, "nvfp4_grouped_gemm_swap_n64_m192");
+  /* the runtime's choice between the five sm_90a variants on the H200's 132 SMs (measured:
+   * docs/performance.md; swap_n128_m192 the fastest on B1 and B2, swap_n64_m192 on B3,
+   * swap_n128 on B4) */
   nvfp4rt_metadata_table tab;
   memset(&tab, 0, sizeof tab);
-  tab.count = 3;
+  tab.count = 5;
   tab.variants[0] = make_sm90(8, 128);
   tab.variants[1] = make_sm90(8, 64);
   tab.variants[1].stages = 6;
   strcpy(tab.variants[1].kernel_name, "nvfp4_grouped_gemm_swap_n64");
   tab.variants[2] = m192;
-  static const char *const vname[3] = {"swap_n128", "swap_n64", "swap_n192"};
-  for (uint32_t v = 0; v < 3; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 3;
+  tab.variants[3] = w192;
+  tab.variants[4] = w192n64;
+  static const char *const vname[5] = {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192",
+                                       "swap_n64_m192"};
+  for (uint32_t v = 0; v < 5; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 5;
   const bench_case *bc = kBenchCases;
   for (uint32_t c = 0; c < 4; c++) { /* B1..B4 */
     nvfp4rt_group bg[8];
-    double cost[3];
+    double cost[5];
     fill_bench_case(&bc[c], bg);
     int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
-    T_CHECK(v >= 0 && v < 3, "%s: a variant", bc[c].name);
+    T_CHECK(v >= 0 && v < 5, "%s: a variant", bc[c].name);
     nvfp4rt_plan_layout bl;
     EXPECT_STATUS(nvfp4rt_plan_validate(&tab.variants[v < 0 ? 0 : v], bg, bc[c].g, &bl), NVFP4RT_STATUS_OK);
-    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us, n192 %.1f us -> %s, %u tiles\n",
-           bc[c].name, cost[0], cost[1], cost[2], vname[v < 0 ? 0 : v], bl.total_tiles);
+    printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us, n192 %.1f us, n128_m192 %.1f us, "
+           "n64_m192 %.1f us -> %s, %u tiles\n",
+           bc[c].name, cost[0], cost[1], cost[2], cost[3], cost[4], vname[v < 0 ? 0 : v],
+           bl.total_tiles);
   }
   return t_summary("sm90");
 }
