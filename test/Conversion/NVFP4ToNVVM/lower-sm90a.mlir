@@ -161,7 +161,7 @@ func.func @sm90_n192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>
 // -----
 
 // swap_n128_m192: 192-weight tiles, one consumer warpgroup per 64 weights (three) beside one
-// token decoder, 640 threads of 96 registers: producer 24, consumers 128, decoder 72. The
+// token decoder, 640 threads of 96 registers: producer 24, consumers 120, decoder 96. The
 // metadata says tile_m 192 (0xC0) and 215 136 bytes of shared memory (0x034860); 2 stages (4
 // mbarriers), 4 decoded buffers (8). A stage holds 192 weight rows and two atom rows of their
 // scale factors (a tile starts at row 0 or 64 of an atom row): expect_tx 24576 + 4096 + 4096
@@ -175,8 +175,8 @@ func.func @sm90_n192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>
 // CHECK: nvvm.setmaxregister  decrease 24
 // CHECK-DAG: llvm.mlir.constant(32768 : i32) : i32
 // CHECK-DAG: nvvm.mbarrier.arrive.expect_tx
-// CHECK: nvvm.setmaxregister  increase 128
-// CHECK: nvvm.setmaxregister  decrease 72
+// CHECK: nvvm.setmaxregister  increase 120
+// CHECK: nvvm.setmaxregister  decrease 96
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                           %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
