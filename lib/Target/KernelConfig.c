@@ -395,24 +395,19 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * costs no pipeline stage, else 3 (set below). */
   p->decodedBuffers = 3;
   p->decodedBytes = spec.tileN * 128u; /* tileN rows x 64 BF16 */
-  /* 640 threads start with 96 registers each (61 440); 128 x 40 + 256 x 56 + 256 x 160 =
-   * 61 440: what the decreases free, the consumers' increase takes. */
-  p->producerRegs = 40;
-  p->decoderRegs = 56;
-  p->consumerRegs = 160;
-  if (spec.tileN > 128) {
-    /* 512 threads start with 128 registers (65 536): 128 x 24 + 128 x 72 + 256 x 208 */
-    p->producerRegs = 24;
-    p->decoderRegs = 72;
-    p->consumerRegs = 208;
-  }
+  /* setmaxnreg budgets (producer, consumers, decoders): what the decreases free, the
+   * consumers' increase takes, so that they sum to what the CTA starts with. */
   if (tileM > 128) {
     /* 640 threads of 96 (61 440): 128 x 24 + 384 x 120 + 128 x 96. The decoder keeps its
      * 96 (measured on an H200 against consumers 128 / decoder 72: B1 140.1 against 143.6 us;
      * more cannot be had: setmaxnreg.dec cannot raise a count above the entry budget). */
-    p->producerRegs = 24;
-    p->decoderRegs = 96;
-    p->consumerRegs = 120;
+    p->producerRegs = 24, p->consumerRegs = 120, p->decoderRegs = 96;
+  } else if (spec.tileN > 128) {
+    /* 512 threads start with 128 registers (65 536): 128 x 24 + 256 x 208 + 128 x 72 */
+    p->producerRegs = 24, p->consumerRegs = 208, p->decoderRegs = 72;
+  } else {
+    /* 640 threads start with 96 registers (61 440): 128 x 40 + 256 x 160 + 256 x 56 */
+    p->producerRegs = 40, p->consumerRegs = 160, p->decoderRegs = 56;
   }
   /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
    * warpgroup, tileN rows; stored as boxes of 16 rows. */
@@ -564,15 +559,19 @@ uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t t
    * whose three consumer warpgroups overlap decode and wgmma better; swap_n64_m192 for B3,
    * whose 64-row token tiles fill the SMs; swap_n128 for B4) */
   uint32_t first = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N;
-  uint32_t widths[3] = {first, first == 128 ? 64u : 128u, first == 192 ? 64u : 192u};
-  if (first != 64 && first != 128 && first != 192) widths[1] = 64u; /* refused by the planner */
+  const bool valid = first == 64 || first == 128 || first == 192; /* else refused by the planner */
+  const uint32_t tiles[5][2] = { /* {tile_n, tile_m} */
+      {first, 0},
+      {first == 128 || !valid ? 64u : 128u, 0},
+      {first == 192 ? 64u : 192u, 0},
+      {128, 192}, /* swap_n128_m192, swap_n64_m192: three consumer warpgroups */
+      {64, 192}};
   uint32_t n = 0;
   for (uint32_t i = 0; i < 5 && n < max; ++i) {
-    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(i < 3 ? widths[i] : i == 3 ? 128u : 64u,
-                                                         stages);
+    MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(tiles[i][0], stages);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
-    if (i >= 3) s.tileM = 192; /* swap_n128_m192, swap_n64_m192: three consumer warpgroups */
+    s.tileM = tiles[i][1];
     out[n++] = s;
   }
   return n;
