@@ -68,6 +68,13 @@ NVFP4_SIM_ENTRY uint32_t nvfp4_sim_dyn_smem(void);
 NVFP4_SIM_ENTRY void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site);
 /* A generic store of `bytes` at host address `ptr` (global memory). */
 NVFP4_SIM_ENTRY void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site);
+/* A 4-byte flag in global memory (host address `addr`): stored with release semantics (the
+ * checks of nvfp4_sim_global_store), and read with acquire semantics. Clusters run from the
+ * last to the first, so a flag a CTA waits for (the stream-K schedule: a later CTA's partial
+ * sums) is published before the wait; reading 0 is reported as the deadlock it would be on
+ * a GPU. */
+NVFP4_SIM_ENTRY void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site);
+NVFP4_SIM_ENTRY uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site);
 
 /* ---- barriers -------------------------------------------------------------------------- */
 /* bar.sync id, threads (threads == 0: every thread of the CTA, i.e. barrier0). */

@@ -514,6 +514,24 @@ void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
             bytes, ptr);
 }
 
+void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site) {
+  void *p = (void *)(uintptr_t)addr;
+  nvfp4_sim_global_store(p, 4, site);
+  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte flag at %p", p);
+  __atomic_store_n((uint32_t *)p, value, __ATOMIC_RELEASE);
+}
+
+uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site) {
+  const uint32_t *p = (const uint32_t *)(uintptr_t)addr;
+  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte flag at %p", (const void *)p);
+  uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  if (v == 0)
+    sim_fault(sim_self(), site, "deadlock: the flag at %p is 0 and no CTA left to run can set it "
+                                "(clusters run last to first; a CTA waits only for later ones)",
+              (const void *)p);
+  return v;
+}
+
 /* ---- the launch ------------------------------------------------------------------------------ */
 
 static void free_cluster_state(void) {
@@ -750,7 +768,9 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
     snprintf(result->message, sizeof result->message, "launch: out of host memory");
   } else {
     double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    for (uint32_t cl = 0; cl < grid / cluster; ++cl) {
+    /* last to first: a CTA may wait for a flag a later CTA releases (the stream-K
+     * schedule), never for one an earlier CTA releases */
+    for (uint32_t cl = grid / cluster; cl-- > 0;) {
       setup_cluster(cl);
       run_cluster();
       result->clusters++;

@@ -229,6 +229,16 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               of the group = ceil(rows / ceil(rows / tile_n))
                                               rounded up to n_align), and the table is sorted
                                               by descending tile_n * K (work per tile) */
+#define NVFP4_META_VFLAG_STREAM_K 0x4u     /* stream-K schedule (sm_90a "_sk" variants): the
+                                              grid is one CTA per SM, each takes an equal
+                                              share of the stage iterations of all tiles
+                                              (cost T + stream_k_cost per tile stage, T =
+                                              the group's tile_n) and splits tiles between
+                                              CTAs at stage boundaries; a split tile's
+                                              partial sums meet in the workspace
+                                              (workspace_per_cta bytes per CTA, zero before
+                                              the first launch: flags that the kernel
+                                              returns to zero). docs/kernel-sm90a.md */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
  * numbering as KernelConfig.h's enums. */

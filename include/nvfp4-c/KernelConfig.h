@@ -107,6 +107,9 @@ typedef struct MlirNvfp4VariantSpec {
   MlirNvfp4Form form;
   uint32_t tileM;                  /* M-role rows of a CTA's tile; 0: 128 (sm_90a also 192:
                                       one consumer warpgroup per 64 rows) */
+  bool streamK;                    /* sm_90a: the stream-K schedule ("_sk"): each CTA an
+                                      equal share of all tiles' stages, split tiles reduced
+                                      through the workspace (NVFP4_META_VFLAG_STREAM_K) */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */
@@ -159,6 +162,10 @@ typedef struct MlirNvfp4Sm90Plan {
   MlirNvfp4BarrierArray decodedFull, decodedEmpty;
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
   uint32_t producerRegs, consumerRegs, decoderRegs; /* setmaxnreg per warpgroup role */
+  /* stream-K: the cost of one 256-K stage of a tile is tileN + streamKCost (token rows; the
+   * weight decode of the stage is worth streamKCost of them); a consumer warpgroup's partial
+   * sums take skSlotBytes of its CTA's workspace slot, after skFlagBytes of flags */
+  uint32_t streamKCost, skSlotBytes, skFlagBytes;
 } MlirNvfp4Sm90Plan;
 
 typedef struct MlirNvfp4KernelConfig {
@@ -224,6 +231,8 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t nAlign;         /* granule of a per-group N (metadata n_align) */
   uint32_t variantFlags;   /* NVFP4_META_VFLAG_* beyond DYNAMIC_N */
   bool snakeOrder;         /* tile schedule: every other pass over the CTAs runs backwards */
+  bool streamK;            /* stream-K schedule (spec.streamK): GenTile.kBegin / kEnd */
+  uint32_t workspacePerCta;/* bytes of device workspace per CTA (metadata), or 0 */
   MlirNvfp4Sm90Plan sm90;  /* sm_90a only (zero otherwise) */
 } MlirNvfp4KernelConfig;
 
@@ -242,13 +251,13 @@ MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages
 bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                                       MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
-/* Short name of a variant ("ab_n128", "swap_n256", "ab2_n256", "swap_n128_m192", ...), for kernel names and
+/* Short name of a variant ("ab_n128", "swap_n256", "ab2_n256", "swap_n128_m192_sk", ...), for kernel names and
  * tools. Writes at most size bytes (NUL-terminated). */
 void mlirNvfp4VariantName(MlirNvfp4VariantSpec spec, char *out, size_t size);
 
 /* Parses a variant name as written by mlirNvfp4VariantName: "ab" | "swap", an optional
  * "2" (CTA pair), "_n" tileN, an optional "_m" tileM (written when it is not 128), an
- * optional "_st" (direct-store epilogue). Stages are not
+ * optional "_st" (direct-store epilogue) or "_sk" (stream-K schedule). Stages are not
  * part of the name (spec.stages is set to `stages`). False on anything else. */
 bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
                                MlirNvfp4VariantSpec *out);
@@ -268,8 +277,8 @@ typedef struct MlirNvfp4KernelFamily {
 uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
                                      uint32_t max);
 /* The default family for a target: sm_100a as above; sm_90a swap_n<tileN>, the other two of
- * swap_n64 / swap_n128 / swap_n192, then swap_n128_m192 and swap_n64_m192 (the runtime picks
- * per launch). */
+ * swap_n64 / swap_n128 / swap_n192, then swap_n128_m192, swap_n64_m192 and
+ * swap_n128_m192_sk (the runtime picks per launch). */
 uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,
                                               uint32_t stages, MlirNvfp4VariantSpec *out,
                                               uint32_t max);

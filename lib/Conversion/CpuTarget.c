@@ -38,6 +38,7 @@
 
 #include "KernelBuilder.h"
 #include "LoweringCommon.h"
+#include "Nvvm.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/GPU.h"
@@ -57,6 +58,8 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_dyn_smem() -> i32",
     "llvm.func @nvfp4_sim_smem_access(i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
+    "llvm.func @nvfp4_sim_global_release_u32(i64, i32, i32)",
+    "llvm.func @nvfp4_sim_global_acquire_u32(i64, i32) -> i32",
     "llvm.func @nvfp4_sim_barrier(i32, i32, i32)",
     "llvm.func @nvfp4_sim_warp_sync(i32, i32)",
     "llvm.func @nvfp4_sim_cluster_arrive(i32)",
@@ -323,6 +326,15 @@ static MlirValue fenceOperand(Rewriter *r, MlirOperation op, int64_t i, void *ct
   return mlirOperationGetOperand(op, i);
 }
 
+/* A one-result inline asm replaced by the value *ctx. */
+static MlirValue sameValue(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  if (i != 0) {
+    fail(r, op, "inline asm result index out of range");
+    return (MlirValue){NULL};
+  }
+  return *(const KbValue *)ctx;
+}
+
 /* The empty register fence: each extracted result is its operand. */
 static void rewriteRegisterFence(Rewriter *r, MlirOperation op) {
   replaceExtracts(r, op, "register-fence inline asm", fenceOperand, NULL);
@@ -463,6 +475,16 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
       MlirStringRef t = mlirStringAttrGetValue(s);
       char text[4096];
       snprintf(text, sizeof text, "%.*s", (int)t.length, t.data);
+      if (!strcmp(text, NV_ASM_RELEASE_STORE_U32)) { /* a stream-K flag: published */
+        KbValue args[3] = {o[0], o[1], site(r, "st.relaxed.gpu.global.b32", "after fence.acq_rel.gpu")};
+        call(r, "nvfp4_sim_global_release_u32", 3, args);
+        return true;
+      }
+      if (!strcmp(text, NV_ASM_ACQUIRE_LOAD_U32)) { /* a stream-K flag: read */
+        KbValue args[2] = {o[0], site(r, "ld.acquire.gpu.global.b32", NULL)};
+        KbValue v = kbCall(b, "nvfp4_sim_global_acquire_u32", b->i32, 2, args);
+        return replaceExtracts(r, op, "acquire-load inline asm", sameValue, &v);
+      }
       return rewriteWgmma(r, op, text);
     }
     if (mlirAttributeIsNull(s)) {

@@ -111,6 +111,7 @@ KbValue kbXor(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.xor",
 KbValue kbShl(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.shl", x, y); }
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.lshr", x, y); }
 KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fmul", x, y); }
+KbValue kbFAdd(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fadd", x, y); }
 
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c) {
   if (c == 0) return x;

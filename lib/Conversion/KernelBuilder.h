@@ -74,6 +74,7 @@ KbValue kbXor(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbShl(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y); /* floating point (scalar or vector) */
+KbValue kbFAdd(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c); /* x + constant */
 KbValue kbMulI(KbBuilder *b, KbValue x, int64_t c);
 KbValue kbCmp(KbBuilder *b, KbPred p, KbValue x, KbValue y);

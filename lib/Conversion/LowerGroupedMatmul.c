@@ -102,7 +102,8 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
     mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->chip, target->sm,
-                                        patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u, 0, i, v,
+                                        patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u,
+                                        family->variants[i].workspacePerCta, i, v,
                                         meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)
       ok = textf(&t, "%s%d", i || j ? ", " : "", (int)(signed char)meta[j]);

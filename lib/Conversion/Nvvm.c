@@ -227,6 +227,16 @@ static KbValue extractField(KbBuilder *b, KbValue s, MlirType t, uint32_t i) {
   return res0(kbOp(b, "llvm.extractvalue", 1, &t, 1, &s, 1, &p));
 }
 
+void nvGlobalReleaseStoreU32(KbBuilder *b, KbValue address, KbValue value) {
+  KbValue ops[2] = {address, value};
+  asmStatement(b, NV_ASM_RELEASE_STORE_U32, "l,r,~{memory}", 2, ops);
+}
+
+KbValue nvGlobalAcquireLoadU32(KbBuilder *b, KbValue address) {
+  KbValue s = inlineAsm(b, NV_ASM_ACQUIRE_LOAD_U32, "=r,l,~{memory}", 1, &b->i32, 1, &address);
+  return extractField(b, s, b->i32, 0);
+}
+
 #define NV_ASM_MAX 160
 
 void nvWgmmaBf16RegA(KbBuilder *b, uint32_t n, KbValue *acc, const KbValue a[4], KbValue descB,

@@ -71,6 +71,15 @@ void nvFenceProxyTensormapAcquire(KbBuilder *b, KbValue map);
  * so no use of tcgen05.ld registers can be scheduled before the wait. */
 KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num);
 
+/* Global flags between CTAs (generic i64 addresses of 4-byte words in global memory): a
+ * release store at GPU scope (fence.acq_rel.gpu, then st.relaxed.gpu: the writes this
+ * thread has observed, e.g. its CTA's through a barrier, are visible before the flag) and
+ * an acquire load at GPU scope. The stream-K schedule publishes partial sums with them. */
+#define NV_ASM_RELEASE_STORE_U32 "fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.b32 [$0], $1;"
+#define NV_ASM_ACQUIRE_LOAD_U32 "ld.acquire.gpu.global.b32 $0, [$1];"
+void nvGlobalReleaseStoreU32(KbBuilder *b, KbValue address, KbValue value);
+KbValue nvGlobalAcquireLoadU32(KbBuilder *b, KbValue address);
+
 /* ---- sm_90a: register reallocation, warpgroup MMA, matrix store --------------------- */
 
 /* setmaxnreg.{inc,dec}.sync.aligned.u32 count (every thread of the warpgroup). */

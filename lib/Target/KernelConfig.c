@@ -32,9 +32,9 @@ MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages
 void mlirNvfp4VariantName(MlirNvfp4VariantSpec s, char *out, size_t size) {
   char m[16] = "";
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M) snprintf(m, sizeof m, "_m%u", s.tileM);
-  snprintf(out, size, "%s%s_n%u%s%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
+  snprintf(out, size, "%s%s_n%u%s%s%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
            s.ctaGroup == 2 ? "2" : "", s.tileN, m,
-           s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? "_st" : "");
+           s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? "_st" : "", s.streamK ? "_sk" : "");
 }
 
 /* Decimal digits at *p (at most 4), advancing it; false when there are none. */
@@ -76,6 +76,7 @@ bool mlirNvfp4VariantSpecParse(const char *name, size_t length, uint32_t stages,
     if (!parseDigits(&p, &s.tileM)) return false;
   }
   if (!strcmp(p, "_st")) s.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+  else if (!strcmp(p, "_sk")) s.streamK = true;
   else if (*p) return false;
   char canonical[32];
   mlirNvfp4VariantName(s, canonical, sizeof canonical);
@@ -128,6 +129,8 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
     return fail(msg, msgSize, "an sm_100a tile has 128 M-role rows per CTA (_m192 is an sm_90a "
                               "variant)");
+  if (s.streamK)
+    return fail(msg, msgSize, "the stream-K schedule (_sk) is implemented for target sm_90a only");
   if (s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE && s.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "unknown epilogue");
   if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
@@ -321,8 +324,8 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
   if (spec.orientation != MLIR_NVFP4_ORIENTATION_SWAP_AB)
     return fail(msg, msgSize, "the sm_90a kernel has the swap-AB orientation only (variants "
-                              "swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192): the "
-                              "weights feed the wgmma M side");
+                              "swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192, each "
+                              "also with _sk): the weights feed the wgmma M side");
   if (spec.ctaGroup != 1) return fail(msg, msgSize, "the sm_90a kernel has no CTA-pair variant");
   if (spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "the sm_90a kernel has the TMA-store epilogue only");
@@ -456,7 +459,18 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
    * the smallest of the next evens out the CTAs' totals */
-  cfg->snakeOrder = true;
+  cfg->snakeOrder = !spec.streamK;
+  if (spec.streamK) {
+    /* The runtime's cost model of a tile, W (T + 70) - 0.9 (W - 128) T token-row-weights,
+     * per stage in token rows: T + 70 at 128 weights, (134.4 T + 13 440) / 134.4 = T + 100
+     * at 192. Partial sums: per consumer thread tileN / 2 fp32, as float4 columns. */
+    cfg->streamK = true;
+    cfg->variantFlags |= NVFP4_META_VFLAG_STREAM_K;
+    p->streamKCost = tileM > 128 ? 100u : 70u;
+    p->skFlagBytes = 128u;
+    p->skSlotBytes = 128u * (spec.tileN / 2u) * 4u;
+    cfg->workspacePerCta = p->skFlagBytes + p->consumerGroups * p->skSlotBytes;
+  }
   return true;
 }
 
@@ -488,6 +502,9 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             cfg->sm90.consumerGroups, cfg->sm90.decoderGroups, cfg->sm90.mmaDepth,
             cfg->sm90.decodedBuffers, cfg->sm90.producerRegs, cfg->sm90.consumerRegs,
             cfg->sm90.decoderRegs, cfg->sm90.stageUnroll ? ", chunk loop unrolled by a stage" : "");
+  if (cfg->streamK)
+    fprintf(f, "  stream-K: stage cost tile_n + %u, workspace %u bytes per CTA\n",
+            cfg->sm90.streamKCost, cfg->workspacePerCta);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32"};
@@ -554,24 +571,27 @@ uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t t
   if (target != MLIR_NVFP4_TARGET_SM90A)
     return mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max);
   /* swap_n<tile_n> first, then the other widths of 64, 128, 192, then the 192-weight tiles
-   * swap_n128_m192 and swap_n64_m192: the runtime's cost model picks per launch (on an
-   * H200: swap_n128_m192 for B1 and B2, whose token decode is shared by more weights and
-   * whose three consumer warpgroups overlap decode and wgmma better; swap_n64_m192 for B3,
-   * whose 64-row token tiles fill the SMs; swap_n128 for B4) */
+   * swap_n128_m192 and swap_n64_m192, then swap_n128_m192 with the stream-K schedule: the
+   * runtime's cost model picks per launch (on an H200: swap_n128_m192_sk for B1, whose 242
+   * tiles are 1.8 waves; swap_n128_m192 for B2, whose token decode is shared by more weights
+   * and whose three consumer warpgroups overlap decode and wgmma better; swap_n64_m192 for
+   * B3, whose 64-row token tiles fill the SMs; swap_n128 for B4) */
   uint32_t first = tileN ? tileN : MLIR_NVFP4_DEFAULT_TILE_N;
   const bool valid = first == 64 || first == 128 || first == 192; /* else refused by the planner */
-  const uint32_t tiles[5][2] = { /* {tile_n, tile_m} */
-      {first, 0},
-      {first == 128 || !valid ? 64u : 128u, 0},
-      {first == 192 ? 64u : 192u, 0},
-      {128, 192}, /* swap_n128_m192, swap_n64_m192: three consumer warpgroups */
-      {64, 192}};
+  const uint32_t tiles[6][3] = { /* {tile_n, tile_m, stream-K} */
+      {first, 0, 0},
+      {first == 128 || !valid ? 64u : 128u, 0, 0},
+      {first == 192 ? 64u : 192u, 0, 0},
+      {128, 192, 0}, /* swap_n128_m192, swap_n64_m192: three consumer warpgroups */
+      {64, 192, 0},
+      {128, 192, 1}}; /* swap_n128_m192_sk */
   uint32_t n = 0;
-  for (uint32_t i = 0; i < 5 && n < max; ++i) {
+  for (uint32_t i = 0; i < 6 && n < max; ++i) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(tiles[i][0], stages);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
     s.tileM = tiles[i][1];
+    s.streamK = tiles[i][2] != 0;
     out[n++] = s;
   }
   return n;

@@ -224,7 +224,15 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->store_box_rows == 0 || m->store_box_rows > 256))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata store box of %u rows",
                         m->store_box_rows);
-  if (m->variant_flags & ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N))
+  if ((m->variant_flags & NVFP4_META_VFLAG_STREAM_K) &&
+      (m->cta_group != 1 || m->workspace_per_cta == 0 || m->form != NVFP4_META_FORM_POINTER_ARRAY ||
+       (m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY))))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata: a stream-K kernel has one CTA per cluster, the pointer-array "
+                        "form, a workspace (%u bytes per CTA) and no emulation",
+                        m->workspace_per_cta);
+  if (m->variant_flags &
+      ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N | NVFP4_META_VFLAG_STREAM_K))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata variant flags 0x%x: unknown bits",
                         m->variant_flags);
   if ((m->variant_flags & NVFP4_META_VFLAG_BALANCED_N) &&
@@ -296,7 +304,10 @@ nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *rec, size_t si
     if (m->target_sm != m0->target_sm || m->flags != m0->flags ||
         m->max_groups != m0->max_groups ||
         (m->form == NVFP4_META_FORM_POINTER_ARRAY && m->param_bytes != m0->param_bytes) ||
-        m->k_granule != m0->k_granule || m->workspace_per_cta != m0->workspace_per_cta ||
+        m->k_granule != m0->k_granule ||
+        /* (a stream-K variant's workspace is its own; the runtime sizes it per variant) */
+        (!((m->variant_flags | m0->variant_flags) & NVFP4_META_VFLAG_STREAM_K) &&
+         m->workspace_per_cta != m0->workspace_per_cta) ||
         m->form != m0->form || m->c_type != m0->c_type ||
         m->epilogue_flags != m0->epilogue_flags || strcmp(m->target, m0->target) != 0)
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,

@@ -294,6 +294,8 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
   if (!meta || total_tiles == 0) return 0;
   uint32_t cx = meta->cluster[0];
   if (cx == 0 || cx > sm_count) return 0; /* no grid of whole clusters fits the device */
+  /* stream-K: one CTA per SM, whatever the tile count (every CTA takes an equal share) */
+  if (meta->variant_flags & NVFP4_META_VFLAG_STREAM_K) return sm_count / cx * cx;
   uint64_t want = (uint64_t)total_tiles * cx;
   uint64_t cap = (uint64_t)sm_count / cx * cx;
   return (uint32_t)(want < cap ? want : cap);
@@ -318,6 +320,7 @@ typedef struct device_model {
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
   double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
                            weight tile does not repeat (native sm_90a) */
+  double stream_k_fixup_s; /* the fixed cost of a stream-K launch (native sm_90a) */
 } device_model;
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
@@ -330,6 +333,11 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
     d.sm_flops = 4.8e12;
     d.decode_rows = 70;
     d.token_share = 0.9;
+    /* fitted to swap_n128_m192_sk on the H200 (B1..B4 136.0 / 84.5 / 41.0 / 24.9 us against
+     * 145 / 82 / 29 / 13 us of this model's balanced share): a fixed cost of a stream-K
+     * launch in this model's units, so that it is chosen only where its balance gains more
+     * (B1; docs/performance.md) */
+    d.stream_k_fixup_s = 16e-6;
   } else {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;
@@ -378,7 +386,14 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
     }
   }
   double worst = 0;
-  for (uint32_t c = 0; c < clusters; c++)
+  if (m->variant_flags & NVFP4_META_VFLAG_STREAM_K) {
+    /* every CTA an equal share of all tiles' time, plus the fixed cost of the schedule
+     * (split tiles' partial sums through the workspace, more tile starts per CTA) */
+    double sum = 0;
+    for (uint32_t c = 0; c < clusters; c++) sum += cta_time[c];
+    worst = sum / clusters + d.stream_k_fixup_s;
+  }
+  for (uint32_t c = 0; !(m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && c < clusters; c++)
     if (cta_time[c] > worst) worst = cta_time[c];
   double dram = dram_bytes / d.dram_bps;
   return worst > dram ? worst : dram;
@@ -429,6 +444,9 @@ struct nvfp4rt_plan {
    * empty); a slot is re-encoded only when its arguments change. */
   nvfp4rt_tmap_args *keys, *next_keys;
   uint64_t workspace, workspace_bytes;
+  /* stream-K: the workspace layout (address, bytes per CTA) whose flags are known to be
+   * zero; a launch with another layout zeroes the workspace first */
+  uint64_t ws_zeroed, ws_zeroed_stride;
   uint64_t table_dev;     /* device copy of the group table when it is not inline */
   uint64_t tmaps_encoded, tmaps_replaced, templates_uploaded;
   nvfp4rt_tmap_update mode; /* never DEFAULT */
@@ -624,7 +642,8 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
                         meta->kernel_name, meta->cluster[0], sms);
   /* workspace: once per plan, grown (never per launch) if a re-plan needs a larger grid */
   uint64_t ws = p->workspace, ws_bytes = p->workspace_bytes, new_ws = 0;
-  if (meta->flags & NVFP4_META_FLAG_EMULATION) {
+  if ((meta->flags & NVFP4_META_FLAG_EMULATION) ||
+      (meta->variant_flags & NVFP4_META_VFLAG_STREAM_K)) {
     uint64_t need = (uint64_t)meta->workspace_per_cta * grid;
     if (need > ws_bytes) {
       CUcontext cur = NULL;
@@ -634,7 +653,9 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
       CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)need);
       if (r != CUDA_SUCCESS)
         return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
-                                     "emulation workspace of %llu bytes",
+                                     "%s workspace of %llu bytes",
+                                     (meta->flags & NVFP4_META_FLAG_EMULATION) ? "emulation"
+                                                                               : "stream-K",
                                      (unsigned long long)need);
       new_ws = d;
       ws = d;
@@ -716,7 +737,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     if (r != CUDA_SUCCESS) {
       NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
       return nvfp4rt_set_cu_error_(r, "cuCtxSynchronize", __FILE__, __LINE__,
-                                   "%s", "before freeing the outgrown emulation workspace");
+                                   "%s", "before freeing the outgrown workspace");
     }
     NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
   }
@@ -942,6 +963,17 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
   CUcontext cur = NULL;
   if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != p->mod->ctx->ctx)
     NVFP4RT_CU_CALL(cuCtxSetCurrent, (p->mod->ctx->ctx));
+  /* Stream-K: the kernel returns every flag it uses to zero, so the workspace is zeroed
+   * (in stream order) only when its layout is new: a new allocation or another variant's
+   * slot size. */
+  const nvfp4_kernel_metadata *meta = &p->mod->table.variants[p->variant];
+  if ((meta->variant_flags & NVFP4_META_VFLAG_STREAM_K) &&
+      (p->ws_zeroed != p->workspace || p->ws_zeroed_stride != meta->workspace_per_cta)) {
+    NVFP4RT_CU_CALL(cuMemsetD8Async, ((CUdeviceptr)p->workspace, 0, (size_t)p->workspace_bytes,
+                                      (CUstream)stream));
+    p->ws_zeroed = p->workspace;
+    p->ws_zeroed_stride = meta->workspace_per_cta;
+  }
   /* (measured on the H200: plain cuLaunchKernel is no cheaper than the Ex form) */
   p->cfg.hStream = (CUstream)stream;
   NVFP4RT_CU_CALL(cuLaunchKernelEx, (&p->cfg, p->mod->functions[p->variant], p->params, NULL));

@@ -114,7 +114,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   nvfp4h_problem prob;
   memset(&prob, 0, sizeof prob);
   uint16_t *cbuf[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
-  void *block = NULL;
+  void *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
   /* C's element type and alpha are the family's (KernelABI.h metadata) */
   const int with_alpha = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
@@ -132,7 +132,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   }
   /* C buffers the kernel writes: a copy of the pre-filled garbage, guard row included */
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
-  nvfp4sim_range writable[NVFP4H_MAX_GROUPS];
+  nvfp4sim_range writable[NVFP4H_MAX_GROUPS + 1]; /* the C buffers, then the workspace */
   for (uint32_t g = 0; g < ng; g++) {
     nvfp4h_group_data *d = &prob.groups[g];
     size_t bytes = (d->c_alloc_bytes + 63) / 64 * 64;
@@ -179,10 +179,20 @@ int nvfp4_run_cpu(int argc, char **argv) {
     goto done;
   }
 
+  /* A stream-K variant's workspace: zeroed, as the runtime hands it over (its flags) */
+  uint32_t nwritable = ng;
+  if ((meta->variant_flags & NVFP4_META_VFLAG_STREAM_K) && grid) {
+    size_t bytes = (size_t)meta->workspace_per_cta * grid;
+    workspace = calloc(1, bytes);
+    if (!workspace) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
+    writable[nwritable++] = (nvfp4sim_range){workspace, bytes};
+    const uint64_t header[2] = {(uint64_t)(uintptr_t)workspace, (uint64_t)bytes};
+    memcpy((unsigned char *)block + NVFP4_ABI_HDR_WORKSPACE, header, sizeof header); /* x86-64, aarch64: LE */
+  }
   nvfp4sim_options opts = {sched, max_reports, stderr, trace};
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
-  if (grid) nvfp4sim_launch(mod, (uint32_t)v, block, grid, writable, ng, &opts, &res);
+  if (grid) nvfp4sim_launch(mod, (uint32_t)v, block, grid, writable, nwritable, &opts, &res);
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
     goto done;
@@ -285,6 +295,7 @@ done:
     free(ref[g]);
   }
   free(block);
+  free(workspace);
   nvfp4h_problem_free(&prob);
   nvfp4sim_module_destroy(mod);
   return rc;

@@ -74,14 +74,17 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
              "\"epilogue\": \"%s\", \"dynamic_n\": %s, \"block\": [%u, %u, %u], "
              "\"cluster\": [%u, %u, %u], \"dyn_smem_bytes\": %u, \"tile\": [%u, %u, %u], "
              "\"stages\": %u, \"tmem_cols\": %u, \"acc_buffers\": %u, \"boxes\": [%u, %u], "
-             "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u, \"param_bytes\": %u}",
+             "\"sf_atoms\": [%u, %u], \"store_box_rows\": %u, \"n_align\": %u, \"param_bytes\": %u, "
+             "\"stream_k\": %s, \"workspace_per_cta\": %u}",
              orientation_name(m->orientation), m->cta_group,
              m->epilogue ? "tma-store" : "direct-store",
              (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "true" : "false", m->block[0],
              m->block[1], m->block[2], m->cluster[0], m->cluster[1], m->cluster[2],
              m->dyn_smem_bytes, m->tile_m, m->tile_n, m->tile_k, m->stages, m->tmem_cols,
              m->acc_buffers, m->m_box_rows, m->n_box_rows, m->sfm_atoms, m->sfn_atoms,
-             m->store_box_rows, m->n_align, m->param_bytes);
+             m->store_box_rows, m->n_align, m->param_bytes,
+             (m->variant_flags & NVFP4_META_VFLAG_STREAM_K) ? "true" : "false",
+             m->workspace_per_cta);
     }
     printf("]}\n");
     return;
@@ -105,19 +108,23 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
          (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "");
   printf("param bytes:       %u%s\n", m0->param_bytes,
          m0->form == NVFP4_META_FORM_CONTIGUOUS ? " (variant 0)" : "");
-  printf("workspace per CTA: %u\n", m0->workspace_per_cta);
+  printf("workspace per CTA: %u%s\n", m0->workspace_per_cta,
+         t->count > 1 ? " (variant 0; a stream-K variant has its own, below)" : "");
   printf("k granule:         %u\n", m0->k_granule);
   printf("variants:          %u\n", t->count);
   printf("  #  kernel                            orient  cta  epilogue  tile (m x n x k)  "
-         "stages  smem    tmem  acc\n");
+         "stages  smem    tmem  acc  schedule\n");
   for (uint32_t v = 0; v < t->count; v++) {
     const nvfp4_kernel_metadata *m = &t->variants[v];
     char tile[32];
     snprintf(tile, sizeof tile, "%ux%s%ux%u", m->tile_m,
              (m->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N) ? "<=" : "", m->tile_n, m->tile_k);
-    printf("  %-2u %-33s %-7s %-4u %-9s %-17s %-7u %-7u %-5u %u\n", v, m->kernel_name,
+    char sched[48] = "persistent";
+    if (m->variant_flags & NVFP4_META_VFLAG_STREAM_K)
+      snprintf(sched, sizeof sched, "stream-K (workspace %u B/CTA)", m->workspace_per_cta);
+    printf("  %-2u %-33s %-7s %-4u %-9s %-17s %-7u %-7u %-5u %-4u %s\n", v, m->kernel_name,
            orientation_name(m->orientation), m->cta_group, m->epilogue ? "tma" : "direct", tile,
-           m->stages, m->dyn_smem_bytes, m->tmem_cols, m->acc_buffers);
+           m->stages, m->dyn_smem_bytes, m->tmem_cols, m->acc_buffers, sched);
   }
 }
 

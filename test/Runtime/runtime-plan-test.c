@@ -438,7 +438,9 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_ORIENTATION, 2, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_CTA_GROUP, 2, NVFP4RT_STATUS_ABI_MISMATCH); /* cluster still 1 */
   MUTATE(NVFP4_META_N_BOX_ROWS, 64, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x4, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_VARIANT_FLAGS, NVFP4_META_VFLAG_STREAM_K, /* stream-K with emulation */
+         NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED);
@@ -605,7 +607,7 @@ static int test_sm90(void) {
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_ABI_MISMATCH);
   printf("balanced without dynamic: %s\n", nvfp4rt_last_error()->message);
-  bad.variant_flags = 0x4 | NVFP4_META_VFLAG_DYNAMIC_N;
+  bad.variant_flags = 0x8 | NVFP4_META_VFLAG_DYNAMIC_N; /* a bit no runtime knows */
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_UNSUPPORTED);
 
@@ -688,12 +690,27 @@ static int test_sm90(void) {
   w192n64.tile_n = w192n64.n_box_rows = 64;
   w192n64.stages = 4;
   strcpy(w192n64.kernel_name, "nvfp4_grouped_gemm_swap_n64_m192");
-  /* the runtime's choice between the five sm_90a variants on the H200's 132 SMs (measured:
-   * docs/performance.md; swap_n128_m192 the fastest on B1 and B2, swap_n64_m192 on B3,
-   * swap_n128 on B4) */
+  /* swap_n128_m192_sk: the stream-K schedule needs its workspace and one CTA per SM */
+  nvfp4_kernel_metadata wsk = w192;
+  wsk.variant_flags |= NVFP4_META_VFLAG_STREAM_K;
+  strcpy(wsk.kernel_name, "nvfp4_grouped_gemm_swap_n128_m192_sk");
+  nvfp4rt_metadata_encode(&wsk, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_ABI_MISMATCH);
+  printf("sm90 stream-K without workspace: %s\n", nvfp4rt_last_error_message());
+  wsk.workspace_per_cta = 128 + 3 * 128 * 64 * 4;
+  nvfp4rt_metadata_encode(&wsk, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_OK);
+  T_CHECK((back.variant_flags & NVFP4_META_VFLAG_STREAM_K) && back.workspace_per_cta == 98432,
+          "stream-K record round trip");
+  T_CHECK(nvfp4rt_grid_size(&wsk, 88, 132) == 132 && nvfp4rt_grid_size(&w192, 88, 132) == 88,
+          "stream-K grid: every SM (88 tiles on 132 SMs), else one CTA per tile");
+  T_CHECK(nvfp4rt_grid_size(&wsk, 0, 132) == 0, "stream-K grid: no tiles, no launch");
+  /* the runtime's choice between the six sm_90a variants on the H200's 132 SMs (measured:
+   * docs/performance.md; swap_n128_m192_sk the fastest on B1, swap_n128_m192 on B2,
+   * swap_n64_m192 on B3, swap_n128 on B4) */
   nvfp4rt_metadata_table tab;
   memset(&tab, 0, sizeof tab);
-  tab.count = 5;
+  tab.count = 6;
   tab.variants[0] = make_sm90(8, 128);
   tab.variants[1] = make_sm90(8, 64);
   tab.variants[1].stages = 6;
@@ -701,21 +718,22 @@ static int test_sm90(void) {
   tab.variants[2] = m192;
   tab.variants[3] = w192;
   tab.variants[4] = w192n64;
-  static const char *const vname[5] = {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192",
-                                       "swap_n64_m192"};
-  for (uint32_t v = 0; v < 5; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 5;
+  tab.variants[5] = wsk;
+  static const char *const vname[6] = {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192",
+                                       "swap_n64_m192", "swap_n128_m192_sk"};
+  for (uint32_t v = 0; v < 6; v++) tab.variants[v].variant_index = v, tab.variants[v].variant_count = 6;
   const bench_case *bc = kBenchCases;
   for (uint32_t c = 0; c < 4; c++) { /* B1..B4 */
     nvfp4rt_group bg[8];
-    double cost[5];
+    double cost[6];
     fill_bench_case(&bc[c], bg);
     int v = nvfp4rt_select_variant(&tab, bg, bc[c].g, 132, cost);
-    T_CHECK(v >= 0 && v < 5, "%s: a variant", bc[c].name);
+    T_CHECK(v >= 0 && v < 6, "%s: a variant", bc[c].name);
     nvfp4rt_plan_layout bl;
     EXPECT_STATUS(nvfp4rt_plan_validate(&tab.variants[v < 0 ? 0 : v], bg, bc[c].g, &bl), NVFP4RT_STATUS_OK);
     printf("sm90 select %s (132 SMs): n128 %.1f us, n64 %.1f us, n192 %.1f us, n128_m192 %.1f us, "
-           "n64_m192 %.1f us -> %s, %u tiles\n",
-           bc[c].name, cost[0], cost[1], cost[2], cost[3], cost[4], vname[v < 0 ? 0 : v],
+           "n64_m192 %.1f us, n128_m192_sk %.1f us -> %s, %u tiles\n",
+           bc[c].name, cost[0], cost[1], cost[2], cost[3], cost[4], cost[5], vname[v < 0 ? 0 : v],
            bl.total_tiles);
   }
   return t_summary("sm90");

@@ -181,20 +181,31 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         name);
   check(c->tmemCols == 0 && c->accBuffers == 1 && c->roleN.dynamicRows &&
             c->nAlign == MLIR_NVFP4_SM90_N_ALIGN && c->tileN % c->nAlign == 0 &&
-            (c->variantFlags & NVFP4_META_VFLAG_BALANCED_N) && c->snakeOrder,
-        "sm90: no TMEM, per-group balanced token tiles, snake schedule", name);
+            (c->variantFlags & NVFP4_META_VFLAG_BALANCED_N) && c->snakeOrder != c->streamK,
+        "sm90: no TMEM, per-group balanced token tiles, snake schedule or stream-K", name);
+  check(c->streamK == c->spec.streamK &&
+            !!(c->variantFlags & NVFP4_META_VFLAG_STREAM_K) == c->streamK &&
+            (c->streamK ? c->workspacePerCta == p->skFlagBytes + p->consumerGroups * p->skSlotBytes &&
+                              p->skSlotBytes == 128u * c->tileN / 2u * 4u &&
+                              p->skFlagBytes >= 4u * p->consumerGroups &&
+                              p->streamKCost == (c->tileM > 128 ? 100u : 70u)
+                        : c->workspacePerCta == 0),
+        "sm90: stream-K: a workspace slot per CTA (flags, then tile_n / 2 fp32 per consumer "
+        "thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
 }
 
 static void sm90Tests(void) {
   static const uint32_t groups[] = {1, 8, 46, 47, 1024};
-  static const uint32_t widths[] = {64, 128, 192, 128, 64}, weights[] = {0, 0, 0, 192, 192};
-  static const uint32_t wantStages[] = {6, 3, 2, 2, 4};
-  static const uint32_t wantSmem[] = {227472, 217200, 223312, 215136, 223360};
-  for (int w = 0; w < 5; ++w) {
+  static const uint32_t widths[] = {64, 128, 192, 128, 64, 128, 64, 192},
+                        weights[] = {0, 0, 0, 192, 192, 192, 0, 0}, sk[] = {0, 0, 0, 0, 0, 1, 1, 1};
+  static const uint32_t wantStages[] = {6, 3, 2, 2, 4, 2, 6, 2};
+  static const uint32_t wantSmem[] = {227472, 217200, 223312, 215136, 223360, 215136, 227472, 223312};
+  for (int w = 0; w < 8; ++w) {
     MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
     s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
     s.target = MLIR_NVFP4_TARGET_SM90A;
     s.tileM = weights[w];
+    s.streamK = sk[w] != 0;
     char name[32];
     mlirNvfp4VariantName(s, name, sizeof name);
     for (uint32_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
@@ -238,22 +249,22 @@ static void sm90Tests(void) {
         "sm90: stages = 4 refused for swap_n128", "sm90 stages");
   /* the sm_90a default family: swap_n<tile_n>, then the other widths of 64, 128, 192, then
    * the 192-weight tiles swap_n128_m192, swap_n64_m192 */
-  static const struct { uint32_t tileN; const char *names[5]; } famWant[] = {
-      {64, {"swap_n64", "swap_n128", "swap_n192", "swap_n128_m192", "swap_n64_m192"}},
-      {128, {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192", "swap_n64_m192"}},
-      {192, {"swap_n192", "swap_n128", "swap_n64", "swap_n128_m192", "swap_n64_m192"}}};
-  MlirNvfp4VariantSpec fam[5];
+  static const struct { uint32_t tileN; const char *names[6]; } famWant[] = {
+      {64, {"swap_n64", "swap_n128", "swap_n192", "swap_n128_m192", "swap_n64_m192", "swap_n128_m192_sk"}},
+      {128, {"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192", "swap_n64_m192", "swap_n128_m192_sk"}},
+      {192, {"swap_n192", "swap_n128", "swap_n64", "swap_n128_m192", "swap_n64_m192", "swap_n128_m192_sk"}}};
+  MlirNvfp4VariantSpec fam[6];
   for (uint32_t f = 0; f < 3; ++f) {
     uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, famWant[f].tileN,
-                                                      0, fam, 5);
-    int famOk = k == 5;
-    for (uint32_t i = 0; famOk && i < 5; ++i) {
+                                                      0, fam, 6);
+    int famOk = k == 6;
+    for (uint32_t i = 0; famOk && i < 6; ++i) {
       char nm[32];
       mlirNvfp4VariantName(fam[i], nm, sizeof nm);
       famOk = !strcmp(nm, famWant[f].names[i]) && fam[i].target == MLIR_NVFP4_TARGET_SM90A;
     }
     check(famOk, "sm90 default family swap_n<tile_n>, then the other widths, then the 192-weight "
-          "tiles",
+          "tiles, then swap_n128_m192 with the stream-K schedule",
           famWant[f].names[0]);
   }
   /* the 192-weight variant is sm_90a's alone, and its name round-trips */
@@ -268,8 +279,19 @@ static void sm90Tests(void) {
     check(!mlirNvfp4KernelConfigInitVariant(&c, 1, w, why, sizeof why) &&
               strstr(why, "128 M-role rows") != NULL,
           "sm_100a refuses tile_m 192 with its reason", "swap_n128_m192 sm100");
+    /* the stream-K schedule: "_sk", sm_90a's alone, not with "_st" */
+    check(mlirNvfp4VariantSpecParse("swap_n128_m192_sk", 17, 0, &w) && w.streamK && w.tileM == 192 &&
+              (mlirNvfp4VariantName(w, nm, sizeof nm), !strcmp(nm, "swap_n128_m192_sk")) &&
+              !mlirNvfp4VariantSpecParse("ab_n128_st_sk", 13, 0, &w) &&
+              !mlirNvfp4VariantSpecParse("swap_n128_sk_m192", 17, 0, &w),
+          "swap_n128_m192_sk parses (stream-K) and round-trips; _st_sk and _sk_m192 do not",
+          "sm90 names");
+    mlirNvfp4VariantSpecParse("swap_n128_sk", 12, 0, &w);
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, w, why, sizeof why) &&
+              strstr(why, "stream-K schedule (_sk) is implemented for target sm_90a only") != NULL,
+          "sm_100a refuses the stream-K schedule with its reason", "swap_n128_sk sm100");
   }
-  mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 5);
+  mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 6);
   /* the metadata record of a variant */
   MlirNvfp4KernelConfig m;
   MlirNvfp4VariantSpec sp = fam[0];

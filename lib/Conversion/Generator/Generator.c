@@ -348,6 +348,10 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
   else tableTileInfo(k, t, tile);
   t->kIters = kbUDiv(b, kbAddI(b, t->k, cfg->tileK - 1), kbI32(b, cfg->tileK));
   t->kSteps = kbUDiv(b, t->k, kbI32(b, MLIR_NVFP4_MMA_K));
+  t->kBegin = kbI32(b, 0);
+  t->kEnd = t->kIters;
+  t->kStepBegin = kbI32(b, 0);
+  t->kStepEnd = t->kSteps;
   /* This CTA's share of the M role (a CTA pair splits the MMA's 256 rows). */
   KbValue mRowCta = kbAdd(b, t->mRow0, kbMulI(b, k->ctaRank, cfg->tileM));
   if (cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB) {
@@ -359,8 +363,150 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
   }
 }
 
+/* ---- the stream-K schedule ------------------------------------------------------------ */
+
+/* A u32 field of group g's record (table order). */
+static KbValue recordU32(GenKernel *k, KbValue g, uint32_t field) {
+  KbBuilder *b = k->b;
+  return genTableU32(k, kbAddI(b, kbMulI(b, g, NVFP4_ABI_GROUP_RECORD_BYTES),
+                               nvfp4_abi_record_offset(k->cfg->numGroups, 0) + field));
+}
+
+static KbValue truncI32(KbBuilder *b, KbValue x) {
+  return mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &b->i32, 1, &x, 0, NULL), 0);
+}
+
+/* Group g's tiles, stages per tile and cost per tile stage (i64), from its record. */
+typedef struct SkGroup { KbValue start, tiles, stages, cost; } SkGroup;
+
+static SkGroup skGroup(GenKernel *k, KbValue g, KbValue numGroups, KbValue total) {
+  KbBuilder *b = k->b;
+  SkGroup r;
+  r.start = recordU32(k, g, NVFP4_ABI_GRP_TILE_START);
+  KbValue next = kbAddI(b, g, 1);
+  KbValue inRange = kbCmp(b, KB_ULT, next, numGroups);
+  KbValue nextStart = recordU32(k, kbSelect(b, inRange, next, kbI32(b, 0)), NVFP4_ABI_GRP_TILE_START);
+  r.tiles = kbZExt(b, kbSub(b, kbSelect(b, inRange, nextStart, total), r.start), b->i64);
+  KbValue kk = recordU32(k, g, NVFP4_ABI_GRP_K);
+  r.stages = kbZExt(b, kbUDiv(b, kbAddI(b, kk, k->cfg->tileK - 1), kbI32(b, k->cfg->tileK)), b->i64);
+  r.cost = kbZExt(b, kbAddI(b, recordU32(k, g, NVFP4_ABI_GRP_TILE_N), k->cfg->sm90.streamKCost),
+                  b->i64);
+  return r;
+}
+
+static KbValue skGroupCost(KbBuilder *b, SkGroup g) {
+  return kbMul(b, kbMul(b, g.tiles, g.stages), g.cost);
+}
+
+/* The first stage (tile, stage; i32) whose cost position is at least p (i64, < the total). */
+static void skLocate(GenKernel *k, KbValue p, KbValue numGroups, KbValue total, KbValue *tile,
+                     KbValue *stage) {
+  KbBuilder *b = k->b;
+  KbVar g = kbVar(b, b->i32, kbI32(b, 0));
+  KbVar base = kbVar(b, b->i64, kbI64(b, 0));
+  kbWhile(b);
+  {
+    KbValue gi = kbGet(b, g);
+    SkGroup gr = skGroup(k, kbSelect(b, kbCmp(b, KB_ULT, gi, numGroups), gi, kbI32(b, 0)),
+                         numGroups, total);
+    KbValue end = kbAdd(b, kbGet(b, base), skGroupCost(b, gr));
+    /* p < total: some group ends after it (groups without tiles cost nothing) */
+    KbValue before = kbAnd(b, kbCmp(b, KB_ULE, end, p), kbCmp(b, KB_ULT, kbGet(b, g), numGroups));
+    kbWhileDo(b, before);
+    kbSet(b, base, end);
+    kbSet(b, g, kbAddI(b, kbGet(b, g), 1));
+  }
+  kbEndWhile(b);
+  SkGroup gr = skGroup(k, kbGet(b, g), numGroups, total);
+  KbValue perTile = kbMul(b, gr.stages, gr.cost);
+  KbValue o = kbSub(b, p, kbGet(b, base));
+  KbValue i = kbUDiv(b, o, perTile);
+  KbValue r = kbSub(b, o, kbMul(b, i, perTile));
+  KbValue s = kbUDiv(b, kbAdd(b, r, kbAddI(b, gr.cost, -1)), gr.cost);
+  KbValue wrap = kbCmp(b, KB_EQ, s, gr.stages); /* the tile's last stage starts before p */
+  KbValue t = kbAdd(b, gr.start, truncI32(b, i));
+  *tile = kbSelect(b, wrap, kbAddI(b, t, 1), t);
+  *stage = kbSelect(b, wrap, kbI32(b, 0), truncI32(b, s));
+}
+
+static void forEachStreamKTile(GenKernel *k, GenTileBody body, void *state) {
+  KbBuilder *b = k->b;
+  KbValue total = genParamU32(k, NVFP4_ABI_HDR_TOTAL_TILES);
+  KbValue numGroups = genParamU32(k, NVFP4_ABI_HDR_NUM_GROUPS);
+  KbValue ctas = kbZExt(b, nvSreg(b, "nctaid.x"), b->i64);
+  KbValue cta = kbZExt(b, nvSreg(b, "ctaid.x"), b->i64);
+  /* the total cost of every tile's stages */
+  KbVar g = kbVar(b, b->i32, kbI32(b, 0));
+  KbVar sum = kbVar(b, b->i64, kbI64(b, 0));
+  KbVar most = kbVar(b, b->i64, kbI64(b, 0)); /* the largest cost of one stage */
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, g), numGroups));
+  {
+    SkGroup gr = skGroup(k, kbGet(b, g), numGroups, total);
+    kbSet(b, sum, kbAdd(b, kbGet(b, sum), skGroupCost(b, gr)));
+    KbValue bigger = kbAnd(b, kbCmp(b, KB_UGT, gr.cost, kbGet(b, most)),
+                           kbCmp(b, KB_NE, kbMul(b, gr.tiles, gr.stages), kbI64(b, 0)));
+    kbSet(b, most, kbSelect(b, bigger, gr.cost, kbGet(b, most)));
+    kbSet(b, g, kbAddI(b, kbGet(b, g), 1));
+  }
+  kbEndWhile(b);
+  KbValue costTotal = kbGet(b, sum);
+  /* At least one stage's cost, so that every share that starts before the last stage holds
+   * a stage: the CTAs that share a tile are consecutive, and each publishes its sums (the
+   * shares past the last stage, if any, are empty and come after every other). */
+  KbValue share = kbUDiv(b, kbAdd(b, costTotal, kbAddI(b, ctas, -1)), ctas);
+  share = kbSelect(b, kbCmp(b, KB_ULT, share, kbGet(b, most)), kbGet(b, most), share);
+  KbValue from = kbMul(b, cta, share), to = kbAdd(b, from, share);
+  /* [from, to) clipped to the total: past it, the position of "no more stages" */
+  KbVar tile0 = kbVar(b, b->i32, total), stage0 = kbVar(b, b->i32, kbI32(b, 0));
+  KbVar tile1 = kbVar(b, b->i32, total), stage1 = kbVar(b, b->i32, kbI32(b, 0));
+  kbIf(b, kbCmp(b, KB_ULT, from, costTotal));
+  {
+    KbValue t, st;
+    skLocate(k, from, numGroups, total, &t, &st);
+    kbSet(b, tile0, t);
+    kbSet(b, stage0, st);
+    kbIf(b, kbCmp(b, KB_ULT, to, costTotal));
+    skLocate(k, to, numGroups, total, &t, &st);
+    kbSet(b, tile1, t);
+    kbSet(b, stage1, st);
+    kbEndIf(b);
+  }
+  kbEndIf(b);
+  KbValue endTile = kbGet(b, tile1), endStage = kbGet(b, stage1);
+  KbVar tile = kbVar(b, b->i32, kbGet(b, tile0));
+  KbVar stage = kbVar(b, b->i32, kbGet(b, stage0));
+  KbVar grp = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  {
+    KbValue tv = kbGet(b, tile);
+    KbValue more = kbOr(b, kbCmp(b, KB_ULT, tv, endTile),
+                        kbAnd(b, kbCmp(b, KB_EQ, tv, endTile),
+                              kbCmp(b, KB_ULT, kbGet(b, stage), endStage)));
+    kbWhileDo(b, more);
+  }
+  {
+    KbValue tv = kbGet(b, tile);
+    GenTile t;
+    tileInfo(k, &t, grp, tv, numGroups);
+    t.kBegin = kbGet(b, stage);
+    t.kEnd = kbSelect(b, kbCmp(b, KB_EQ, tv, endTile), endStage, t.kIters);
+    t.kStepBegin = kbMulI(b, t.kBegin, k->cfg->tileK / MLIR_NVFP4_MMA_K);
+    KbValue stepEnd = kbMulI(b, t.kEnd, k->cfg->tileK / MLIR_NVFP4_MMA_K);
+    t.kStepEnd = kbSelect(b, kbCmp(b, KB_ULT, stepEnd, t.kSteps), stepEnd, t.kSteps);
+    body(k, &t, state);
+    kbSet(b, tile, kbAddI(b, tv, 1));
+    kbSet(b, stage, kbI32(b, 0));
+  }
+  kbEndWhile(b);
+}
+
 void genForEachTile(GenKernel *k, GenTileBody body, void *state) {
   KbBuilder *b = k->b;
+  if (k->cfg->streamK) {
+    forEachStreamKTile(k, body, state);
+    return;
+  }
   bool pair = k->cfg->spec.ctaGroup > 1;
   const bool contiguous = k->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
   KbValue total = contiguous ? schedU32(k, kbI32(b, k->cfg->numGroups), 0)

@@ -121,6 +121,9 @@ typedef struct GenTile {
   KbValue tileN;       /* N of this tile's MMA (constant, or the group's tile_n) */
   KbValue kIters;      /* ceil(K / 256) stages */
   KbValue kSteps;      /* K / 64 MMAs */
+  /* The stages [kBegin, kEnd) and 64-K steps [kStepBegin, kStepEnd) of the tile this CTA
+   * computes: all of them (0, kIters, 0, kSteps), or with the stream-K schedule its share */
+  KbValue kBegin, kEnd, kStepBegin, kStepEnd;
   KbValue cRow0, cCol0;/* the tile's first row and column of C (from the group's C) */
   KbValue alphaPtr;    /* i64 address of the group's fp32 alpha (alpha variants; else null) */
   /* Contiguous form (null values otherwise): the tensor-map rows where the group starts —
@@ -132,7 +135,16 @@ typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
 /* Runs `body` for every tile of this CTA (or CTA pair): tile = first; tile < total;
  * tile += step, with first/step the CTA (cluster) index and count. With the plan's
  * snakeOrder, pass i takes tile i * step + (i odd ? step - 1 - first : first) instead (still
- * increasing per CTA). */
+ * increasing per CTA).
+ *
+ * With the plan's streamK (one CTA per cluster, the pointer-array form), the stages of all
+ * tiles in table order form one sequence in which a stage of group g's tiles costs
+ * tile_n_g + sm90.streamKCost; CTA c takes the stages whose cost position (the cost of
+ * the stages before them) lies in [c L, (c + 1) L), L = ceil(total cost / CTAs), and `body`
+ * runs once per tile it touches with kBegin / kEnd its stages of that tile. Its first tile
+ * may start at kBegin > 0, its last end at kEnd < kIters; a tile whose stages two or more
+ * CTAs share is finished by the one with kBegin = 0: CTA c's, whose share ends in it; the
+ * others are CTAs c + 1, c + 2, ..., each with that tile first (Sm90/Epilogue.c reduces). */
 void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */

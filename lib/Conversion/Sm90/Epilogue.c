@@ -15,9 +15,11 @@
 #include "Sm90Kernel.h"
 
 #include "../Nvvm.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
 #include "nvfp4-c/DescriptorsSm90.h"
+#include "nvfp4-c/KernelABI.h"
 
 static MlirType vecType(KbBuilder *b, MlirType elt, int64_t n) {
   return mlirVectorTypeGet(1, &n, elt);
@@ -119,6 +121,115 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
     }
     kbEndIf(b);
   }
+}
+
+/* ---- stream-K: partial sums of a split tile ---------------------------------------------- */
+
+#define SK_MAX_ACC 96 /* accumulator registers of a consumer thread at T = 192 */
+
+/* CTA `cta`'s workspace slot: flags (u32 per consumer warpgroup), then per warpgroup its
+ * partial sums, float4 j of thread wt at 16 (128 j + wt) (coalesced). */
+static KbValue skSlot(Sm90Kernel *k, KbValue cta) {
+  KbBuilder *b = k->g.b;
+  KbValue ws = genParamU64(&k->g, NVFP4_ABI_HDR_WORKSPACE);
+  return kbAdd(b, ws, kbMulI(b, kbZExt(b, cta, b->i64), k->g.cfg->workspacePerCta));
+}
+
+static KbValue skFlag(Sm90Kernel *k, KbValue slot) {
+  return kbAdd(k->g.b, slot, kbMulI(k->g.b, kbZExt(k->g.b, k->c.wg, k->g.b->i64), 4));
+}
+
+static KbValue skPartials(Sm90Kernel *k, KbValue slot) {
+  KbBuilder *b = k->g.b;
+  const MlirNvfp4Sm90Plan *p = &k->g.cfg->sm90;
+  KbValue off = kbAdd(b, kbMulI(b, k->c.wg, p->skSlotBytes), kbMulI(b, k->c.wt, 16));
+  return kbAdd(b, slot, kbZExt(b, kbAddI(b, off, p->skFlagBytes), b->i64));
+}
+
+static KbValue globalPtr(KbBuilder *b, KbValue addr) {
+  return kbIntToPtr(b, addr, mlirLLVMPointerTypeGet(b->ctx, 1));
+}
+
+/* A volatile (ld.volatile: not cached in L1) load of a partial-sum float4. */
+static KbValue volatileLoad(KbBuilder *b, MlirType type, KbValue addr, int64_t align) {
+  KbValue v = kbLoad(b, type, globalPtr(b, addr), align);
+  mlirOperationSetAttributeByName(mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("volatile_"),
+                                  mlirUnitAttrGet(b->ctx));
+  return v;
+}
+
+void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
+  GenKernel *g = &k->g;
+  KbBuilder *b = g->b;
+  const uint32_t nacc = n / 2 <= SK_MAX_ACC ? n / 2 : SK_MAX_ACC;
+  MlirType v4 = vecType(b, b->f32, 4);
+  KbValue wgBarrier = kbAddI(b, k->c.wg, SM90_BAR_EPILOGUE0);
+  KbValue cta = nvSreg(b, "ctaid.x");
+  KbValue leader = kbCmpI(b, KB_EQ, k->c.wt, 0);
+  KbVar accVar[SK_MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) accVar[i] = kbVar(b, b->f32, acc[i]);
+
+  kbIf(b, kbCmpI(b, KB_NE, t->kBegin, 0));
+  {
+    /* not the tile's first stages: publish the partial sums, then the end stage */
+    KbValue slot = skSlot(k, cta), part = skPartials(k, slot);
+    for (uint32_t j = 0; j < nacc / 4; ++j) {
+      KbValue v = kbUndef(b, v4);
+      for (uint32_t e = 0; e < 4; ++e) v = kbInsert(b, v, acc[4 * j + e], kbI32(b, e));
+      kbStore(b, v, globalPtr(b, kbAdd(b, part, kbI64(b, 2048 * j))), 16);
+    }
+    nvWarpSync(b);
+    nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's stores, then the flag */
+    kbIf(b, leader);
+    nvGlobalReleaseStoreU32(b, skFlag(k, slot), t->kEnd);
+    kbEndIf(b);
+  }
+  kbElse(b);
+  {
+    /* the tile's first stages: add the shares of the CTAs after this one up to its end */
+    KbVar covered = kbVar(b, b->i32, t->kEnd);
+    KbVar next = kbVar(b, b->i32, kbAddI(b, cta, 1));
+    kbWhile(b);
+    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, covered), t->kIters));
+    {
+      KbValue slot = skSlot(k, kbGet(b, next)), flag = skFlag(k, slot);
+      kbIf(b, leader);
+      {
+        kbWhile(b);
+        KbValue v = nvGlobalAcquireLoadU32(b, flag);
+        kbWhileDo(b, kbCmpI(b, KB_EQ, v, 0));
+        kbEndWhile(b);
+      }
+      kbEndIf(b);
+      nvWarpSync(b);
+      nvNamedBarrierAt(b, wgBarrier, 128); /* the leader's acquire, then everyone's loads */
+      KbValue end = volatileLoad(b, b->i32, flag, 4);
+      KbValue part = skPartials(k, slot);
+      for (uint32_t j = 0; j < nacc / 4; ++j) {
+        /* a float4 at a time: the register fence (side effects, like the volatile loads)
+         * keeps the compiler from loading all of them before the adds (the consumers'
+         * registers hold the accumulator) */
+        KbValue v = volatileLoad(b, v4, kbAdd(b, part, kbI64(b, 2048 * j)), 16);
+        KbValue sum[4];
+        for (uint32_t e = 0; e < 4; ++e)
+          sum[e] = kbFAdd(b, kbGet(b, accVar[4 * j + e]), kbExtract(b, v, kbI32(b, e)));
+        nvRegisterFenceValues(b, sum, 4);
+        for (uint32_t e = 0; e < 4; ++e) kbSet(b, accVar[4 * j + e], sum[e]);
+      }
+      nvWarpSync(b);
+      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread has read the flag and the sums */
+      kbIf(b, leader);
+      nvGlobalReleaseStoreU32(b, flag, kbI32(b, 0)); /* for the next launch */
+      kbEndIf(b);
+      kbSet(b, covered, end);
+      kbSet(b, next, kbAddI(b, kbGet(b, next), 1));
+    }
+    kbEndWhile(b);
+    KbValue sums[SK_MAX_ACC];
+    for (uint32_t i = 0; i < nacc; ++i) sums[i] = kbGet(b, accVar[i]);
+    sm90Epilogue(k, t, n, sums);
+  }
+  kbEndIf(b);
 }
 
 void sm90EpilogueFinish(Sm90Kernel *k) {

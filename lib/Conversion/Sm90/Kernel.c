@@ -54,7 +54,7 @@ KbValue sm90StageOfChunk(Sm90Kernel *k, KbValue q) {
 void sm90ReleaseStage(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
-  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kSteps);
+  KbValue last = kbCmp(b, KB_EQ, kbAddI(b, cv, 1), t->kStepEnd);
   kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));
   sm90WarpArrive(g, genPipeEmptyBar(g, &k->stages));
   genRingAdvance(b, &k->stages.pos);
@@ -63,10 +63,11 @@ void sm90ReleaseStage(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q) {
 
 void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state) {
   KbBuilder *b = k->g.b;
+  KbValue first = k->g.cfg->streamK ? t->kStepBegin : kbI32(b, 0);
   if (!k->g.cfg->sm90.stageUnroll) {
-    KbVar cVar = kbVar(b, b->i32, kbI32(b, 0));
+    KbVar cVar = kbVar(b, b->i32, first);
     kbWhile(b);
-    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, cVar), t->kSteps));
+    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, cVar), t->kStepEnd));
     {
       KbValue cv = kbGet(b, cVar);
       body(k, t, cv, kbAnd(b, cv, kbI32(b, 3)), state);
@@ -75,15 +76,15 @@ void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state
     kbEndWhile(b);
     return;
   }
-  KbVar c0Var = kbVar(b, b->i32, kbI32(b, 0));
+  KbVar c0Var = kbVar(b, b->i32, first);
   kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, c0Var), t->kSteps));
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, c0Var), t->kStepEnd));
   {
     KbValue c0 = kbGet(b, c0Var);
     body(k, t, c0, kbI32(b, 0), state);
     for (uint32_t q = 1; q < 4; ++q) { /* a partial last stage stops early */
       KbValue cv = kbAddI(b, c0, q);
-      kbIf(b, kbCmp(b, KB_ULT, cv, t->kSteps));
+      kbIf(b, kbCmp(b, KB_ULT, cv, t->kStepEnd));
       body(k, t, cv, kbI32(b, q), state);
     }
     for (uint32_t q = 1; q < 4; ++q) kbEndIf(b);

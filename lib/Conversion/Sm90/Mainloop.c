@@ -88,7 +88,8 @@ static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void
   KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
   KbValue accv[MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct->acc[i]);
-  KbValue first = kbZExt(b, kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
+  KbValue first = kbZExt(b, cfg->streamK ? kbCmp(b, KB_NE, cv, t->kStepBegin)
+                                          : kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
   nvWgmmaFence(b);
   for (uint32_t s = 0; s < 4; ++s)
     nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
@@ -118,7 +119,8 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   KbValue accv[MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct.acc[i]);
   nvRegisterFenceValues(b, accv, nacc); /* no use of the accumulator before the wait */
-  sm90Epilogue(k, t, n, accv);
+  if (k->g.cfg->streamK) sm90StreamKEpilogue(k, t, n, accv);
+  else sm90Epilogue(k, t, n, accv);
 }
 
 void sm90ConsumerLoop(Sm90Kernel *k) {

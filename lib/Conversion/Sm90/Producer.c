@@ -1,5 +1,6 @@
 /* Producer.c — the sm_90a TMA producer (warpgroup 0, thread 0): for every tile of the
- * persistent schedule and every 256-K stage, waits until the consumers released the stage
+ * persistent schedule and every 256-K stage of it (the CTA's share of a tile with the
+ * stream-K schedule), waits until the consumers released the stage
  * (empty[s]), arms full[s] with the stage's bytes and issues its four boxes: the weight
  * tile (the M role, B: 128 rows), the token tile (the N role, A: the group's tile_n rows),
  * and both scale-factor boxes (one atom row for the weights, two for the tokens, whose tile
@@ -28,9 +29,9 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
    * tile of their group (evict last). */
   KbValue hintM = kbI64(b, NV_L2_EVICT_FIRST), hintN = kbI64(b, NV_L2_EVICT_LAST);
 
-  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
+  KbVar kt = kbVar(b, b->i32, cfg->streamK ? t->kBegin : kbI32(b, 0));
   kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kEnd));
   {
     genPipeProducerAcquire(g, stages);
     KbValue full = genPipeFullBar(g, stages);

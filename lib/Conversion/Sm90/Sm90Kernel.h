@@ -14,7 +14,8 @@
  *               decodedBuffers chunks ahead of the wgmmas (decodedFull / decodedEmpty);
  *   Mainloop.c  the consumer warpgroups: one copy of the chunk loop per token-tile width,
  *               the weights decoded into A registers while the other warpgroup's wgmmas run;
- *   Epilogue.c  accumulator -> fp16 -> stmatrix into swizzled staging -> TMA store.
+ *   Epilogue.c  accumulator -> fp16 -> stmatrix into swizzled staging -> TMA store; with the
+ *               stream-K schedule, the partial sums of split tiles through the workspace.
  *
  * docs/kernel-sm90a.md describes the result.
  */
@@ -95,6 +96,12 @@ void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbVa
 
 /* Epilogue.c: converts the warpgroup's accumulator (n tokens) to fp16 and stores it. */
 void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
+/* Epilogue.c, the stream-K schedule: a CTA's share of a tile that does not start at stage
+ * 0 publishes the warpgroup's partial sums in its workspace slot (fp32, then a flag holding
+ * its end stage, released at GPU scope); the share that starts at stage 0 adds the partial
+ * sums of the CTAs after it until the tile's last stage (each acquired, its flag returned
+ * to 0) and runs sm90Epilogue. */
+void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
 /* Epilogue.c: outstanding TMA stores have completed (at teardown). */
 void sm90EpilogueFinish(Sm90Kernel *k);
 

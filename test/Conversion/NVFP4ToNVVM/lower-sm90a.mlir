@@ -4,8 +4,8 @@
 // -> BF16 decode constants, the wgmma chain and the stmatrix / TMA-store epilogue.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
-// The default sm_90a family: swap_n128, swap_n64, swap_n192, then swap_n128_m192 and
-// swap_n64_m192, 5 x 256-byte records.
+// The default sm_90a family: swap_n128, swap_n64, swap_n192, then swap_n128_m192,
+// swap_n64_m192 and swap_n128_m192_sk, 6 x 256-byte records.
 // Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
 // block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1.
 // CHECK-LABEL: func.func @sm90_default
@@ -13,7 +13,7 @@
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008002000001000000010000000100000001000000010000
-// CHECK-SAME: tensor<1280xi8>
+// CHECK-SAME: tensor<1536xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
@@ -22,6 +22,8 @@
 // CHECK: llvm.func @h0_swap_n128_m192(
 // CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
 // CHECK: llvm.func @h0_swap_n64_m192(
+// CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
+// CHECK: llvm.func @h0_swap_n128_m192_sk(
 // CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
 func.func @sm90_default(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                         %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
@@ -184,5 +186,47 @@ func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
   nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
       sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
       c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h4", variants = ["swap_n128_m192"]}
+  return
+}
+
+// -----
+
+// swap_n128_m192_sk, the stream-K schedule: the plan of swap_n128_m192 (215 136 bytes of
+// shared memory, 0x034860) with a workspace of 128 + 3 x 128 x 64 x 4 = 98 432 bytes per CTA
+// (0x018080, record offset 80) and variant flags DYNAMIC_N | BALANCED_N | STREAM_K (7, offset
+// 192). Every role computes its share from the grid and the group records (nctaid.x, the total
+// cost, 64-bit divisions); the consumers of a share that does not start at stage 0 store their
+// partial sums (float4) and release a flag at GPU scope; the share that starts at stage 0
+// acquires the flags of the CTAs after it, adds their sums (volatile loads) and returns each
+// flag to 0, then runs the epilogue.
+// CHECK-LABEL: gpu.module @h7_module
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A0000000000000080020000010000000100000001000000010000000100000060480300C0000000{{([0-9A-F]{56})}}80800100{{([0-9A-F]{216})}}07000000
+// Its chunk loop is swap_n128_m192's (one chunk per trip: 4 wgmmas), nothing wider than 128.
+// UNROLL-LABEL: llvm.func @h7_swap_n128_m192_sk(
+// UNROLL-COUNT-4: m64n128k16.f32
+// UNROLL-NOT: m64n128k16.f32
+// WIDTHS-LABEL: llvm.func @h7_swap_n128_m192_sk(
+// WIDTHS-NOT: m64n{{(14|15|16|17|18|19|2[0-9])[0-9]}}k16
+// CHECK-LABEL: llvm.func @h7_swap_n128_m192_sk(
+// CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK: nvvm.read.ptx.sreg.nctaid.x
+// CHECK: llvm.udiv %{{.*}} : i64
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.setmaxregister  increase 120
+// CHECK: nvvm.setmaxregister  decrease 96
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: "fence.acq_rel.gpu;\0A\09st.relaxed.gpu.global.b32 [$0], $1;", "l,r,~{memory}"
+// CHECK: llvm.load volatile %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.fadd
+// CHECK: "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l,~{memory}"
+// CHECK: "fence.acq_rel.gpu;\0A\09st.relaxed.gpu.global.b32 [$0], $1;", "l,r,~{memory}"
+func.func @sm90_n128_m192_sk(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
+                             %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
+                             %c: memref<?x4096xf16>) {
+  nvfp4.grouped_matmul a(%a : memref<?x7168xf4E2M1FN>) b(%b : memref<4096x7168xf4E2M1FN>)
+      sfa(%sfa : memref<?x112x32x4x4xf8E4M3FN>) sfb(%sfb : memref<32x112x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x4096xf16>) {target = "sm_90a", kernel_name = "h7", variants = ["swap_n128_m192_sk"]}
   return
 }

@@ -433,13 +433,31 @@ func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
+// The stream-K schedule (_sk) exists for sm_90a only.
+func.func @sm100_stream_k(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant swap_n128_sk: the stream-K schedule (_sk) is implemented for target sm_90a only}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", variants = ["swap_n128", "swap_n128_sk"]}
+  return
+}
+
+// -----
+
 // sm_90a: the wgmma kernel has the swap-AB orientation only.
 func.func @sm90_ab_variant(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant ab_n128: the sm_90a kernel has the swap-AB orientation only (variants swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192): the weights feed the wgmma M side}}
+  // expected-error @+1 {{variant ab_n128: the sm_90a kernel has the swap-AB orientation only (variants swap_n64, swap_n128, swap_n192, swap_n128_m192, swap_n64_m192, each also with _sk): the weights feed the wgmma M side}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
