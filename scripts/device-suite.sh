@@ -178,7 +178,7 @@ if has hopper; then
   }
   "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
   HT=${HOPPER_TIMEOUT:-60}
-  for v in ${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192}; do
+  for v in ${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
     for i in 0 1 2 3 4 5 6 7 8 9; do
       hone "sm90_${v}_test$i" "$HT" "$RUN" "$HF" --variant $v --case "test:$i" $H1
     done
@@ -201,7 +201,7 @@ if has hopper; then
   done
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
-    for v in ${HOPPER_SAN_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192}; do
+    for v in ${HOPPER_SAN_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
       for c in test:0 test:8 random:3; do
         hone "sm90_san_${tool}_${v}_${c/:/_}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
           "$RUN" "$HF" --variant $v --case $c --seed 7 $H1

@@ -63,7 +63,7 @@ python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $MV > "$OUT/g16
 # run it as `bash $OUT/device-suite.sh` from the repository root.
 cp scripts/device-suite.sh "$OUT/"
 # The native sm_90a family (its default: swap_n128, swap_n64, swap_n192, swap_n128_m192,
-# swap_n64_m192) and the Hopper benchmark.
+# swap_n64_m192, swap_n128_m192_sk) and the Hopper benchmark.
 sed 's/target = "sm_100a"/target = "sm_90a"/' examples/any16.mlir > "$OUT/any16_sm90.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm90.mlir" -o "$OUT/cubin/sm90_family.cubin"
 cp "$BUILD"/bin/nvfp4-hopper-bench "$OUT/bin/"
