@@ -232,8 +232,8 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
 #define NVFP4_META_VFLAG_STREAM_K 0x4u     /* stream-K schedule (sm_90a "_sk" variants): the
                                               grid is one CTA per SM, each takes an equal
                                               share of the stage iterations of all tiles
-                                              (cost T + stream_k_cost per tile stage, T =
-                                              the group's tile_n) and splits tiles between
+                                              (cost T + a constant of the variant per tile
+                                              stage, T = the group's tile_n), splits tiles between
                                               CTAs at stage boundaries; a split tile's
                                               partial sums meet in the workspace
                                               (workspace_per_cta bytes per CTA, zero before

@@ -138,20 +138,23 @@ static KbValue schedU32(GenKernel *k, KbValue e, uint32_t field) {
   return kbLoad(b, b->i32, genSharedPtr(k, addr), 4);
 }
 
+/* A u32 field of group g's record (table order). */
+static KbValue recordU32(GenKernel *k, KbValue g, uint32_t field) {
+  KbBuilder *b = k->b;
+  return genTableU32(k, kbAddI(b, kbMulI(b, g, NVFP4_ABI_GROUP_RECORD_BYTES),
+                               nvfp4_abi_record_offset(k->cfg->numGroups, 0) + field));
+}
+
 static KbValue findGroup(GenKernel *k, KbVar g, KbValue tile, KbValue numGroups) {
   KbBuilder *b = k->b;
   const bool contiguous = k->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
-  uint32_t rec0 = nvfp4_abi_record_offset(k->cfg->numGroups, 0);
   kbWhile(b);
   {
     KbValue next = kbAddI(b, kbGet(b, g), 1);
     KbValue inRange = kbCmp(b, KB_ULT, next, numGroups);
     /* the start of the next group, read only when it exists (else an impossible value) */
     KbValue idx = kbSelect(b, inRange, next, kbI32(b, 0));
-    KbValue start =
-        contiguous ? schedU32(k, idx, 0)
-                   : genTableU32(k, kbAddI(b, kbMulI(b, idx, NVFP4_ABI_GROUP_RECORD_BYTES),
-                                           rec0 + NVFP4_ABI_GRP_TILE_START));
+    KbValue start = contiguous ? schedU32(k, idx, 0) : recordU32(k, idx, NVFP4_ABI_GRP_TILE_START);
     kbWhileDo(b, kbAnd(b, inRange, kbCmp(b, KB_ULE, start, tile)));
     kbSet(b, g, next);
   }
@@ -364,13 +367,6 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
 }
 
 /* ---- the stream-K schedule ------------------------------------------------------------ */
-
-/* A u32 field of group g's record (table order). */
-static KbValue recordU32(GenKernel *k, KbValue g, uint32_t field) {
-  KbBuilder *b = k->b;
-  return genTableU32(k, kbAddI(b, kbMulI(b, g, NVFP4_ABI_GROUP_RECORD_BYTES),
-                               nvfp4_abi_record_offset(k->cfg->numGroups, 0) + field));
-}
 
 static KbValue truncI32(KbBuilder *b, KbValue x) {
   return mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &b->i32, 1, &x, 0, NULL), 0);

@@ -63,7 +63,7 @@ void sm90ReleaseStage(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q) {
 
 void sm90ForEachChunk(Sm90Kernel *k, GenTile *t, Sm90ChunkBody body, void *state) {
   KbBuilder *b = k->g.b;
-  KbValue first = k->g.cfg->streamK ? t->kStepBegin : kbI32(b, 0);
+  KbValue first = t->kStepBegin;
   if (!k->g.cfg->sm90.stageUnroll) {
     KbVar cVar = kbVar(b, b->i32, first);
     kbWhile(b);

@@ -88,8 +88,7 @@ static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void
   KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
   KbValue accv[MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct->acc[i]);
-  KbValue first = kbZExt(b, cfg->streamK ? kbCmp(b, KB_NE, cv, t->kStepBegin)
-                                          : kbCmpI(b, KB_NE, cv, 0), b->i32); /* scale-d of step 0 */
+  KbValue first = kbZExt(b, kbCmp(b, KB_NE, cv, t->kStepBegin), b->i32); /* scale-d of step 0 */
   nvWgmmaFence(b);
   for (uint32_t s = 0; s < 4; ++s)
     nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),

@@ -29,7 +29,7 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
    * tile of their group (evict last). */
   KbValue hintM = kbI64(b, NV_L2_EVICT_FIRST), hintN = kbI64(b, NV_L2_EVICT_LAST);
 
-  KbVar kt = kbVar(b, b->i32, cfg->streamK ? t->kBegin : kbI32(b, 0));
+  KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kEnd));
   {
