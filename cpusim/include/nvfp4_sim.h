@@ -68,17 +68,23 @@ NVFP4_SIM_ENTRY uint32_t nvfp4_sim_dyn_smem(void);
 NVFP4_SIM_ENTRY void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site);
 /* A generic store of `bytes` at host address `ptr` (global memory). */
 NVFP4_SIM_ENTRY void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site);
-/* A 4-byte flag in global memory (host address `addr`): stored with release semantics (the
- * checks of nvfp4_sim_global_store), and read with acquire semantics. Clusters run from the
- * last to the first, so a flag a CTA waits for (the stream-K schedule: a later CTA's partial
- * sums) is published before the wait; reading 0 is reported as the deadlock it would be on
- * a GPU. */
+/* A 4-byte counter in global memory (host address `addr`, 4-byte aligned, inside an output
+ * buffer or the workspace): stored with release semantics (the checks of
+ * nvfp4_sim_global_store), read with acquire semantics, and atomically added to with
+ * acquire-release semantics (returns the old value). The clusters of a launch run one after
+ * another, so a value is never awaited: the stream-K schedule reads and adds, never spins. */
 NVFP4_SIM_ENTRY void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site);
 NVFP4_SIM_ENTRY uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site);
+NVFP4_SIM_ENTRY uint32_t nvfp4_sim_global_atomic_add_u32(uint64_t addr, uint32_t value,
+                                                         uint32_t site);
 
 /* ---- barriers -------------------------------------------------------------------------- */
 /* bar.sync id, threads (threads == 0: every thread of the CTA, i.e. barrier0). */
 NVFP4_SIM_ENTRY void nvfp4_sim_barrier(uint32_t id, uint32_t threads, uint32_t site);
+/* bar.red.or.pred id, threads: bar.sync that returns 1 to every thread when any thread's
+ * `pred` is non-zero. */
+NVFP4_SIM_ENTRY uint32_t nvfp4_sim_barrier_or(uint32_t id, uint32_t threads, uint32_t pred,
+                                              uint32_t site);
 /* bar.warp.sync mask */
 NVFP4_SIM_ENTRY void nvfp4_sim_warp_sync(uint32_t mask, uint32_t site);
 /* barrier.cluster.arrive.aligned / barrier.cluster.wait.aligned */

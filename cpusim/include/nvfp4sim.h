@@ -84,11 +84,20 @@ NVFP4SIM_API int nvfp4sim_module_find_variant(const nvfp4sim_module *mod, const 
 
 /* ---- launches ------------------------------------------------------------------------ */
 
+/* The order in which the clusters of a launch run (each to its end before the next: a CTA
+ * that waited for another CTA would be reported as a deadlock in some order). */
+typedef enum nvfp4sim_cluster_order {
+  NVFP4SIM_CLUSTERS_FORWARD = 0, /* 0, 1, 2, ...: the order a GPU dispatches them in */
+  NVFP4SIM_CLUSTERS_REVERSE = 1, /* last to first */
+  NVFP4SIM_CLUSTERS_SHUFFLED = 2 /* a permutation drawn from schedule_seed */
+} nvfp4sim_cluster_order;
+
 typedef struct nvfp4sim_options {
   uint64_t schedule_seed; /* fiber order and completion points of asynchronous operations */
   uint32_t max_reports;   /* hazard reports printed (0: 10); all are counted */
   FILE *log;              /* reports and the deadlock report (NULL: stderr) */
   int trace;              /* 1: print every asynchronous completion (debugging) */
+  nvfp4sim_cluster_order cluster_order;
 } nvfp4sim_options;
 
 typedef enum nvfp4sim_outcome {

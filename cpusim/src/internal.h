@@ -109,6 +109,7 @@ typedef struct sim_rendezvous {
   uint64_t generation;
   uint32_t kind, site;
   uint32_t args[4];
+  uint32_t red[2]; /* bar.red.or: the OR of generation g's predicates in red[g & 1] */
   uint16_t who[64 * 32]; /* fibers arrived (cluster thread index) */
 } sim_rendezvous;
 

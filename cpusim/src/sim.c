@@ -395,7 +395,8 @@ void sim_rendezvous_arrive(sim_rendezvous *rv, uint32_t expected, uint32_t kind,
 }
 
 
-void nvfp4_sim_barrier(uint32_t id, uint32_t threads, uint32_t site) {
+/* bar.sync, and with `pred` non-null bar.red.or.pred (its result in *pred). */
+static void barrier(uint32_t id, uint32_t threads, uint32_t *pred, uint32_t site) {
   sim_fiber *f = sim_self();
   sim_cta *c = f->cta;
   if (id >= 16) sim_fault(f, site, "bar.sync barrier id %u outside 0..15", id);
@@ -403,9 +404,27 @@ void nvfp4_sim_barrier(uint32_t id, uint32_t threads, uint32_t site) {
     sim_fault(f, site, "bar.sync thread count %u is not a multiple of 32 up to %u", threads,
               c->threads);
   uint32_t expected = threads ? threads : c->threads - c->exited;
-  uint32_t args[1] = {threads};
-  sim_rendezvous_arrive(&c->bar[id], expected, SIM_RV_BAR, args, 1, f, site, NULL, NULL);
+  /* a reduction and a plain bar.sync at the same barrier are different operations */
+  uint32_t args[2] = {threads, pred != NULL};
+  sim_rendezvous *rv = &c->bar[id];
+  const uint64_t gen = rv->generation;
+  if (pred) {
+    if (rv->arrived == 0) rv->red[gen & 1] = 0;
+    rv->red[gen & 1] |= *pred != 0;
+  }
+  sim_rendezvous_arrive(rv, expected, SIM_RV_BAR, args, 2, f, site, NULL, NULL);
+  /* generation gen + 1 needs this thread again, so red[gen & 1] stays until it has read it */
+  if (pred) *pred = rv->red[gen & 1];
   sim_maybe_yield();
+}
+
+void nvfp4_sim_barrier(uint32_t id, uint32_t threads, uint32_t site) {
+  barrier(id, threads, NULL, site);
+}
+
+uint32_t nvfp4_sim_barrier_or(uint32_t id, uint32_t threads, uint32_t pred, uint32_t site) {
+  barrier(id, threads, &pred, site);
+  return pred;
 }
 
 void nvfp4_sim_warp_sync(uint32_t mask, uint32_t site) {
@@ -517,19 +536,21 @@ void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
 void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site) {
   void *p = (void *)(uintptr_t)addr;
   nvfp4_sim_global_store(p, 4, site);
-  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte flag at %p", p);
+  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", p);
   __atomic_store_n((uint32_t *)p, value, __ATOMIC_RELEASE);
 }
 
 uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site) {
   const uint32_t *p = (const uint32_t *)(uintptr_t)addr;
-  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte flag at %p", (const void *)p);
-  uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-  if (v == 0)
-    sim_fault(sim_self(), site, "deadlock: the flag at %p is 0 and no CTA left to run can set it "
-                                "(clusters run last to first; a CTA waits only for later ones)",
-              (const void *)p);
-  return v;
+  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", (const void *)p);
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+uint32_t nvfp4_sim_global_atomic_add_u32(uint64_t addr, uint32_t value, uint32_t site) {
+  void *p = (void *)(uintptr_t)addr;
+  nvfp4_sim_global_store(p, 4, site);
+  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", p);
+  return __atomic_fetch_add((uint32_t *)p, value, __ATOMIC_ACQ_REL);
 }
 
 /* ---- the launch ------------------------------------------------------------------------------ */
@@ -768,14 +789,33 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
     snprintf(result->message, sizeof result->message, "launch: out of host memory");
   } else {
     double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    /* last to first: a CTA may wait for a flag a later CTA releases (the stream-K
-     * schedule), never for one an earlier CTA releases */
-    for (uint32_t cl = grid / cluster; cl-- > 0;) {
+    const uint32_t clusters = grid / cluster;
+    uint32_t *order = malloc(sizeof(uint32_t) * (clusters ? clusters : 1));
+    if (!order) {
+      result->outcome = NVFP4SIM_ERROR;
+      snprintf(result->message, sizeof result->message, "launch: out of host memory");
+    }
+    for (uint32_t i = 0; order && i < clusters; ++i)
+      order[i] = s->opts->cluster_order == NVFP4SIM_CLUSTERS_REVERSE ? clusters - 1 - i : i;
+    if (order && s->opts->cluster_order == NVFP4SIM_CLUSTERS_SHUFFLED) {
+      uint64_t x = s->opts->schedule_seed * 0xD1342543DE82EF95ull + 0x632BE59BD9B4E019ull;
+      for (uint32_t i = clusters; i > 1; --i) { /* Fisher-Yates */
+        x ^= x >> 29;
+        x *= 0xBF58476D1CE4E5B9ull;
+        x ^= x >> 32;
+        const uint32_t j = (uint32_t)(x % i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+      }
+    }
+    for (uint32_t i = 0; order && i < clusters; ++i) {
+      const uint32_t cl = order[i];
       setup_cluster(cl);
       run_cluster();
       result->clusters++;
       if (s->aborted || s->deadlocked) break; /* hazards: every cluster still runs */
     }
+    free(order);
     result->wall_ms = clock_ms(CLOCK_MONOTONIC) - t0;
     result->cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
     result->hazards = s->stats.hazards;

@@ -60,7 +60,9 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
     "llvm.func @nvfp4_sim_global_release_u32(i64, i32, i32)",
     "llvm.func @nvfp4_sim_global_acquire_u32(i64, i32) -> i32",
+    "llvm.func @nvfp4_sim_global_atomic_add_u32(i64, i32, i32) -> i32",
     "llvm.func @nvfp4_sim_barrier(i32, i32, i32)",
+    "llvm.func @nvfp4_sim_barrier_or(i32, i32, i32, i32) -> i32",
     "llvm.func @nvfp4_sim_warp_sync(i32, i32)",
     "llvm.func @nvfp4_sim_cluster_arrive(i32)",
     "llvm.func @nvfp4_sim_cluster_wait(i32)",
@@ -480,10 +482,20 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
         call(r, "nvfp4_sim_global_release_u32", 3, args);
         return true;
       }
-      if (!strcmp(text, NV_ASM_ACQUIRE_LOAD_U32)) { /* a stream-K flag: read */
+      if (!strcmp(text, NV_ASM_ACQUIRE_LOAD_U32)) { /* a stream-K counter: read */
         KbValue args[2] = {o[0], site(r, "ld.acquire.gpu.global.b32", NULL)};
         KbValue v = kbCall(b, "nvfp4_sim_global_acquire_u32", b->i32, 2, args);
         return replaceExtracts(r, op, "acquire-load inline asm", sameValue, &v);
+      }
+      if (!strcmp(text, NV_ASM_BARRIER_OR)) { /* bar.red.or.pred id, threads */
+        KbValue args[4] = {o[0], o[1], o[2], site(r, "bar.red.or.pred id, threads", NULL)};
+        KbValue v = kbCall(b, "nvfp4_sim_barrier_or", b->i32, 4, args);
+        return replaceExtracts(r, op, "bar.red.or inline asm", sameValue, &v);
+      }
+      if (!strcmp(text, NV_ASM_ATOMIC_ADD_U32)) { /* a stream-K counter: added to */
+        KbValue args[3] = {o[0], o[1], site(r, "atom.acq_rel.gpu.global.add.u32", NULL)};
+        KbValue v = kbCall(b, "nvfp4_sim_global_atomic_add_u32", b->i32, 3, args);
+        return replaceExtracts(r, op, "atomic-add inline asm", sameValue, &v);
       }
       return rewriteWgmma(r, op, text);
     }

@@ -237,6 +237,18 @@ KbValue nvGlobalAcquireLoadU32(KbBuilder *b, KbValue address) {
   return extractField(b, s, b->i32, 0);
 }
 
+KbValue nvNamedBarrierOrAt(KbBuilder *b, KbValue id, uint32_t threads, KbValue pred) {
+  KbValue ops[3] = {id, kbI32(b, threads), kbZExt(b, pred, b->i32)};
+  KbValue s = inlineAsm(b, NV_ASM_BARRIER_OR, "=r,r,r,r,~{memory}", 1, &b->i32, 3, ops);
+  return kbCmpI(b, KB_NE, extractField(b, s, b->i32, 0), 0);
+}
+
+KbValue nvGlobalAtomicAddU32(KbBuilder *b, KbValue address, KbValue value) {
+  KbValue ops[2] = {address, value};
+  KbValue s = inlineAsm(b, NV_ASM_ATOMIC_ADD_U32, "=r,l,r,~{memory}", 1, &b->i32, 2, ops);
+  return extractField(b, s, b->i32, 0);
+}
+
 #define NV_ASM_MAX 160
 
 void nvWgmmaBf16RegA(KbBuilder *b, uint32_t n, KbValue *acc, const KbValue a[4], KbValue descB,

@@ -45,6 +45,13 @@ void nvPrefetchTensormap(KbBuilder *b, KbValue tensorMap);
 void nvNamedBarrier(KbBuilder *b, uint32_t id, uint32_t threads);
 /* bar.sync with a barrier id computed at run time (0..15). */
 void nvNamedBarrierAt(KbBuilder *b, KbValue id, uint32_t threads);
+/* bar.red.or.pred on named barrier `id` among `threads` threads: every thread gets i1
+ * (any thread's `pred` (i1) was true); also a bar.sync, with its memory ordering. Inline
+ * assembly: the nvvm.barrier op takes a reduction at barrier 0 only. */
+#define NV_ASM_BARRIER_OR                                                                    \
+  "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, $3, 0;\n\tbar.red.or.pred q, $1, $2, p;\n\t"     \
+  "selp.u32 $0, 1, 0, q;\n\t}"
+KbValue nvNamedBarrierOrAt(KbBuilder *b, KbValue id, uint32_t threads, KbValue pred);
 
 /* L2 cache-eviction policies for TMA loads (the createpolicy encodings CUTLASS uses for
  * its CacheHintSm90 values). */
@@ -71,14 +78,17 @@ void nvFenceProxyTensormapAcquire(KbBuilder *b, KbValue map);
  * so no use of tcgen05.ld registers can be scheduled before the wait. */
 KbValue nvRegisterFence(KbBuilder *b, KbValue vec, uint32_t num);
 
-/* Global flags between CTAs (generic i64 addresses of 4-byte words in global memory): a
+/* Global counters between CTAs (generic i64 addresses of 4-byte words in global memory): a
  * release store at GPU scope (fence.acq_rel.gpu, then st.relaxed.gpu: the writes this
- * thread has observed, e.g. its CTA's through a barrier, are visible before the flag) and
- * an acquire load at GPU scope. The stream-K schedule publishes partial sums with them. */
+ * thread has observed, e.g. its CTA's through a barrier, are visible before the value), an
+ * acquire load at GPU scope, and an atomic add with acquire-release semantics at GPU scope
+ * returning the old value. The stream-K schedule publishes partial sums with them. */
 #define NV_ASM_RELEASE_STORE_U32 "fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.b32 [$0], $1;"
 #define NV_ASM_ACQUIRE_LOAD_U32 "ld.acquire.gpu.global.b32 $0, [$1];"
+#define NV_ASM_ATOMIC_ADD_U32 "atom.acq_rel.gpu.global.add.u32 $0, [$1], $2;"
 void nvGlobalReleaseStoreU32(KbBuilder *b, KbValue address, KbValue value);
 KbValue nvGlobalAcquireLoadU32(KbBuilder *b, KbValue address);
+KbValue nvGlobalAtomicAddU32(KbBuilder *b, KbValue address, KbValue value);
 
 /* ---- sm_90a: register reallocation, warpgroup MMA, matrix store --------------------- */
 

@@ -226,7 +226,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
            k, tokens, nvfp4h_moe_routing_name((nvfp4h_moe_routing)routing),
            (unsigned long long)seed, full ? "full-range" : "competition");
   }
-  nvfp4sim_options opts = {sched, max_reports, stderr, 0};
+  nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD};
   rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, "launch");
   for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);

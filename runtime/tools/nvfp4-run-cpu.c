@@ -6,13 +6,19 @@
  *
  *   nvfp4-run --cpu KERNEL.so (--case ... | --groups ...) [--variant V] [--seed S]
  *             [--full-range] [--ldc-pad P] [--sms N] [--schedule-seed S] [--max-reports N]
- *             [--threads T] [--json] [--no-check] [--trace]
+ *             [--threads T] [--cluster-order forward|reverse|shuffled] [--launches N]
+ *             [--json] [--no-check] [--trace]
  *
  * --sms is the simulated SM count (grid = min(SMs, tiles) CTAs, rounded to whole CTA
  * pairs; few SMs give every CTA many tiles, so ring reuse and its hazards are exercised);
  * the variant is chosen as the runtime would on a B200 (148 SMs) unless --variant names it.
  * --schedule-seed seeds the fiber order and the completion points of the asynchronous
- * operations (its value mod 3 picks eager, mixed or lazy completion).
+ * operations (its value mod 3 picks eager, mixed or lazy completion). --cluster-order is
+ * the order the clusters run in, each to its end (forward, the GPU's dispatch order, by
+ * default; shuffled: a permutation drawn from the schedule seed): a kernel whose CTAs waited
+ * for one another would deadlock in some order. --launches N launches the kernel N times
+ * with the same workspace, C refilled with its garbage before each, and checks the last: a
+ * kernel must leave the workspace as the next launch needs it (the stream-K counters).
  *
  * Exit codes: 0 pass, 1 check failed, 2 usage or runtime error, 3 deadlock, 4 hazard or
  * illegal operation reported by the simulator. Numbers on the command line are checked
@@ -36,6 +42,7 @@ static void cpu_usage(FILE *f) {
              "\"m,n,k;...\")\n"
              "                 [--variant NAME|INDEX] [--seed S] [--full-range] [--ldc-pad P]\n"
              "                 [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
+             "                 [--cluster-order forward|reverse|shuffled] [--launches N]\n"
              "                 [--json] [--no-check] [--trace]\n"
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
 }
@@ -69,8 +76,9 @@ int nvfp4_run_cpu(int argc, char **argv) {
     if (!strcmp(argv[i], "--moe")) return nvfp4_run_cpu_moe(argc, argv);
   const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
   uint64_t seed = 1111, sched = 1;
-  uint32_t ldc_pad = 0, sms = 4, max_reports = 10;
+  uint32_t ldc_pad = 0, sms = 4, max_reports = 10, launches = 1;
   int full = 0, json = 0, check = 1, threads = 0, trace = 0;
+  nvfp4sim_cluster_order order = NVFP4SIM_CLUSTERS_FORWARD;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (cpu_usage(stderr), exit(CPU_ERROR), (char *)0))
@@ -80,6 +88,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--variant")) variant = NEXT();
     else if (!strcmp(a, "--seed")) seed = run_parse_u64(a, NEXT());
     else if (!strcmp(a, "--schedule-seed")) sched = run_parse_u64(a, NEXT());
+    else if (!strcmp(a, "--launches")) launches = (uint32_t)run_parse_int(a, NEXT(), 1, 100);
     else if (!strcmp(a, "--sms")) sms = (uint32_t)run_parse_int(a, NEXT(), 1, 4096);
     else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
     else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
@@ -88,6 +97,16 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--no-check")) check = 0;
     else if (!strcmp(a, "--trace")) trace = 1;
+    else if (!strcmp(a, "--cluster-order")) {
+      const char *o = NEXT();
+      if (!strcmp(o, "forward")) order = NVFP4SIM_CLUSTERS_FORWARD;
+      else if (!strcmp(o, "reverse")) order = NVFP4SIM_CLUSTERS_REVERSE;
+      else if (!strcmp(o, "shuffled")) order = NVFP4SIM_CLUSTERS_SHUFFLED;
+      else {
+        fprintf(stderr, "nvfp4-run --cpu: --cluster-order %s: expected forward, reverse or shuffled\n", o);
+        return CPU_ERROR;
+      }
+    }
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { cpu_usage(stdout); return 0; }
     else { fprintf(stderr, "nvfp4-run --cpu: unknown or misplaced argument %s\n", a); cpu_usage(stderr); return CPU_ERROR; }
 #undef NEXT
@@ -189,10 +208,17 @@ int nvfp4_run_cpu(int argc, char **argv) {
     const uint64_t header[2] = {(uint64_t)(uintptr_t)workspace, (uint64_t)bytes};
     memcpy((unsigned char *)block + NVFP4_ABI_HDR_WORKSPACE, header, sizeof header); /* x86-64, aarch64: LE */
   }
-  nvfp4sim_options opts = {sched, max_reports, stderr, trace};
+  nvfp4sim_options opts = {sched, max_reports, stderr, trace, order};
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
-  if (grid) nvfp4sim_launch(mod, (uint32_t)v, block, grid, writable, nwritable, &opts, &res);
+  for (uint32_t l = 0; grid && l < launches; ++l) {
+    if (l > 0) {
+      if (res.outcome != NVFP4SIM_OK) break;
+      for (uint32_t g = 0; g < ng; g++) memcpy(cbuf[g], prob.groups[g].c, prob.groups[g].c_alloc_bytes);
+    }
+    memset(&res, 0, sizeof res);
+    nvfp4sim_launch(mod, (uint32_t)v, block, grid, writable, nwritable, &opts, &res);
+  }
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
     goto done;
@@ -229,7 +255,9 @@ int nvfp4_run_cpu(int argc, char **argv) {
            (unsigned long long)seed, (unsigned long long)sched, full ? "full-range" : "competition");
     for (uint32_t g = 0; g < ng; g++)
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
-    printf("], \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
+    static const char *const jorders[] = {"forward", "reverse", "shuffled"};
+    printf("], \"cluster_order\": \"%s\", \"launches\": %u", jorders[order], launches);
+    printf(", \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
            "\"hazards\": %llu, \"checked\": %s, \"pass\": %s, \"mismatches\": %llu, "
            "\"max_abs_err\": %s, \"max_rel_err\": %s, \"sim_wall_ms\": %.1f, \"sim_cpu_ms\": %.1f, "
            "\"reference_ms\": %.1f, "
@@ -243,8 +271,11 @@ int nvfp4_run_cpu(int argc, char **argv) {
            (unsigned long long)res.tma_ops, ldc_pad, (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes);
   } else {
-    printf("device   cpu (libnvfp4sim; %u simulated SMs, schedule seed %llu)\n", sms,
-           (unsigned long long)sched);
+    static const char *const orders[] = {"forward", "reverse", "shuffled"};
+    printf("device   cpu (libnvfp4sim; %u simulated SMs, schedule seed %llu, clusters %s", sms,
+           (unsigned long long)sched, orders[order]);
+    if (launches > 1) printf(", launch %u of %u", launches, launches);
+    printf(")\n");
     printf("kernel   %s [%s]  grid %u  block %ux%ux%u  cluster %u  smem %u  tiles %u\n",
            meta->kernel_name, meta->target, grid, meta->block[0], meta->block[1], meta->block[2],
            meta->cluster[0], meta->dyn_smem_bytes, tiles);

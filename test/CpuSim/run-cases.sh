@@ -5,16 +5,18 @@
 # range) and edge cases (empty groups, tiny and ragged M/N, K = 64 and 192, C row stride
 # 24 past N) with 3 seeds each, every run checked against the C reference and for writes
 # outside C; few simulated SMs so that each CTA walks several tiles. One line per run
-# (result, nvfp4-run --cpu's exit code, wall ms), then "N runs, N failed".
+# (result, nvfp4-run --cpu's exit code, wall ms), then "N runs, N failed". NVFP4_RUN_ARGS
+# adds arguments to every run (e.g. "--cluster-order reverse").
 set -uo pipefail
 SO=$1; shift
 RUN=${NVFP4_RUN:-nvfp4-run}
+read -r -a EXTRA <<< "${NVFP4_RUN_ARGS:-}"
 runs=0 failed=0
 one() { # label, then nvfp4-run arguments
   local label=$1; shift
   local t0=$(date +%s%N)
   local out rc
-  out=$("$RUN" --cpu "$SO" "$@" 2>&1); rc=$?
+  out=$("$RUN" --cpu "$SO" "$@" "${EXTRA[@]}" 2>&1); rc=$?
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   runs=$((runs + 1))
   if [[ $rc -eq 0 ]]; then

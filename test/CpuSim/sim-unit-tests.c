@@ -7,6 +7,9 @@
  *            landed, so the read after the wait is reported (16 bytes may still be in
  *            flight), and so is the tx-count of -16 the CTA leaves behind;
  *   deadlock a wait on a barrier that never completes ends in the deadlock report;
+ *   redor    bar.red.or.pred returns the OR of the threads' predicates to every thread, for
+ *            many generations back to back on one barrier under every schedule; the
+ *            global counter's atomic add returns each thread a distinct old value;
  *   store    a TMA store clips to the tensor; without a bar.sync between the threads'
  *            writes of the staging box and the store, the store's read is a hazard;
  *   mma      one tcgen05.mma (M 128, N 64, K 64) on the emulation core through cp /
@@ -50,7 +53,7 @@ static const char kPlan[] =
     "site 4 smem-read\nsite 5 smem-write\nsite 6 bar.sync\nsite 7 tma-store\n"
     "site 8 commit_group\nsite 9 wait_group\nsite 10 tcgen05.alloc\nsite 11 tcgen05.cp\n"
     "site 12 tcgen05.mma\nsite 13 tcgen05.commit\nsite 14 tcgen05.ld\nsite 15 tcgen05.wait\n"
-    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\n";
+    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n";
 
 static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nvfp4sim_result *r,
                             const nvfp4sim_range *w, uint32_t nw) {
@@ -62,7 +65,7 @@ static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nv
   meta.dyn_smem_bytes = 64 * 1024;
   meta.param_bytes = sizeof *p;
   FILE *log = tmpfile();
-  nvfp4sim_options o = {seed, 10, log, 0};
+  nvfp4sim_options o = {seed, 10, log, 0, NVFP4SIM_CLUSTERS_FORWARD};
   nvfp4sim_outcome out = nvfp4sim_launch_kernel(kernel, &meta, kPlan, p, 1, w, nw, &o, r);
   if (log) fclose(log);
   return out;
@@ -198,6 +201,42 @@ static void test_deadlock(void) {
   CHECK(o == NVFP4SIM_DEADLOCK && strstr(r.message, "deadlock"), "deadlock: %s %s",
         nvfp4sim_outcome_name(o), r.message);
   printf("deadlock: reported, no hang\n");
+}
+
+static void k_redor(void *pp) {
+  params *p = pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X);
+  for (uint32_t gen = 0; gen < 64; ++gen) {
+    /* generation g: only thread g % 40 votes (none when g % 40 >= 32); the OR must reach
+     * every thread before the same barrier's next generation starts */
+    const uint32_t any = nvfp4_sim_barrier_or(1, 32, tid == gen % 40, 6);
+    if (any != (gen % 40 < 32)) p->out[tid] = 1;
+  }
+  /* the counter: 32 adds of 1, each old value seen by one thread */
+  uint32_t *counter = (uint32_t *)(p->out + 64);
+  const uint32_t old = nvfp4_sim_global_atomic_add_u32((uint64_t)(uintptr_t)counter, 1, 19);
+  if (old < 32) p->out[128 + old] += 1;
+  nvfp4_sim_barrier(0, 0, 6);
+  if (tid == 0 && nvfp4_sim_global_acquire_u32((uint64_t)(uintptr_t)counter, 19) != 32)
+    p->out[0] = 2;
+}
+
+static void test_redor(void) {
+  static _Alignas(64) params p;
+  static _Alignas(64) uint8_t out[256];
+  for (uint64_t seed = 0; seed < 3; ++seed) {
+    memset(out, 0, sizeof out);
+    p.out = out;
+    nvfp4sim_range w = {out, sizeof out};
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run(k_redor, &p, seed, &r, &w, 1);
+    int wrong = 0, seen = 0;
+    for (int i = 0; i < 32; ++i) wrong += out[i] != 0, seen += out[128 + i] == 1;
+    CHECK(o == NVFP4SIM_OK && !wrong && seen == 32,
+          "redor seed %llu: %s %s, %d threads got a wrong OR, %d of 32 old values seen once",
+          (unsigned long long)seed, nvfp4sim_outcome_name(o), r.message, wrong, seen);
+  }
+  printf("redor: bar.red.or over 64 back-to-back generations and 32 atomic adds, 3 schedules\n");
 }
 
 /* ---- TMA stores ---------------------------------------------------------------------------- */
@@ -371,6 +410,7 @@ int main(void) {
   test_tmap();
   test_tx();
   test_deadlock();
+  test_redor();
   test_store();
   test_mma();
   if (failures) {
