@@ -163,8 +163,9 @@ typedef struct MlirNvfp4Sm90Plan {
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
   uint32_t producerRegs, consumerRegs, decoderRegs; /* setmaxnreg per warpgroup role */
   /* stream-K: the cost of one 256-K stage of a tile is tileN + streamKCost (token rows; the
-   * weight decode of the stage is worth streamKCost of them); a consumer warpgroup's partial
-   * sums take skSlotBytes of its CTA's workspace slot, after skFlagBytes of flags */
+   * weight decode of the stage is worth streamKCost of them); a CTA's workspace has two
+   * slots (Sm90/Epilogue.c), each skFlagBytes of counters and stage ends, then skSlotBytes
+   * of partial sums per consumer warpgroup */
   uint32_t streamKCost, skSlotBytes, skFlagBytes;
 } MlirNvfp4Sm90Plan;
 

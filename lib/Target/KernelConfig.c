@@ -463,13 +463,15 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   if (spec.streamK) {
     /* The runtime's cost model of a tile, W (T + 70) - 0.9 (W - 128) T token-row-weights,
      * per stage in token rows: T + 70 at 128 weights, (134.4 T + 13 440) / 134.4 = T + 100
-     * at 192. Partial sums: per consumer thread tileN / 2 fp32, as float4 columns. */
+     * at 192. Partial sums: per consumer thread tileN / 2 fp32, as float4 columns; two
+     * slots per CTA (its first tile's share when that starts past stage 0, its last tile's
+     * when that is split), each skFlagBytes of counters and stage ends, then the sums. */
     cfg->streamK = true;
     cfg->variantFlags |= NVFP4_META_VFLAG_STREAM_K;
     p->streamKCost = tileM > 128 ? 100u : 70u;
     p->skFlagBytes = 128u;
     p->skSlotBytes = 128u * (spec.tileN / 2u) * 4u;
-    cfg->workspacePerCta = p->skFlagBytes + p->consumerGroups * p->skSlotBytes;
+    cfg->workspacePerCta = 2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes);
   }
   return true;
 }

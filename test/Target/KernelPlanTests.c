@@ -185,13 +185,14 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         "sm90: no TMEM, per-group balanced token tiles, snake schedule or stream-K", name);
   check(c->streamK == c->spec.streamK &&
             !!(c->variantFlags & NVFP4_META_VFLAG_STREAM_K) == c->streamK &&
-            (c->streamK ? c->workspacePerCta == p->skFlagBytes + p->consumerGroups * p->skSlotBytes &&
+            (c->streamK ? c->workspacePerCta ==
+                                  2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes) &&
                               p->skSlotBytes == 128u * c->tileN / 2u * 4u &&
-                              p->skFlagBytes >= 4u * p->consumerGroups &&
+                              p->skFlagBytes >= 8u * p->consumerGroups &&
                               p->streamKCost == (c->tileM > 128 ? 100u : 70u)
                         : c->workspacePerCta == 0),
-        "sm90: stream-K: a workspace slot per CTA (flags, then tile_n / 2 fp32 per consumer "
-        "thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
+        "sm90: stream-K: two workspace slots per CTA (counters and stage ends, then tile_n / 2 "
+        "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
 }
 
 static void sm90Tests(void) {

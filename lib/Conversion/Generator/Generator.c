@@ -355,6 +355,7 @@ static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue nu
   t->kEnd = t->kIters;
   t->kStepBegin = kbI32(b, 0);
   t->kStepEnd = t->kSteps;
+  t->skHead = (MlirValue){NULL};
   /* This CTA's share of the M role (a CTA pair splits the MMA's 256 rows). */
   KbValue mRowCta = kbAdd(b, t->mRow0, kbMulI(b, k->ctaRank, cfg->tileM));
   if (cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB) {
@@ -394,9 +395,10 @@ static KbValue skGroupCost(KbBuilder *b, SkGroup g) {
   return kbMul(b, kbMul(b, g.tiles, g.stages), g.cost);
 }
 
-/* The first stage (tile, stage; i32) whose cost position is at least p (i64, < the total). */
+/* The first stage (tile, stage; i32) whose cost position is at least p (i64, < the total),
+ * and the cost position of that tile's stage 0 (i64; null `start`: not wanted). */
 static void skLocate(GenKernel *k, KbValue p, KbValue numGroups, KbValue total, KbValue *tile,
-                     KbValue *stage) {
+                     KbValue *stage, KbValue *start) {
   KbBuilder *b = k->b;
   KbVar g = kbVar(b, b->i32, kbI32(b, 0));
   KbVar base = kbVar(b, b->i64, kbI64(b, 0));
@@ -423,6 +425,8 @@ static void skLocate(GenKernel *k, KbValue p, KbValue numGroups, KbValue total, 
   KbValue t = kbAdd(b, gr.start, truncI32(b, i));
   *tile = kbSelect(b, wrap, kbAddI(b, t, 1), t);
   *stage = kbSelect(b, wrap, kbI32(b, 0), truncI32(b, s));
+  if (start) /* past a group's last tile: the next group's first starts where this ends */
+    *start = kbAdd(b, kbGet(b, base), kbMul(b, kbSelect(b, wrap, kbAddI(b, i, 1), i), perTile));
 }
 
 static void forEachStreamKTile(GenKernel *k, GenTileBody body, void *state) {
@@ -456,14 +460,17 @@ static void forEachStreamKTile(GenKernel *k, GenTileBody body, void *state) {
   /* [from, to) clipped to the total: past it, the position of "no more stages" */
   KbVar tile0 = kbVar(b, b->i32, total), stage0 = kbVar(b, b->i32, kbI32(b, 0));
   KbVar tile1 = kbVar(b, b->i32, total), stage1 = kbVar(b, b->i32, kbI32(b, 0));
+  KbValue ctaI32 = nvSreg(b, "ctaid.x");
+  KbVar head0 = kbVar(b, b->i32, ctaI32); /* the CTA with stage 0 of this CTA's first tile */
   kbIf(b, kbCmp(b, KB_ULT, from, costTotal));
   {
-    KbValue t, st;
-    skLocate(k, from, numGroups, total, &t, &st);
+    KbValue t, st, start;
+    skLocate(k, from, numGroups, total, &t, &st, &start);
     kbSet(b, tile0, t);
     kbSet(b, stage0, st);
+    kbSet(b, head0, truncI32(b, kbUDiv(b, start, share)));
     kbIf(b, kbCmp(b, KB_ULT, to, costTotal));
-    skLocate(k, to, numGroups, total, &t, &st);
+    skLocate(k, to, numGroups, total, &t, &st, NULL);
     kbSet(b, tile1, t);
     kbSet(b, stage1, st);
     kbEndIf(b);
@@ -487,6 +494,7 @@ static void forEachStreamKTile(GenKernel *k, GenTileBody body, void *state) {
     tileInfo(k, &t, grp, tv, numGroups);
     t.kBegin = kbGet(b, stage);
     t.kEnd = kbSelect(b, kbCmp(b, KB_EQ, tv, endTile), endStage, t.kIters);
+    t.skHead = kbSelect(b, kbCmpI(b, KB_NE, t.kBegin, 0), kbGet(b, head0), ctaI32);
     t.kStepBegin = kbMulI(b, t.kBegin, k->cfg->tileK / MLIR_NVFP4_MMA_K);
     KbValue stepEnd = kbMulI(b, t.kEnd, k->cfg->tileK / MLIR_NVFP4_MMA_K);
     t.kStepEnd = kbSelect(b, kbCmp(b, KB_ULT, stepEnd, t.kSteps), stepEnd, t.kSteps);

@@ -124,6 +124,9 @@ typedef struct GenTile {
   /* The stages [kBegin, kEnd) and 64-K steps [kStepBegin, kStepEnd) of the tile this CTA
    * computes: all of them (0, kIters, 0, kSteps), or with the stream-K schedule its share */
   KbValue kBegin, kEnd, kStepBegin, kStepEnd;
+  /* Stream-K: the CTA (i32) whose share holds stage 0 of the tile (this CTA's when kBegin is
+   * 0); null otherwise */
+  KbValue skHead;
   KbValue cRow0, cCol0;/* the tile's first row and column of C (from the group's C) */
   KbValue alphaPtr;    /* i64 address of the group's fp32 alpha (alpha variants; else null) */
   /* Contiguous form (null values otherwise): the tensor-map rows where the group starts —
@@ -142,9 +145,9 @@ typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
  * tile_n_g + sm90.streamKCost; CTA c takes the stages whose cost position (the cost of
  * the stages before them) lies in [c L, (c + 1) L), L = ceil(total cost / CTAs), and `body`
  * runs once per tile it touches with kBegin / kEnd its stages of that tile. Its first tile
- * may start at kBegin > 0, its last end at kEnd < kIters; a tile whose stages two or more
- * CTAs share is finished by the one with kBegin = 0: CTA c's, whose share ends in it; the
- * others are CTAs c + 1, c + 2, ..., each with that tile first (Sm90/Epilogue.c reduces). */
+ * may start at kBegin > 0, its last end at kEnd < kIters; the CTAs that share a tile's
+ * stages are consecutive: skHead = c, whose share ends in it (its last tile), then c + 1,
+ * c + 2, ..., each with that tile first (Sm90/Epilogue.c sums them, waiting for none). */
 void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */

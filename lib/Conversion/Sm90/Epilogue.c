@@ -127,16 +127,22 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
 
 #define SK_MAX_ACC 96 /* accumulator registers of a consumer thread at T = 192 */
 
-/* CTA `cta`'s workspace slot: flags (u32 per consumer warpgroup), then per warpgroup its
- * partial sums, float4 j of thread wt at 16 (128 j + wt) (coalesced). */
-static KbValue skSlot(Sm90Kernel *k, KbValue cta) {
+/* Slot `which` (0: CTA `cta`'s first tile's share, when that starts past stage 0; 1: its
+ * last tile's, when that is split and starts at stage 0) of CTA `cta`'s workspace: the
+ * counters (u32 at 4 wg, in slot 1: stages published for the tile), the stage ends (u32 at
+ * 64 + 4 wg: the end of the share whose sums follow), then per warpgroup its partial sums,
+ * float4 j of thread wt at 16 (128 j + wt) (coalesced). */
+static KbValue skSlot(Sm90Kernel *k, KbValue cta, KbValue which) {
   KbBuilder *b = k->g.b;
+  const uint32_t stride = k->g.cfg->workspacePerCta / 2;
   KbValue ws = genParamU64(&k->g, NVFP4_ABI_HDR_WORKSPACE);
-  return kbAdd(b, ws, kbMulI(b, kbZExt(b, cta, b->i64), k->g.cfg->workspacePerCta));
+  KbValue index = kbAdd(b, kbMulI(b, kbZExt(b, cta, b->i64), 2), kbZExt(b, which, b->i64));
+  return kbAdd(b, ws, kbMulI(b, index, stride));
 }
 
-static KbValue skFlag(Sm90Kernel *k, KbValue slot) {
-  return kbAdd(k->g.b, slot, kbMulI(k->g.b, kbZExt(k->g.b, k->c.wg, k->g.b->i64), 4));
+static KbValue skWord(Sm90Kernel *k, KbValue slot, uint32_t offset) {
+  KbBuilder *b = k->g.b;
+  return kbAdd(b, slot, kbZExt(b, kbAddI(b, kbMulI(b, k->c.wg, 4), offset), b->i64));
 }
 
 static KbValue skPartials(Sm90Kernel *k, KbValue slot) {
@@ -158,6 +164,18 @@ static KbValue volatileLoad(KbBuilder *b, MlirType type, KbValue addr, int64_t a
   return v;
 }
 
+/* A split tile's shares are summed by whichever of its CTAs completes it last; no CTA ever
+ * waits for another, so the schedule needs no CTA resident beside any other (MPS, green
+ * contexts, other kernels on the SMs). The head (the share with stage 0, usually finished
+ * last: the tile ends its share, while the others start theirs with it) first looks at its
+ * counter: when every other share is in, it adds them at once, publishing nothing.
+ * Otherwise every share is published (partial sums and stage end, then a barrier, then one
+ * atomic add of its stage count, acquire-release), and the add that brings the count to
+ * kIters makes its CTA the one that sums the others' and stores C; it first returns the
+ * counter to zero for the next launch. Every CTA runs the epilogue, one that does not
+ * complete the tile with no rows to store: ptxas cannot tell that the bar.red result is
+ * the same in every thread, and the epilogue under that branch spilled (swap_n128_m192_sk:
+ * 76 bytes of spill stores). */
 void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
@@ -166,70 +184,95 @@ void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   KbValue wgBarrier = kbAddI(b, k->c.wg, SM90_BAR_EPILOGUE0);
   KbValue cta = nvSreg(b, "ctaid.x");
   KbValue leader = kbCmpI(b, KB_EQ, k->c.wt, 0);
+  KbValue isHead = kbCmpI(b, KB_EQ, t->kBegin, 0);
+  KbValue mine = kbSub(b, t->kEnd, t->kBegin);
   KbVar accVar[SK_MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accVar[i] = kbVar(b, b->f32, acc[i]);
+  KbValue whole = kbCmp(b, KB_EQ, mine, t->kIters);
+  KbValue counter = skWord(k, skSlot(k, t->skHead, kbI32(b, 1)), 0);
+  KbVar last = kbVar(b, b->i1, whole); /* this CTA stores the tile */
 
-  kbIf(b, kbCmpI(b, KB_NE, t->kBegin, 0));
+  kbIf(b, kbXor(b, whole, kbBool(b, true)));
   {
-    /* not the tile's first stages: publish the partial sums, then the end stage */
-    KbValue slot = skSlot(k, cta), part = skPartials(k, slot);
-    for (uint32_t j = 0; j < nacc / 4; ++j) {
-      KbValue v = kbUndef(b, v4);
-      for (uint32_t e = 0; e < 4; ++e) v = kbInsert(b, v, acc[4 * j + e], kbI32(b, e));
-      kbStore(b, v, globalPtr(b, kbAdd(b, part, kbI64(b, 2048 * j))), 16);
-    }
+    KbVar allIn = kbVar(b, b->i1, kbBool(b, false));
+    kbIf(b, kbAnd(b, leader, isHead));
+    kbSet(b, allIn, kbCmp(b, KB_EQ, nvGlobalAcquireLoadU32(b, counter), kbSub(b, t->kIters, mine)));
+    kbEndIf(b);
     nvWarpSync(b);
-    nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's stores, then the flag */
-    kbIf(b, leader);
-    nvGlobalReleaseStoreU32(b, skFlag(k, slot), t->kEnd);
+    kbSet(b, last, nvNamedBarrierOrAt(b, wgBarrier, 128, kbGet(b, allIn)));
+    kbIf(b, kbXor(b, kbGet(b, last), kbBool(b, true)));
+    {
+      /* publish this share: its sums and end stage, then the count */
+      KbValue slot = skSlot(k, cta, kbSelect(b, isHead, kbI32(b, 1), kbI32(b, 0)));
+      KbValue part = skPartials(k, slot);
+      for (uint32_t j = 0; j < nacc / 4; ++j) {
+        KbValue v = kbUndef(b, v4);
+        for (uint32_t e = 0; e < 4; ++e) v = kbInsert(b, v, acc[4 * j + e], kbI32(b, e));
+        kbStore(b, v, globalPtr(b, kbAdd(b, part, kbI64(b, 2048 * j))), 16);
+      }
+      KbVar completes = kbVar(b, b->i1, kbBool(b, false));
+      nvWarpSync(b);
+      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's sums, then the count */
+      kbIf(b, leader);
+      {
+        kbStore(b, t->kEnd, globalPtr(b, skWord(k, slot, 64)), 4);
+        KbValue before = nvGlobalAtomicAddU32(b, counter, mine);
+        kbSet(b, completes, kbCmp(b, KB_EQ, kbAdd(b, before, mine), t->kIters));
+      }
+      kbEndIf(b);
+      nvWarpSync(b);
+      kbSet(b, last, nvNamedBarrierOrAt(b, wgBarrier, 128, kbGet(b, completes)));
+    }
     kbEndIf(b);
   }
-  kbElse(b);
+  kbEndIf(b);
+  KbValue lastV = kbGet(b, last);
+  kbIf(b, lastV);
   {
-    /* the tile's first stages: add the shares of the CTAs after this one up to its end */
-    KbVar covered = kbVar(b, b->i32, t->kEnd);
-    KbVar next = kbVar(b, b->i32, kbAddI(b, cta, 1));
+    /* every share has been counted: the counter is free for the next launch */
+    kbIf(b, kbAnd(b, leader, kbXor(b, whole, kbBool(b, true))));
+    nvGlobalReleaseStoreU32(b, counter, kbI32(b, 0));
+    kbEndIf(b);
+    /* the other shares, in stage order from the head's (the leader's acquire, then the
+     * barrier, then everyone's loads); this CTA's own is in the registers. A whole tile
+     * has none. */
+    KbVar covered = kbVar(b, b->i32, kbSelect(b, isHead, t->kEnd, kbI32(b, 0)));
+    KbVar next = kbVar(b, b->i32, kbSelect(b, isHead, kbAddI(b, cta, 1), t->skHead));
     kbWhile(b);
     kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, covered), t->kIters));
     {
-      KbValue slot = skSlot(k, kbGet(b, next)), flag = skFlag(k, slot);
-      kbIf(b, leader);
+      KbValue x = kbGet(b, next);
+      kbIf(b, kbCmp(b, KB_EQ, x, cta));
+      kbSet(b, covered, t->kEnd);
+      kbElse(b);
       {
-        kbWhile(b);
-        KbValue v = nvGlobalAcquireLoadU32(b, flag);
-        kbWhileDo(b, kbCmpI(b, KB_EQ, v, 0));
-        kbEndWhile(b);
+        KbValue which = kbSelect(b, kbCmp(b, KB_EQ, x, t->skHead), kbI32(b, 1), kbI32(b, 0));
+        KbValue slot = skSlot(k, x, which);
+        KbValue part = skPartials(k, slot);
+        for (uint32_t j = 0; j < nacc / 4; ++j) {
+          /* a float4 at a time: the register fence (side effects, like the volatile loads)
+           * keeps the compiler from loading all of them before the adds (the consumers'
+           * registers hold the accumulator) */
+          KbValue v = volatileLoad(b, v4, kbAdd(b, part, kbI64(b, 2048 * j)), 16);
+          KbValue sum[4];
+          for (uint32_t e = 0; e < 4; ++e)
+            sum[e] = kbFAdd(b, kbGet(b, accVar[4 * j + e]), kbExtract(b, v, kbI32(b, e)));
+          nvRegisterFenceValues(b, sum, 4);
+          for (uint32_t e = 0; e < 4; ++e) kbSet(b, accVar[4 * j + e], sum[e]);
+        }
+        kbSet(b, covered, volatileLoad(b, b->i32, skWord(k, slot, 64), 4));
       }
       kbEndIf(b);
-      nvWarpSync(b);
-      nvNamedBarrierAt(b, wgBarrier, 128); /* the leader's acquire, then everyone's loads */
-      KbValue end = volatileLoad(b, b->i32, flag, 4);
-      KbValue part = skPartials(k, slot);
-      for (uint32_t j = 0; j < nacc / 4; ++j) {
-        /* a float4 at a time: the register fence (side effects, like the volatile loads)
-         * keeps the compiler from loading all of them before the adds (the consumers'
-         * registers hold the accumulator) */
-        KbValue v = volatileLoad(b, v4, kbAdd(b, part, kbI64(b, 2048 * j)), 16);
-        KbValue sum[4];
-        for (uint32_t e = 0; e < 4; ++e)
-          sum[e] = kbFAdd(b, kbGet(b, accVar[4 * j + e]), kbExtract(b, v, kbI32(b, e)));
-        nvRegisterFenceValues(b, sum, 4);
-        for (uint32_t e = 0; e < 4; ++e) kbSet(b, accVar[4 * j + e], sum[e]);
-      }
-      nvWarpSync(b);
-      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread has read the flag and the sums */
-      kbIf(b, leader);
-      nvGlobalReleaseStoreU32(b, flag, kbI32(b, 0)); /* for the next launch */
-      kbEndIf(b);
-      kbSet(b, covered, end);
-      kbSet(b, next, kbAddI(b, kbGet(b, next), 1));
+      kbSet(b, next, kbAddI(b, x, 1));
     }
     kbEndWhile(b);
-    KbValue sums[SK_MAX_ACC];
-    for (uint32_t i = 0; i < nacc; ++i) sums[i] = kbGet(b, accVar[i]);
-    sm90Epilogue(k, t, n, sums);
   }
   kbEndIf(b);
+  KbValue sums[SK_MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) sums[i] = kbGet(b, accVar[i]);
+  GenTile stored = *t;
+  stored.m = kbSelect(b, lastV, t->m, kbI32(b, 0));
+  sm90Epilogue(k, &stored, n, sums);
 }
 
 void sm90EpilogueFinish(Sm90Kernel *k) {

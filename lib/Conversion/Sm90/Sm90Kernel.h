@@ -96,11 +96,11 @@ void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbVa
 
 /* Epilogue.c: converts the warpgroup's accumulator (n tokens) to fp16 and stores it. */
 void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
-/* Epilogue.c, the stream-K schedule: a CTA's share of a tile that does not start at stage
- * 0 publishes the warpgroup's partial sums in its workspace slot (fp32, then a flag holding
- * its end stage, released at GPU scope); the share that starts at stage 0 adds the partial
- * sums of the CTAs after it until the tile's last stage (each acquired, its flag returned
- * to 0) and runs sm90Epilogue. */
+/* Epilogue.c, the stream-K schedule: the warpgroup's share of a split tile is published in
+ * its CTA's workspace (fp32 partial sums and its end stage, then an acquire-release add of
+ * its stage count to the head CTA's counter) unless it is the head's and every other share
+ * is already in; the CTA whose share completes the count adds the others' partial sums,
+ * returns the counter to 0 and stores C (sm90Epilogue). No CTA waits for another. */
 void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
 /* Epilogue.c: outstanding TMA stores have completed (at teardown). */
 void sm90EpilogueFinish(Sm90Kernel *k);

@@ -192,15 +192,19 @@ func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
 // -----
 
 // swap_n128_m192_sk, the stream-K schedule: the plan of swap_n128_m192 (215 136 bytes of
-// shared memory, 0x034860) with a workspace of 128 + 3 x 128 x 64 x 4 = 98 432 bytes per CTA
-// (0x018080, record offset 80) and variant flags DYNAMIC_N | BALANCED_N | STREAM_K (7, offset
-// 192). Every role computes its share from the grid and the group records (nctaid.x, the total
-// cost, 64-bit divisions); the consumers of a share that does not start at stage 0 store their
-// partial sums (float4) and release a flag at GPU scope; the share that starts at stage 0
-// acquires the flags of the CTAs after it, adds their sums (volatile loads) and returns each
-// flag to 0, then runs the epilogue.
+// shared memory, 0x034860) with a workspace of 2 x (128 + 3 x 128 x 64 x 4) = 196 864 bytes
+// per CTA (0x030100, record offset 80: two slots) and variant flags DYNAMIC_N | BALANCED_N |
+// STREAM_K (7, offset 192). Every role computes its share from the grid and the group records
+// (nctaid.x, the total cost, 64-bit divisions). Per token width, the consumers of a split
+// tile: the head's counter read (acquire, GPU scope), a bar.red.or that tells the warpgroup
+// whether every other share is in; if not, the partial sums stored (float4), the stage count
+// added (atom.acq_rel.gpu) and a second bar.red.or (this add completed the tile); the CTA
+// that completes it returns the counter to 0 (a release store) and adds the other shares'
+// sums (volatile loads); every CTA runs the epilogue (no rows stored where it did not
+// complete the tile). Nothing spins: the counter read is compared
+// once, no loop around it.
 // CHECK-LABEL: gpu.module @h7_module
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A0000000000000080020000010000000100000001000000010000000100000060480300C0000000{{([0-9A-F]{56})}}80800100{{([0-9A-F]{216})}}07000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A0000000000000080020000010000000100000001000000010000000100000060480300C0000000{{([0-9A-F]{56})}}00010300{{([0-9A-F]{216})}}07000000
 // Its chunk loop is swap_n128_m192's (one chunk per trip: 4 wgmmas), nothing wider than 128.
 // UNROLL-LABEL: llvm.func @h7_swap_n128_m192_sk(
 // UNROLL-COUNT-4: m64n128k16.f32
@@ -216,12 +220,19 @@ func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
 // CHECK: nvvm.setmaxregister  increase 120
 // CHECK: nvvm.setmaxregister  decrease 96
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l,~{memory}" %[[COUNTER:[0-9]+]] :
+// CHECK-NEXT: llvm.extractvalue
+// CHECK-NEXT: llvm.icmp "eq"
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : i1, !llvm.ptr
+// CHECK-NEXT: llvm.br
+// CHECK: bar.red.or.pred q, $1, $2, p;
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK: "fence.acq_rel.gpu;\0A\09st.relaxed.gpu.global.b32 [$0], $1;", "l,r,~{memory}"
+// CHECK: "atom.acq_rel.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r,~{memory}" %[[COUNTER]],
+// CHECK: bar.red.or.pred q, $1, $2, p;
+// CHECK: "fence.acq_rel.gpu;\0A\09st.relaxed.gpu.global.b32 [$0], $1;", "l,r,~{memory}" %[[COUNTER]],
 // CHECK: llvm.load volatile %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: llvm.fadd
-// CHECK: "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l,~{memory}"
-// CHECK: "fence.acq_rel.gpu;\0A\09st.relaxed.gpu.global.b32 [$0], $1;", "l,r,~{memory}"
+// CHECK: nvvm.stmatrix
 func.func @sm90_n128_m192_sk(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                              %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                              %c: memref<?x4096xf16>) {
