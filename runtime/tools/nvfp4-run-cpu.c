@@ -47,6 +47,9 @@ static void cpu_usage(FILE *f) {
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
 }
 
+/* --cluster-order's values, indexed by nvfp4sim_cluster_order */
+static const char *const kOrderNames[3] = {"forward", "reverse", "shuffled"};
+
 static double ms_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -99,9 +102,10 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--trace")) trace = 1;
     else if (!strcmp(a, "--cluster-order")) {
       const char *o = NEXT();
-      if (!strcmp(o, "forward")) order = NVFP4SIM_CLUSTERS_FORWARD;
-      else if (!strcmp(o, "reverse")) order = NVFP4SIM_CLUSTERS_REVERSE;
-      else if (!strcmp(o, "shuffled")) order = NVFP4SIM_CLUSTERS_SHUFFLED;
+      int found = -1;
+      for (int j = 0; j < 3; j++)
+        if (!strcmp(o, kOrderNames[j])) found = j;
+      if (found >= 0) order = (nvfp4sim_cluster_order)found;
       else {
         fprintf(stderr, "nvfp4-run --cpu: --cluster-order %s: expected forward, reverse or shuffled\n", o);
         return CPU_ERROR;
@@ -255,8 +259,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
            (unsigned long long)seed, (unsigned long long)sched, full ? "full-range" : "competition");
     for (uint32_t g = 0; g < ng; g++)
       printf("%s[%u, %u, %u]", g ? ", " : "", shapes[g].m, shapes[g].n, shapes[g].k);
-    static const char *const jorders[] = {"forward", "reverse", "shuffled"};
-    printf("], \"cluster_order\": \"%s\", \"launches\": %u", jorders[order], launches);
+    printf("], \"cluster_order\": \"%s\", \"launches\": %u", kOrderNames[order], launches);
     printf(", \"sms\": %u, \"grid\": %u, \"total_tiles\": %u, \"simulation\": \"%s\", "
            "\"hazards\": %llu, \"checked\": %s, \"pass\": %s, \"mismatches\": %llu, "
            "\"max_abs_err\": %s, \"max_rel_err\": %s, \"sim_wall_ms\": %.1f, \"sim_cpu_ms\": %.1f, "
@@ -271,9 +274,8 @@ int nvfp4_run_cpu(int argc, char **argv) {
            (unsigned long long)res.tma_ops, ldc_pad, (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes);
   } else {
-    static const char *const orders[] = {"forward", "reverse", "shuffled"};
     printf("device   cpu (libnvfp4sim; %u simulated SMs, schedule seed %llu, clusters %s", sms,
-           (unsigned long long)sched, orders[order]);
+           (unsigned long long)sched, kOrderNames[order]);
     if (launches > 1) printf(", launch %u of %u", launches, launches);
     printf(")\n");
     printf("kernel   %s [%s]  grid %u  block %ux%ux%u  cluster %u  smem %u  tiles %u\n",
