@@ -6,7 +6,8 @@
  * row, all of an empty group's C) was written, times it with CUDA events (optionally flushing L2) and measures the host cost of
  * nvfp4rt_plan_launch. `--info CUBIN` prints the metadata record (no GPU needed).
  * --all-variants checks every variant of the family on one upload (all_variants.c);
- * --fresh-sets S measures whole calls with new pointers every call (fresh_sets.c).
+ * --fresh-sets S measures whole calls with new pointers every call (fresh_sets.c);
+ * --busy-sms N runs the correctness launch while another kernel holds N SMs (busy_sms.c).
  *
  * Exit codes: 0 success (check passed or skipped), 1 check failed, 2 usage or runtime
  * error (a bad --device included), 77 no CUDA driver or device (the run could not happen;
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "all_variants.h"
+#include "busy_sms.h"
 #include "fresh_sets.h"
 #include "nvfp4rt.h"
 #include "nvfp4rt_host.h"
@@ -35,6 +37,7 @@ static void usage(FILE *f) {
           "                 [--fresh-sets S [--calls N] [--e2e-calls N]] [--all-variants]\n"
           "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
+          "                 [--busy-sms N]\n"
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
@@ -130,7 +133,7 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
 
 typedef struct opts {
   const char *cubin, *case_name, *groups, *variant, *tmap_update;
-  int fresh_sets, calls, e2e_calls, all_variants;
+  int fresh_sets, calls, e2e_calls, all_variants, busy_sms;
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
@@ -164,6 +167,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--calls")) o.calls = (int)run_parse_int(a, NEXT(), 0, 100000000);
     else if (!strcmp(a, "--e2e-calls")) o.e2e_calls = (int)run_parse_int(a, NEXT(), 0, 100000000);
     else if (!strcmp(a, "--all-variants")) o.all_variants = 1;
+    else if (!strcmp(a, "--busy-sms")) o.busy_sms = (int)run_parse_int(a, NEXT(), 1, 4096);
     else if (!strcmp(a, "--seed")) o.seed = run_parse_u64(a, NEXT());
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
     else if (!strcmp(a, "--ldc-pad")) {
@@ -205,6 +209,11 @@ int main(int argc, char **argv) {
   }
   if (o.fresh_sets && (o.fresh_sets < 2 || o.calls < 1 || o.e2e_calls < 1)) {
     fprintf(stderr, "nvfp4-run: --fresh-sets needs at least 2 sets, --calls and --e2e-calls >= 1\n");
+    return EXIT_ERROR;
+  }
+  if (o.busy_sms && (o.fresh_sets || o.all_variants)) {
+    fprintf(stderr, "nvfp4-run: --busy-sms applies to one plan's correctness launch, not to "
+                    "--fresh-sets or --all-variants\n");
     return EXIT_ERROR;
   }
   if (o.iters < 1) o.iters = 1;
@@ -341,9 +350,18 @@ int main(int argc, char **argv) {
   const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(mod, info.variant);
   if ((st = nvfp4rt_stream_create(ctx, &stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
 
-  /* correctness run */
-  if ((st = nvfp4rt_plan_launch(plan, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
-  if ((st = nvfp4rt_stream_synchronize(ctx, stream)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
+  /* correctness run (--busy-sms: beside a kernel that holds N SMs, busy_sms.h) */
+  busy_sms *busy = NULL;
+  if (o.busy_sms && (rc = busy_sms_start(ctx, o.busy_sms, &busy)) != 0) goto done;
+  rc = EXIT_ERROR;
+  double busy_t0 = now_us();
+  st = nvfp4rt_plan_launch(plan, stream);
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_stream_synchronize(ctx, stream);
+  if (busy) {
+    const int brc = busy_sms_stop(busy, (now_us() - busy_t0) / 1e3);
+    if (st == NVFP4RT_STATUS_OK && brc) { rc = brc; goto done; }
+  }
+  if (st != NVFP4RT_STATUS_OK) FAIL_RT(st);
   nvfp4h_check_result chk;
   nvfp4h_check_init(&chk);
   double ref_ms = 0;

@@ -17,9 +17,9 @@
  *   - events read the host clock; nvfp4_fake_cuda_count(NAME) counts calls of some entry
  *     points; nvfp4_fake_cuda_fail_replace_after(N) makes the replacement after the next N
  *     fail, once;
- *   - cuModuleLoadData, cuModuleGetFunction, cuModuleUnload and cuLaunchKernel are also
- *     exported by name
- *     (nvfp4-proxy-bench resolves them with dlsym).
+ *   - cuModuleLoadData, cuModuleGetFunction, cuModuleUnload, cuFuncSetAttribute and
+ *     cuLaunchKernel are also exported by name (nvfp4-proxy-bench and nvfp4-run --busy-sms
+ *     resolve them with dlsym); cuModuleLoadData takes PTX text as well as an ELF image;
  *
  * For the runtime's checks before and around the driver (driver-checks.test):
  *   - cuModuleLoadData reads the image as far as its headers say (tables, sections,
@@ -164,10 +164,12 @@ static size_t elf_size(const unsigned char *p) {
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image) {
   count("cuModuleLoadData");
   const unsigned char *p = image;
-  if (!p || memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return CUDA_ERROR_INVALID_IMAGE;
+  /* PTX text (a driver JIT-compiles it; here: kept, with no metadata), or a 64-bit ELF */
+  const int ptx = p && strstr((const char *)p, ".version") != NULL;
+  if (!p || (!ptx && (memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2))) return CUDA_ERROR_INVALID_IMAGE;
   fake_module *f = calloc(1, sizeof *f);
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
-  f->size = elf_size(p);
+  f->size = ptx ? strlen((const char *)p) + 1 : elf_size(p);
   f->image = malloc(f->size);
   if (!f->image) {
     free(f);
@@ -479,7 +481,8 @@ FAKE_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
 /* For tests that link it: kernels "launched" so far. */
 FAKE_API int nvfp4_fake_cuda_launches(void) { return __atomic_load_n(&g_launches, __ATOMIC_RELAXED); }
 
-/* The entry points nvfp4-proxy-bench resolves by name with dlsym (its streaming kernel). */
+/* The entry points nvfp4-proxy-bench (its streaming kernel) and nvfp4-run --busy-sms
+ * resolve by name with dlsym. */
 FAKE_API CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   return fake_cuModuleLoadData(m, image);
 }
@@ -487,6 +490,9 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *nam
   return fake_cuModuleGetFunction(f, m, name);
 }
 FAKE_API CUresult cuModuleUnload(CUmodule m) { return fake_cuModuleUnload(m); }
+FAKE_API CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  return fake_cuFuncSetAttribute(f, a, v);
+}
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                  unsigned by, unsigned bz, unsigned smem, CUstream s,
                                  void **params, void **extra) {
