@@ -156,8 +156,9 @@ fi
 # ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
 # Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
 # turn on the 10 PROBLEM.md cases, random cases (G 1..16, competition and full-range), the
-# edge cases and B1..B4; the default family with the runtime's choice; compute-sanitizer
-# memcheck, racecheck and synccheck. The kernel runs natively, so runs get a short timeout
+# edge cases and B1..B4; the default family with the runtime's choice; B1 and a random case
+# with most SMs held by another kernel (--busy-sms); compute-sanitizer memcheck, racecheck
+# and synccheck. The kernel runs natively, so runs get a short timeout
 # (HOPPER_TIMEOUT s) and the part stops at the first timeout: a hang is a failure, not a wait.
 if has hopper; then
   HF="$D/cubin/sm90_family.cubin"
@@ -174,6 +175,7 @@ if has hopper; then
     [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
     local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
+    case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
     printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
   }
   "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
@@ -198,6 +200,16 @@ if has hopper; then
   done
   for c in test:8 B1 B2 B3 B4 random:16; do
     hone "sm90_auto_${c/:/_}" "$HT" "$RUN" "$HF" --case $c --seed 9 $H1
+  done
+  # Beside other work: the checked launch while a kernel on another stream holds N of the
+  # 132 SMs (nvfp4-run --busy-sms, with its grid-barrier control). Stream-K shares and
+  # persistent tiles never wait for another CTA, so they must complete on the SMs left.
+  for v in ${HOPPER_BUSY_VARIANTS:-swap_n128_m192_sk swap_n128_m192 swap_n64_m192}; do
+    for n in 66 124 131; do
+      hone "sm90_${v}_busy${n}_B1" "$HT" "$RUN" "$HF" --variant $v --case B1 --busy-sms $n $H1
+    done
+    hone "sm90_${v}_busy100_random16" "$HT" "$RUN" "$HF" --variant $v --case random:16 --seed 31 \
+      --busy-sms 100 $H1
   done
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
