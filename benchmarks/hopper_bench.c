@@ -14,7 +14,11 @@
  * cuBLAS (libcublas.so.13) and libcuda are loaded with dlopen by this program only;
  * libnvfp4rt never loads cuBLAS.
  *
+ * --case NAME and --groups "m,n,k;..." (each repeatable, up to 16 in all) replace B1..B4 with
+ * the cases given, in order: a K sweep, say, measured beside cuBLAS in one run.
+ *
  *   usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]
+ *                             [--case NAME]... [--groups "m,n,k;..."]...
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -207,24 +211,70 @@ static uint64_t randomBf16(size_t n, uint64_t seed) {
   return d;
 }
 
+/* One benchmarked case: a PROBLEM.md name (--case) or a --groups list, labelled g1, g2, ... */
+#define MAXCASES 16
+typedef struct BenchCase {
+  char label[16];
+  const char *spec; /* the --groups text, or NULL */
+  nvfp4h_shape shapes[MAXG];
+  uint32_t g;
+} BenchCase;
+
+static const char kUsage[] =
+    "usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]\n"
+    "                          [--case test:N|B1..B4]... [--groups \"m,n,k;...\"]...\n";
+
+/* Adds a case; 0, or 2 with the reason printed. */
+static int addCase(BenchCase *cases, int *n, int fromGroups, const char *text) {
+  if (*n >= MAXCASES) {
+    fprintf(stderr, "nvfp4-hopper-bench: at most %d cases\n", MAXCASES);
+    return 2;
+  }
+  BenchCase *c = &cases[*n];
+  c->spec = fromGroups ? text : NULL;
+  c->g = fromGroups ? nvfp4h_parse_groups(text, c->shapes, MAXG)
+                    : nvfp4h_case_shapes(text, c->shapes, MAXG);
+  if (!c->g) {
+    fprintf(stderr, fromGroups ? "nvfp4-hopper-bench: cannot parse --groups '%s'\n"
+                               : "nvfp4-hopper-bench: unknown --case '%s' (test:0..9, B1..B4)\n",
+            text);
+    return 2;
+  }
+  int groupsSoFar = 0;
+  for (int i = 0; i < *n; ++i) groupsSoFar += cases[i].spec != NULL;
+  if (fromGroups) snprintf(c->label, sizeof c->label, "g%d", groupsSoFar + 1);
+  else snprintf(c->label, sizeof c->label, "%s", text);
+  ++*n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *cubin = NULL, *jsonPath = NULL, *cublasLib = "libcublas.so.13";
   int iters = 100;
+  BenchCase cases[MAXCASES];
+  int ncases = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) jsonPath = argv[++i];
     else if (!strcmp(argv[i], "--cublas") && i + 1 < argc) cublasLib = argv[++i];
-    else if (argv[i][0] != '-' && !cubin) cubin = argv[i];
+    else if ((!strcmp(argv[i], "--case") || !strcmp(argv[i], "--groups")) && i + 1 < argc) {
+      if (addCase(cases, &ncases, argv[i][2] == 'g', argv[i + 1]) != 0) return 2;
+      ++i;
+    } else if (argv[i][0] != '-' && !cubin) cubin = argv[i];
     else {
-      fprintf(stderr, "usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]\n");
+      fputs(kUsage, stderr);
       return 2;
     }
   }
   if (!cubin) {
-    fprintf(stderr, "usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   if (iters < 50) iters = 50;
+  if (ncases == 0) {
+    static const char *const defaults[4] = {"B1", "B2", "B3", "B4"};
+    for (int c = 0; c < 4; ++c) addCase(cases, &ncases, 0, defaults[c]);
+  }
 
   nvfp4rt_status st = nvfp4rt_context_create(0, &ctx);
   if (st == NVFP4RT_STATUS_DRIVER_NOT_FOUND || st == NVFP4RT_STATUS_NO_DEVICE) {
@@ -291,17 +341,18 @@ int main(int argc, char **argv) {
                 "\"peak_bf16_tflops\": %.2f, \"peak_dram_gbps\": %.1f, \"cubin\": \"%s\", "
                 "\"cases\": [", dev->name, dev->sm_count, iters, peakFlops * 1e-12,
             dramBps * 1e-9, cubin);
+  for (int ci = 0; ci < ncases; ++ci)
+    if (cases[ci].spec) printf("%s = --groups \"%s\"\n", cases[ci].label, cases[ci].spec);
   printf("%-4s %10s %10s %10s %10s %10s %9s %9s %9s %8s  %s\n", "case", "ours us", "cuBLAS-g",
          "cuBLAS-1", "bound-C", "bound-D", "ours TF", "cuBLAS TF", "x cuBLAS", "x bnd-C",
          "kernel (variants us)");
-  static const char *const cases[4] = {"B1", "B2", "B3", "B4"};
   const uint32_t nv = nvfp4rt_module_variant_count(mod);
-  for (int ci = 0; ci < 4; ++ci) {
-    nvfp4h_shape shapes[MAXG];
-    uint32_t g = nvfp4h_case_shapes(cases[ci], shapes, MAXG);
+  for (int ci = 0; ci < ncases; ++ci) {
+    const nvfp4h_shape *shapes = cases[ci].shapes;
+    const uint32_t g = cases[ci].g;
     nvfp4h_problem prob;
     if (nvfp4h_problem_generate(shapes, g, 1111, NVFP4H_DIST_COMPETITION, &prob) != 0) {
-      fprintf(stderr, "nvfp4-hopper-bench: cannot generate %s\n", cases[ci]);
+      fprintf(stderr, "nvfp4-hopper-bench: cannot generate %s\n", cases[ci].label);
       return 2;
     }
     nvfp4rt_group groups[MAXG];
@@ -385,11 +436,11 @@ int main(int argc, char **argv) {
     double boundC = flops / peakFlops * 1e6, boundD = bytes / dramBps * 1e6;
     printf("%-4s %10.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %9.3f %8.3f  %s (%s); grid %u, "
            "tiles %u; vs cuBLAS max rel diff %.2g\n",
-           cases[ci], ours, grouped, perGroup, boundC, boundD, flops / ours * 1e-6,
+           cases[ci].label, ours, grouped, perGroup, boundC, boundD, flops / ours * 1e-6,
            flops / best * 1e-6, ours / best, ours / boundC, info.kernel_name, vlist, info.grid,
            info.total_tiles, maxRel);
     if (js) {
-      fprintf(js, "%s{\"case\": \"%s\", \"groups\": [", ci ? ", " : "", cases[ci]);
+      fprintf(js, "%s{\"case\": \"%s\", \"groups\": [", ci ? ", " : "", cases[ci].label);
       for (uint32_t i = 0; i < g; ++i)
         fprintf(js, "%s[%u, %u, %u]", i ? ", " : "", shapes[i].m, shapes[i].n, shapes[i].k);
       fprintf(js, "], \"flops\": %.0f, \"bytes\": %.0f, \"ours_us\": %.3f, \"ours_kernel\": \"%s\", "
