@@ -14,10 +14,13 @@
  * cuBLAS (libcublas.so.13) and libcuda are loaded with dlopen by this program only;
  * libnvfp4rt never loads cuBLAS.
  *
- * --case NAME and --groups "m,n,k;..." (each repeatable, up to 16 in all) replace B1..B4 with
- * the cases given, in order: a K sweep, say, measured beside cuBLAS in one run.
+ * A case's configurations (the runtime's choice, each variant, both cuBLAS forms) are timed
+ * in --rounds interleaved rounds (default 5: iters / 5 launches of each in turn, five
+ * times), so that none gains or loses by its place in the order. --case NAME and --groups
+ * "m,n,k;..." (each repeatable, up to 16 in all) replace B1..B4 with the cases given, in
+ * order: a K sweep, say, measured beside cuBLAS in one run.
  *
- *   usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]
+ *   usage: nvfp4-hopper-bench CUBIN [--iters N] [--rounds R] [--json OUT] [--cublas LIB]
  *                             [--case NAME]... [--groups "m,n,k;..."]...
  */
 #define _POSIX_C_SOURCE 200809L
@@ -93,23 +96,52 @@ static double median(double *v, int n) {
 
 typedef void (*LaunchFn)(void *arg);
 
-/* Median time (us) of `iters` launches, each after an L2 flush outside the events. */
-static double timeIt(LaunchFn fn, void *arg, int iters, int flush) {
-  for (int i = 0; i < 3; ++i) fn(arg);
-  double *t = calloc((size_t)iters, sizeof *t);
-  for (int i = 0; i < iters; ++i) {
-    if (flush) RT(nvfp4rt_memset_async(ctx, flushBuf, (unsigned char)i, flushBytes, stream), "flush");
-    RT(nvfp4rt_event_record(ctx, ev0, stream), "event");
-    fn(arg);
-    RT(nvfp4rt_event_record(ctx, ev1, stream), "event");
-    RT(nvfp4rt_stream_synchronize(ctx, stream), "synchronize");
-    float ms = 0;
-    RT(nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms), "elapsed");
-    t[i] = ms * 1e3;
+/* One configuration timed by timeInterleaved: its launch and, after, its median in us. */
+typedef struct Timed {
+  LaunchFn fn;
+  void *arg;
+  double us;
+} Timed;
+
+/* Times n configurations, `iters` launches each (an L2 flush before each launch, outside the
+ * events, when `flush`), in `rounds` interleaved rounds: iters / rounds launches of entry 0,
+ * then of entry 1, ..., then again, so that no entry gains or loses by its place in the
+ * order (clocks, L2 or TLB state drifting while a case runs). Each entry's median of all
+ * its launches. */
+static void timeInterleaved(Timed *t, int n, int iters, int rounds, int flush) {
+  double *s = calloc((size_t)n * (size_t)iters, sizeof *s);
+  if (!s) {
+    fprintf(stderr, "nvfp4-hopper-bench: out of host memory\n");
+    exit(2);
   }
-  double m = median(t, iters);
-  free(t);
-  return m;
+  for (int e = 0; e < n; ++e)
+    for (int i = 0; i < 3; ++i) t[e].fn(t[e].arg);
+  if (rounds < 1) rounds = 1;
+  if (rounds > iters) rounds = iters;
+  for (int r = 0; r < rounds; ++r) {
+    const int lo = iters * r / rounds, hi = iters * (r + 1) / rounds;
+    for (int e = 0; e < n; ++e)
+      for (int i = lo; i < hi; ++i) {
+        if (flush)
+          RT(nvfp4rt_memset_async(ctx, flushBuf, (unsigned char)i, flushBytes, stream), "flush");
+        RT(nvfp4rt_event_record(ctx, ev0, stream), "event");
+        t[e].fn(t[e].arg);
+        RT(nvfp4rt_event_record(ctx, ev1, stream), "event");
+        RT(nvfp4rt_stream_synchronize(ctx, stream), "synchronize");
+        float ms = 0;
+        RT(nvfp4rt_event_elapsed_ms(ctx, ev0, ev1, &ms), "elapsed");
+        s[(size_t)e * (size_t)iters + (size_t)i] = ms * 1e3;
+      }
+  }
+  for (int e = 0; e < n; ++e) t[e].us = median(s + (size_t)e * (size_t)iters, iters);
+  free(s);
+}
+
+/* Median time (us) of `iters` launches of one configuration. */
+static double timeIt(LaunchFn fn, void *arg, int iters, int flush) {
+  Timed t = {fn, arg, 0};
+  timeInterleaved(&t, 1, iters, 1, flush);
+  return t.us;
 }
 
 /* ---- launches ------------------------------------------------------------------------ */
@@ -221,7 +253,7 @@ typedef struct BenchCase {
 } BenchCase;
 
 static const char kUsage[] =
-    "usage: nvfp4-hopper-bench CUBIN [--iters N] [--json OUT] [--cublas LIB]\n"
+    "usage: nvfp4-hopper-bench CUBIN [--iters N] [--rounds R] [--json OUT] [--cublas LIB]\n"
     "                          [--case test:N|B1..B4]... [--groups \"m,n,k;...\"]...\n";
 
 /* Adds a case; 0, or 2 with the reason printed. */
@@ -250,13 +282,14 @@ static int addCase(BenchCase *cases, int *n, int fromGroups, const char *text) {
 
 int main(int argc, char **argv) {
   const char *cubin = NULL, *jsonPath = NULL, *cublasLib = "libcublas.so.13";
-  int iters = 100;
+  int iters = 100, rounds = 5;
   BenchCase cases[MAXCASES];
   int ncases = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) jsonPath = argv[++i];
     else if (!strcmp(argv[i], "--cublas") && i + 1 < argc) cublasLib = argv[++i];
+    else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
     else if ((!strcmp(argv[i], "--case") || !strcmp(argv[i], "--groups")) && i + 1 < argc) {
       if (addCase(cases, &ncases, argv[i][2] == 'g', argv[i + 1]) != 0) return 2;
       ++i;
@@ -271,6 +304,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (iters < 50) iters = 50;
+  if (rounds < 1 || rounds > iters) {
+    fprintf(stderr, "nvfp4-hopper-bench: --rounds %d: 1 .. --iters (%d)\n", rounds, iters);
+    return 2;
+  }
   if (ncases == 0) {
     static const char *const defaults[4] = {"B1", "B2", "B3", "B4"};
     for (int c = 0; c < 4; ++c) addCase(cases, &ncases, 0, defaults[c]);
@@ -337,9 +374,10 @@ int main(int argc, char **argv) {
 
   FILE *js = jsonPath ? fopen(jsonPath, "w") : NULL;
   if (js)
-    fprintf(js, "{\"device\": \"%s\", \"sm_count\": %d, \"iters\": %d, \"flush_l2\": true, "
+    fprintf(js, "{\"device\": \"%s\", \"sm_count\": %d, \"iters\": %d, \"rounds\": %d, "
+                "\"flush_l2\": true, "
                 "\"peak_bf16_tflops\": %.2f, \"peak_dram_gbps\": %.1f, \"cubin\": \"%s\", "
-                "\"cases\": [", dev->name, dev->sm_count, iters, peakFlops * 1e-12,
+                "\"cases\": [", dev->name, dev->sm_count, iters, rounds, peakFlops * 1e-12,
             dramBps * 1e-9, cubin);
   for (int ci = 0; ci < ncases; ++ci)
     if (cases[ci].spec) printf("%s = --groups \"%s\"\n", cases[ci].label, cases[ci].spec);
@@ -396,18 +434,30 @@ int main(int argc, char **argv) {
     RT(nvfp4rt_plan_create(mod, groups, g, &plan), "plan");
     nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
     nvfp4rt_plan_get_info(plan, &info);
-    double ours = timeIt(launchPlan, plan, iters, 1);
+    /* every configuration of the case, timed in interleaved rounds: the runtime's choice,
+     * each variant forced, cuBLAS per group, cuBLAS grouped */
+    const uint32_t nvt = nv < 16 ? nv : 16;
+    nvfp4rt_plan *pv[16] = {NULL};
+    Timed timed[16 + 3];
+    int nt = 0;
+    timed[nt++] = (Timed){launchPlan, plan, 0};
+    for (uint32_t v = 0; v < nvt; ++v) {
+      nvfp4rt_plan_options o = {.variant = (int)v};
+      RT(nvfp4rt_plan_create_ex(mod, groups, g, &o, &pv[v]), "plan");
+      timed[nt++] = (Timed){launchPlan, pv[v], 0};
+    }
+    timed[nt++] = (Timed){launchPerGroup, &G, 0};
+    timed[nt++] = (Timed){launchGrouped, &Gd, 0};
+    timeInterleaved(timed, nt, iters, rounds, 1);
+    const double ours = timed[0].us, perGroup = timed[nt - 2].us, grouped = timed[nt - 1].us;
     char vlist[512] = "";
     size_t vl = 0;
     double varUs[16] = {0};
-    for (uint32_t v = 0; v < nv && v < 16; ++v) {
-      nvfp4rt_plan_options o = {.variant = (int)v};
-      nvfp4rt_plan *pv = NULL;
-      RT(nvfp4rt_plan_create_ex(mod, groups, g, &o, &pv), "plan");
-      varUs[v] = timeIt(launchPlan, pv, iters, 1);
+    for (uint32_t v = 0; v < nvt; ++v) {
+      varUs[v] = timed[1 + v].us;
       vl += (size_t)snprintf(vlist + vl, sizeof vlist - vl, "%s%s %.1f", v ? ", " : "",
                              nvfp4rt_module_variant(mod, v)->kernel_name, varUs[v]);
-      nvfp4rt_plan_destroy(pv);
+      nvfp4rt_plan_destroy(pv[v]);
     }
     /* correctness of the timed kernel against cuBLAS (same exact products) */
     RT(nvfp4rt_plan_launch(plan, stream), "launch");
@@ -430,8 +480,6 @@ int main(int argc, char **argv) {
       free(ours16);
       free(cub);
     }
-    double perGroup = timeIt(launchPerGroup, &G, iters, 1);
-    double grouped = timeIt(launchGrouped, &Gd, iters, 1);
     double best = perGroup < grouped ? perGroup : grouped;
     double boundC = flops / peakFlops * 1e6, boundD = bytes / dramBps * 1e6;
     printf("%-4s %10.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %9.3f %8.3f  %s (%s); grid %u, "
@@ -452,7 +500,7 @@ int main(int argc, char **argv) {
               flops, bytes, ours, info.kernel_name, info.grid, info.total_tiles, grouped,
               perGroup, best, boundC, boundD, flops / ours * 1e-6, flops / best * 1e-6,
               ours / best, ours / boundC, maxRel);
-      for (uint32_t v = 0; v < nv && v < 16; ++v)
+      for (uint32_t v = 0; v < nvt; ++v)
         fprintf(js, "%s{\"kernel\": \"%s\", \"us\": %.3f}", v ? ", " : "",
                 nvfp4rt_module_variant(mod, v)->kernel_name, varUs[v]);
       fprintf(js, "]}");
