@@ -291,7 +291,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--cublas") && i + 1 < argc) cublasLib = argv[++i];
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
     else if ((!strcmp(argv[i], "--case") || !strcmp(argv[i], "--groups")) && i + 1 < argc) {
-      if (addCase(cases, &ncases, argv[i][2] == 'g', argv[i + 1]) != 0) return 2;
+      if (addCase(cases, &ncases, !strcmp(argv[i], "--groups"), argv[i + 1]) != 0) return 2;
       ++i;
     } else if (argv[i][0] != '-' && !cubin) cubin = argv[i];
     else {

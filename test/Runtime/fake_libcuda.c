@@ -164,9 +164,12 @@ static size_t elf_size(const unsigned char *p) {
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image) {
   count("cuModuleLoadData");
   const unsigned char *p = image;
-  /* PTX text (a driver JIT-compiles it; here: kept, with no metadata), or a 64-bit ELF */
-  const int ptx = p && strstr((const char *)p, ".version") != NULL;
-  if (!p || (!ptx && (memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2))) return CUDA_ERROR_INVALID_IMAGE;
+  /* a 64-bit ELF, or PTX text starting with its .version line (a driver JIT-compiles it;
+   * here: kept, with no metadata); nothing past the first bytes is read before that */
+  if (!p) return CUDA_ERROR_INVALID_IMAGE;
+  const int elf = memcmp(p, "\x7f" "ELF", 4) == 0 && p[4] == 2;
+  const int ptx = !elf && memcmp(p, ".version", 8) == 0;
+  if (!elf && !ptx) return CUDA_ERROR_INVALID_IMAGE;
   fake_module *f = calloc(1, sizeof *f);
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
   f->size = ptx ? strlen((const char *)p) + 1 : elf_size(p);
