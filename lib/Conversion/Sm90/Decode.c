@@ -54,11 +54,9 @@ void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const Sm90Consumer *c = &k->c;
-  /* 16-byte chunk (2 q + t0 / 2) ^ (row % 8) of the row, 8-byte half t0 % 2 */
-  KbValue chunk = kbAdd(b, kbMulI(b, q, 2), kbLShr(b, c->aT0, kbI32(b, 1)));
-  KbValue off = kbAdd(b, kbMulI(b, kbXor(b, chunk, c->aCol), 16),
-                      kbMulI(b, kbAnd(b, c->aT0, kbI32(b, 1)), 8));
-  KbValue row0 = kbAdd(b, kbAdd(b, kbAddI(b, stage, cfg->mOffset), c->aRowByte), off);
+  /* 16-byte chunk (2 q + t0 / 2) ^ (row % 8) of the row, 8-byte half t0 % 2: chunk 0's
+   * offset (aLaneByte) with bits 5-6 flipped by q */
+  KbValue row0 = kbAdd(b, kbAddI(b, stage, cfg->mOffset), kbXor(b, c->aLaneByte, kbMulI(b, q, 32)));
   MlirType v2i = vecType(b, b->i32, 2);
   KbValue w0 = kbLoad(b, v2i, genSharedPtr(g, row0), 8);
   KbValue w1 = kbLoad(b, v2i, genSharedPtr(g, kbAddI(b, row0, 8 * 128)), 8);

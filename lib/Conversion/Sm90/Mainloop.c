@@ -48,19 +48,30 @@ static void consumerSetup(Sm90Kernel *k) {
   c->aT0 = kbAnd(b, g->lane, kbI32(b, 3));
   c->aCol = kbLShr(b, g->lane, kbI32(b, 2));
   c->aRow0 = kbAdd(b, kbAdd(b, kbMulI(b, c->wg, 64), kbMulI(b, c->warpInWg, 16)), c->aCol);
-  c->aRowByte = kbMulI(b, c->aRow0, 128);
+  KbValue chunk0 = kbXor(b, kbLShr(b, c->aT0, kbI32(b, 1)), c->aCol);
+  c->aLaneByte = kbAdd(b, kbAdd(b, kbMulI(b, c->aRow0, 128), kbMulI(b, chunk0, 16)),
+                       kbMulI(b, kbAnd(b, c->aT0, kbI32(b, 1)), 8));
+  KbValue buf0 = kbAddI(b, g->smem, g->cfg->sm90.decodedOffset);
+  KbValue field = kbAnd(b, kbLShr(b, buf0, kbI32(b, MLIR_NVFP4_WGMMA_START_GRANULE_SHIFT)),
+                        kbI32(b, MLIR_NVFP4_WGMMA_START_MASK));
+  c->bDescLo = kbOr(b, kbShl(b, field, kbI32(b, MLIR_NVFP4_WGMMA_START_SHIFT)),
+                    kbI32(b, (int32_t)(uint32_t)mlirNvfp4WgmmaOperandDescriptor(0)));
   if (g->cfg->tileM % MLIR_NVFP4_SF_ATOM_ROWS == 0) { /* tiles start at an atom row */
     c->aSf0 = weightScaleByte(k, c->aRow0);
     c->aSf1 = weightScaleByte(k, kbAddI(b, c->aRow0, 8));
   }
 }
 
-/* The B descriptor of decoded buffer `buf`, instruction s. */
-static KbValue operandDescriptor(KbBuilder *b, KbValue addr) {
-  KbValue field = kbAnd(b, kbLShr(b, addr, kbI32(b, MLIR_NVFP4_WGMMA_START_GRANULE_SHIFT)),
-                        kbI32(b, MLIR_NVFP4_WGMMA_START_MASK));
-  field = kbShl(b, kbZExt(b, field, b->i64), kbI64(b, MLIR_NVFP4_WGMMA_START_SHIFT));
-  return kbOr(b, kbI64(b, (int64_t)mlirNvfp4WgmmaOperandDescriptor(0)), field);
+/* The wgmma B descriptor of instruction s on decoded buffer `index`: buffer 0's low word
+ * (set up once) plus the buffers' and instructions' start-address steps. The start field
+ * (bits 0-13, address / 16) cannot carry: shared memory ends below 2^18 bytes. */
+static KbValue operandDescriptor(Sm90Kernel *k, KbValue index, uint32_t s) {
+  KbBuilder *b = k->g.b;
+  const uint32_t granule = 1u << MLIR_NVFP4_WGMMA_START_GRANULE_SHIFT;
+  KbValue lo = kbAdd(b, k->c.bDescLo, kbMulI(b, index, k->g.cfg->sm90.decodedBytes / granule));
+  lo = kbAddI(b, lo, 32 * s / granule);
+  const uint64_t fixed = mlirNvfp4WgmmaOperandDescriptor(0);
+  return kbOr(b, kbI64(b, (int64_t)(fixed & 0xFFFFFFFF00000000ull)), kbZExt(b, lo, b->i64));
 }
 
 typedef struct ConsumerTile {
@@ -85,13 +96,12 @@ static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void
   genMbarWaitOn(g, &cfg->sm90.decodedFull, genBarrier(g, &cfg->sm90.decodedFull, index),
                 kbGet(b, k->decoded.phase));
   nvWarpSync(b);
-  KbValue buf = genSmemAddr(g, cfg->sm90.decodedOffset, cfg->sm90.decodedBytes, index);
   KbValue accv[MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct->acc[i]);
   KbValue first = kbZExt(b, kbCmp(b, KB_NE, cv, t->kStepBegin), b->i32); /* scale-d of step 0 */
   nvWgmmaFence(b);
   for (uint32_t s = 0; s < 4; ++s)
-    nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(b, kbAddI(b, buf, 32 * s)),
+    nvWgmmaBf16RegA(b, n, accv, &a[4 * s], operandDescriptor(k, index, s),
                     s ? kbI32(b, 1) : first);
   nvWgmmaCommitGroup(b);
   nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);

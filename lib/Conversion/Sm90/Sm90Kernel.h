@@ -39,11 +39,15 @@ typedef struct Sm90Consumer {
   KbValue warpInWg;  /* 0..3 */
   /* A side: fragment rows r0 = 64 wg + 16 warpInWg + lane / 4 and r0 + 8; group t0 = lane % 4 */
   KbValue aRow0;     /* r0 */
-  KbValue aRowByte;  /* r0 * 128: the row's offset in the weight tile */
   KbValue aSf0, aSf1;/* byte of rows r0 / r0 + 8 (group t0) in the stage's weight scale
                         factors (set per tile where a tile may start inside an atom row) */
   KbValue aCol;      /* lane / 4: the row's swizzle phase (r0 % 8) */
   KbValue aT0;       /* lane % 4 */
+  /* The lane's 8 weight bytes of chunk q of a stage lie at stage + mOffset + (aLaneByte ^ 32 q):
+   * the swizzled 16-byte chunk (2 q + t0 / 2) ^ (r0 % 8) is (t0 / 2 ^ r0 % 8) ^ 2 q, since 2 q
+   * is even (Decode.c) */
+  KbValue aLaneByte; /* r0 * 128 + 16 ((t0 / 2) ^ (r0 % 8)) + 8 (t0 % 2): chunk 0's bytes */
+  KbValue bDescLo;   /* low word of the wgmma B descriptor of decoded buffer 0 */
 } Sm90Consumer;
 
 typedef struct Sm90Kernel {
