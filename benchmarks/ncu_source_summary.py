@@ -37,17 +37,33 @@ def open_text(path):
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path, newline="")
 
 
+def fail(msg):
+    sys.exit("ncu_source_summary: " + msg)
+
+
+def read_rows(path, what):
+    try:
+        with open_text(path) as f:
+            return list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        fail(f"cannot read {what} {path}: {e}")
+
+
 def read_raw(path):
     """The first profiled launch of a `--page raw --csv` export: {metric: value}."""
-    rows = list(csv.reader(open_text(path)))
-    head = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
+    rows = read_rows(path, "raw page")
+    head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if head is None or len(rows) < head + 3:
+        fail(f"{path}: no 'Kernel Name' header with a unit row and a value row")
     names, values = rows[head], rows[head + 2]
     return dict(zip(names, values))
 
 
 def read_source(path):
-    rows = list(csv.reader(open_text(path)))
-    head = next(i for i, r in enumerate(rows) if "Address" in r and "Source" in r)
+    rows = read_rows(path, "source page")
+    head = next((i for i, r in enumerate(rows) if "Address" in r and "Source" in r), None)
+    if head is None:
+        fail(f"{path}: no 'Address', 'Source' header (export with --page source --csv)")
     names = rows[head]
     out = []
     for r in rows[head + 1:]:
@@ -98,12 +114,13 @@ def main(argv):
 
     names, recs = read_source(a.source)
     if not recs:
-        sys.exit("ncu_source_summary: no instructions in " + a.source)
+        fail("no instructions in " + a.source)
     stalls = [n for n in names if n.startswith("stall_") and "(Not" not in n]
     base = recs[0]["addr"]
     samples = sum(as_int(r["# Samples"]) for r in recs)
     executed = sum(as_int(r["Instructions Executed"]) for r in recs)
     print(f"warp-state samples {samples}, executed warp instructions {executed}")
+    samples, executed = max(samples, 1), max(executed, 1)  # percentages of nothing are 0
 
     reasons = collections.Counter()
     for r in recs:
@@ -111,7 +128,7 @@ def main(argv):
             reasons[s] += as_int(r[s])
     print("stall reasons (% of samples):")
     for s, v in reasons.most_common(10):
-        print(f"  {s[6:]:20s} {100.0 * v / max(samples, 1):5.1f}")
+        print(f"  {s[6:]:20s} {100.0 * v / samples:5.1f}")
 
     mix = collections.Counter()
     for r in recs:
