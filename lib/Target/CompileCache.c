@@ -95,8 +95,9 @@ char *nvfp4CacheKey(MlirOperation module, const MlirNvfp4CompileOptions *o, size
   char bc[1024] = "", tried[1024];
   if (o->emulate && !nvfp4FindEmulationBitcode(bc, sizeof bc, tried, sizeof tried)) bc[0] = 0;
   fileIdentity(&t, "emulation library", o->emulate && bc[0] ? bc : NULL);
+  /* ptxas -v changes the cubin (ptxas records its options) and the log, not the PTX */
   textf(&t, "emulate %d, proxy %d, cubin %d, ptxas -v %d\n", o->emulate, o->proxy,
-        o->emitCubin, o->ptxasVerbose);
+        o->emitCubin, o->emitCubin && o->ptxasVerbose);
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   mlirOpPrintingFlagsPrintGenericOpForm(flags);
   mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
