@@ -4,6 +4,7 @@
 #endif
 #include "Ptxas.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <spawn.h>
@@ -126,7 +127,11 @@ static bool runLogged(const Nvfp4PtxasJob *job, const char *ptxas, char **args,
   int status = 0;
   struct rusage ru;
   memset(&ru, 0, sizeof ru);
-  while (wait4(pid, &status, 0, &ru) < 0) {}
+  while (wait4(pid, &status, 0, &ru) < 0) {
+    if (errno == EINTR) continue;
+    nvfp4Logf(log, "nvfp4: cannot wait for %s: %s\n", ptxas, strerror(errno));
+    return false;
+  }
   *cpuMs = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3;
   size_t logSize = 0;
