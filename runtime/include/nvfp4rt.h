@@ -150,8 +150,11 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_image(const void *image, size_t
                                                        nvfp4rt_metadata_table *out);
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_read_file(const char *path,
                                                       nvfp4rt_metadata_table *out);
-/* TARGET_MISMATCH unless the cubin can run on a device of compute capability major.minor:
- * target_sm 100 needs 10.0 exactly (sm_100a is arch-specific); 90 needs 9.0. */
+/* TARGET_MISMATCH unless the cubin can run on a device of compute capability major.minor,
+ * by its target string (nvfp4-c/Targets.h): sm_100a 10.0, sm_100f 10.0 and 10.3, sm_103a
+ * 10.3, sm_90a 9.0, sm_120a 12.0, sm_121a 12.1, sm_120f 12.0 and 12.1 (an unknown string:
+ * the exact architecture of target_sm). The message names the cubin's target, the
+ * compute capabilities it runs on and the device's. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta,
                                                          int cc_major, int cc_minor);
 /* Encodes a record (used by tests and tools to produce metadata). NULL_POINTER when

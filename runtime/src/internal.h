@@ -5,7 +5,16 @@
 
 #include <cuda.h> /* types and enums only; nothing is linked from libcuda */
 
+#include "nvfp4-c/Targets.h"
 #include "nvfp4rt.h"
+
+/* Does the kernel read its FP4 bytes through UINT8 tensor maps (x in bytes, KernelABI.h)?
+ * Every sm_90 cubin (native, emulation, proxy) and the sm_12x mma.sync kernels: sm_90 has
+ * no 16U4 maps, and sm_120a restricts them (docs/kernel-sm120a.md). */
+static inline int nvfp4rt_uint8_maps_(const nvfp4_kernel_metadata *m) {
+  const nvfp4_target_info *t = nvfp4_target_find_n(m->target, strnlen(m->target, sizeof m->target));
+  return m->target_sm == 90 || (t && t->generator == NVFP4_TARGET_GEN_MMA_SYNC);
+}
 
 /* Every driver entry point the runtime uses, resolved by base name through
  * cuGetProcAddress(name, &fn, 12000, ...). X(name, parameter list). */

@@ -274,9 +274,15 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if ((m->flags & NVFP4_META_FLAG_EMULATION) && m->workspace_per_cta == 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "emulation cubin declares no workspace_per_cta");
-  if (m->target_sm != 100 && m->target_sm != 90)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH, "metadata target_sm %u unsupported",
-                        m->target_sm);
+  const nvfp4_target_info *target = nvfp4_target_find(m->target);
+  if (!target)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
+                        "metadata target '%s' (sm %u) unsupported (this runtime knows %s)",
+                        m->target, m->target_sm, nvfp4_target_names());
+  if (target->target_sm != m->target_sm)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
+                        "metadata target '%s' with target_sm %u (expected %u)", m->target,
+                        m->target_sm, target->target_sm);
   return NVFP4RT_STATUS_OK;
 }
 
@@ -340,25 +346,57 @@ nvfp4rt_status nvfp4rt_metadata_read_file(const char *path, nvfp4rt_metadata_tab
   return st;
 }
 
+/* "10.0 and 10.3": the compute capabilities target t runs on. */
+static void runs_on_text(const nvfp4_target_info *t, char *out, size_t size) {
+  size_t n = 0;
+  out[0] = 0;
+  for (uint32_t minor = 0; minor < 32 && n < size; ++minor)
+    if ((t->cc_minors >> minor) & 1u)
+      n += (size_t)snprintf(out + n, size - n, "%s%u.%u", n ? " and " : "", t->cc_major, minor);
+}
+
+/* What to compile instead, for a cubin of target t on a device of major.minor: per
+ * generator, advice for a device of the target's own family, for an sm_90 device, else. */
+static const char *target_advice(const nvfp4_target_info *t, int major) {
+  static const struct { uint32_t generator; const char *family, *hopper, *other; } kAdvice[] = {
+      {NVFP4_TARGET_GEN_TCGEN05,
+       "compile target sm_100f for every B200 / B300 part, or the device's own sm_100a / sm_103a",
+       "tcgen05 kernels need a Blackwell B200/B300 (compile the emulation target for sm_90)",
+       "tcgen05 kernels need a Blackwell B200/B300"},
+      {NVFP4_TARGET_GEN_MMA_SYNC,
+       "compile target sm_120f for every RTX 50 / RTX PRO / DGX Spark part, or the device's own "
+       "sm_120a / sm_121a",
+       "mma.sync kernels of sm_12x need such a GPU (compile with --emulate for sm_90)",
+       "compile the target of the device"}};
+  for (size_t i = 0; i < sizeof kAdvice / sizeof kAdvice[0]; ++i)
+    if (kAdvice[i].generator == t->generator)
+      return major == (int)t->cc_major ? kAdvice[i].family
+             : major == 9              ? kAdvice[i].hopper
+                                       : kAdvice[i].other;
+  return "arch-specific 'a' targets run only on their exact architecture";
+}
+
 nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, int major,
                                              int minor) {
   if (!meta) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata is NULL");
-  int need_major = (int)meta->target_sm / 10, need_minor = (int)meta->target_sm % 10;
-  /* the caller's struct need not hold a terminated target string: print at most its array */
-  if (major != need_major || minor != need_minor)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
-                        "cubin targets %.*s (sm_%u%s) but the device is sm_%d%d; %s",
-                        (int)strnlen(meta->target, NVFP4_META_TARGET_BYTES), meta->target,
-                        meta->target_sm,
-                        (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation"
-                        : (meta->flags & NVFP4_META_FLAG_PROXY)   ? ", timing proxy"
-                                                                  : "",
-                        major, minor,
-                        meta->target_sm == 100 ? "sm_100a kernels need a Blackwell B200/GB200 "
-                                                 "(compile the emulation target for sm_90)"
-                                               : "arch-specific 'a' targets run only on their "
-                                                 "exact architecture");
-  return NVFP4RT_STATUS_OK;
+  /* the caller's struct need not hold a terminated target string: read at most its array */
+  const int tlen = (int)strnlen(meta->target, NVFP4_META_TARGET_BYTES);
+  const nvfp4_target_info *t = nvfp4_target_find_n(meta->target, (size_t)tlen);
+  /* an unknown target string: the exact architecture of target_sm */
+  const nvfp4_target_info exact = {"", 99u, meta->target_sm, "", meta->target_sm / 10u,
+                                   1u << (meta->target_sm % 10u), "", 1};
+  if (!t) t = &exact;
+  if (nvfp4_target_runs_on(t, major, minor)) return NVFP4RT_STATUS_OK;
+  char runs[48];
+  runs_on_text(t, runs, sizeof runs);
+  return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
+                      "cubin targets %.*s (sm_%u%s; runs on compute capability %s) but the device "
+                      "is sm_%d%d (compute capability %d.%d); %s",
+                      tlen, meta->target, meta->target_sm,
+                      (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation"
+                      : (meta->flags & NVFP4_META_FLAG_PROXY)   ? ", timing proxy"
+                                                                : "",
+                      runs, major, minor, major, minor, target_advice(t, major));
 }
 
 nvfp4rt_status nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,

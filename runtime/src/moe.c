@@ -127,7 +127,7 @@ nvfp4rt_status nvfp4rt_moe_tmap_args(const nvfp4_kernel_metadata *meta,
   o->interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   o->oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE; /* out-of-bounds elements read as zero */
   o->l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-  const int u8 = meta->target_sm == 90; /* sm_90: FP4 bytes through UINT8 maps */
+  const int u8 = nvfp4rt_uint8_maps_(meta); /* FP4 bytes through UINT8 maps (plan.c) */
   const int a_on_m = !is_swap(meta);
   const uint64_t katoms = ceil_div64(p->k, 64);
   const uint32_t cg = meta->cta_group ? meta->cta_group : 1;

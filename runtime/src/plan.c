@@ -165,8 +165,8 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
   o->element_strides[0] = o->element_strides[1] = 1;
   o->interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   o->oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE; /* out-of-bounds elements read as zero */
-  /* sm_90 has no 16U4 tensor maps: the emulation target reads the FP4 bytes as UINT8. */
-  const int u8 = meta->target_sm == 90;
+  /* sm_90 has no 16U4 tensor maps, sm_12x kernels read UINT8 ones too (the FP4 bytes). */
+  const int u8 = nvfp4rt_uint8_maps_(meta);
   /* Which side of the MMA the tensor feeds decides its box (KernelABI.h). */
   const int a_on_m = !is_swap(meta);
   const uint32_t n_rows = (meta->variant_flags & NVFP4_META_VFLAG_DYNAMIC_N)
@@ -314,7 +314,8 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
  * row of a 192-weight tile (swap_n128_m192) costs 1 + 0.1 x 64 / 128 = 1.05 times one of a
  * 128-weight tile, not 1.5 (token_share 0.9, fitted to the four variants' B1..B4 times on
  * the H200, so that the fastest is chosen on each). sm_90 emulation cubins are timed as if
- * the MMA were free. */
+ * the MMA were free. sm_120a / sm_121a / sm_120f kernels: an RTX PRO 6000 (a model; no such
+ * GPU was reached). */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
@@ -325,9 +326,15 @@ typedef struct device_model {
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
   device_model d = {0};
-  if (m->target_sm == 100) {
+  if (m->target_sm == 100 || m->target_sm == 103) {
     d.dram_bps = 7.68e12 * 0.85;
     d.sm_flops = 10.0e15 / 148.0;
+  } else if (m->target_sm == 120 || m->target_sm == 121) {
+    /* a model, not a measurement (no sm_12x GPU was reached; docs/kernel-sm120a.md): an RTX
+     * PRO 6000 Blackwell, 1.79 TB/s of GDDR7 and 4096 FP4 FLOP per clock per SM (one
+     * m16n8k64 block-scaled mma.sync per 4 clocks) at 2.6 GHz */
+    d.dram_bps = 1.79e12 * 0.85;
+    d.sm_flops = 4096.0 * 2.6e9;
   } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 4.8e12;

@@ -980,8 +980,56 @@ static int test_version(void) {
   return t_summary("version");
 }
 
+/* The target table (nvfp4-c/Targets.h) in the metadata checks: every target decodes with its
+ * target_sm (another is refused), and runs exactly on the compute capabilities the PTX ISA's
+ * compatibility rules give it (an "a" target on its own, an "f" target on its family). */
+static int test_targets(void) {
+  static const struct { const char *name; uint32_t sm; const char *runs; } kRules[] = {
+      {"sm_100a", 100, "10.0"}, {"sm_100f", 100, "10.0 10.3"}, {"sm_103a", 103, "10.3"},
+      {"sm_90a", 90, "9.0"},    {"sm_120a", 120, "12.0"},      {"sm_121a", 121, "12.1"},
+      {"sm_120f", 120, "12.0 12.1"}};
+  static const int kCcs[][2] = {{8, 0}, {9, 0}, {10, 0}, {10, 1}, {10, 3}, {11, 0},
+                                {12, 0}, {12, 1}, {12, 2}};
+  for (size_t i = 0; i < sizeof kRules / sizeof kRules[0]; i++) {
+    nvfp4_kernel_metadata m = make_meta(0, 8), back;
+    strcpy(m.target, kRules[i].name);
+    m.target_sm = kRules[i].sm;
+    unsigned char rec[NVFP4_METADATA_BYTES];
+    nvfp4rt_metadata_encode(&m, rec);
+    EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_OK);
+    char runs[64] = "";
+    for (size_t c = 0; c < sizeof kCcs / sizeof kCcs[0]; c++)
+      if (nvfp4rt_metadata_check_target(&back, kCcs[c][0], kCcs[c][1]) == NVFP4RT_STATUS_OK)
+        snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%d.%d", *runs ? " " : "",
+                 kCcs[c][0], kCcs[c][1]);
+    T_CHECK(!strcmp(runs, kRules[i].runs), "%s runs on %s, expected %s", kRules[i].name, runs,
+            kRules[i].runs);
+    printf("targets: %s (sm %u) runs on %s\n", kRules[i].name, kRules[i].sm, runs);
+    m.target_sm = kRules[i].sm == 100 ? 103 : 100; /* the string decides: a mismatch is refused */
+    nvfp4rt_metadata_encode(&m, rec);
+    EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_TARGET_MISMATCH);
+  }
+  nvfp4_kernel_metadata m = make_meta(0, 8), back;
+  strcpy(m.target, "sm_110a"); /* a target this runtime does not know */
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_encode(&m, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_TARGET_MISMATCH);
+  printf("targets: %s\n", nvfp4rt_last_error_message());
+  /* the message names the cubin's target, where it runs, the device and what to compile */
+  m = make_meta(0, 8);
+  strcpy(m.target, "sm_103a");
+  m.target_sm = 103;
+  EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 10, 0), NVFP4RT_STATUS_TARGET_MISMATCH);
+  printf("targets: %s\n", nvfp4rt_last_error_message());
+  strcpy(m.target, "sm_120a");
+  m.target_sm = 120;
+  EXPECT_STATUS(nvfp4rt_metadata_check_target(&m, 12, 1), NVFP4RT_STATUS_TARGET_MISMATCH);
+  printf("targets: %s\n", nvfp4rt_last_error_message());
+  return t_summary("targets");
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|sm90|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|sm90|targets|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
@@ -992,6 +1040,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "select-pair")) return test_select_pair();
   if (!strcmp(t, "meta")) return test_meta();
   if (!strcmp(t, "sm90")) return test_sm90();
+  if (!strcmp(t, "targets")) return test_targets();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);
   if (!strcmp(t, "elf-bad") && argc > 2) return test_elf_bad(argv[2]);
   if (!strcmp(t, "nodriver")) return test_nodriver();
