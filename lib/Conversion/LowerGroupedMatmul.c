@@ -1,8 +1,10 @@
 /* LowerGroupedMatmul.c — the --nvfp4-lower-grouped-matmul pass, in C.
  *
  * Each nvfp4.grouped_matmul (and nvfp4.moe_matmul, the contiguous MoE form) becomes a
- * gpu.module for its target (sm_100a: the tcgen05 kernels of Sm100/; sm_90a: the BF16-decode
- * + wgmma kernels of Sm90/; both +ptx88) holding its kernel family (KernelConfig.h: one
+ * gpu.module for its target (Targets.h: sm_100a, sm_100f, sm_103a: the tcgen05 kernels of
+ * Sm100/; sm_90a: the BF16-decode + wgmma kernels of Sm90/; sm_120a, sm_121a, sm_120f: the
+ * block-scaled mma.sync kernels of Sm120/; the module chip is the target, its PTX version
+ * the table's) holding its kernel family (KernelConfig.h: one
  * kernel per variant, all sharing the parameter-block ABI of KernelABI.h):
  *   - one kernel llvm.func per variant, `<kernel_name>_<variant>` (a by-value
  *     nvvm.grid_constant parameter block; nvvm.reqntid; nvvm.cluster_dim for CTA pairs),
@@ -38,6 +40,7 @@
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/Passes.h"
+#include "nvfp4-c/Targets.h"
 
 #define MAX_OPS 256
 
@@ -82,26 +85,22 @@ static bool textf(Text *t, const char *fmt, ...) {
   }
 }
 
-/* What differs between the targets' modules. */
-typedef struct TargetInfo {
-  const char *chip;        /* "sm_100a" / "sm_90a": the NVVM target and the metadata string */
-  uint32_t sm;             /* metadata target_sm */
-} TargetInfo;
-
 /* The module skeleton: the metadata table, the dynamic shared-memory symbol and one kernel
  * signature per variant (bodies are built afterwards). */
 static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
-                      char names[][NVFP4_META_KERNEL_NAME_BYTES], const TargetInfo *target,
+                      char names[][NVFP4_META_KERNEL_NAME_BYTES], const nvfp4_target_info *target,
                       bool patchTmaps) {
   Text t = {0};
   uint32_t v = family->count;
   bool ok = textf(&t,
-                  "gpu.module @%s_module [#nvvm.target<chip = \"%s\", features = \"+ptx88\", "
-                  "O = 3>] {\n  llvm.mlir.global external constant @%s(dense<[",
-                  base, target->chip, NVFP4_METADATA_SYMBOL);
+                  "gpu.module @%s_module [#nvvm.target<chip = \"%s\", features = \"%s\", "
+                  "O = 3%s>] {\n  llvm.mlir.global external constant @%s(dense<[",
+                  base, target->name, target->ptx,
+                  target->mlir_sm_check ? "" : ", verifyTarget = false", NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
-    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->chip, target->sm,
+    mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->name,
+                                        target->target_sm,
                                         patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u,
                                         family->variants[i].workspacePerCta, i, v,
                                         meta);
@@ -152,14 +151,10 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   }
   char target[32] = "sm_100a";
   strAttr(op, "target", target, sizeof target);
-  static const TargetInfo kSm100 = {"sm_100a", 100}, kSm90 = {"sm_90a", 90};
-  const TargetInfo *info = !strcmp(target, "sm_100a") ? &kSm100
-                           : !strcmp(target, "sm_90a") ? &kSm90
-                                                       : NULL;
+  const nvfp4_target_info *info = nvfp4_target_find(target);
   if (!info) {
-    snprintf(msg, sizeof msg,
-             "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (sm_100a, sm_90a)",
-             target);
+    snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: target \"%s\" has no lowering (%s)",
+             target, nvfp4_target_names());
     nvfp4EmitError(loc, msg);
     return false;
   }
@@ -209,9 +204,11 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
    * shared maps are never patched. */
   const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
-  if (patchTmaps && info != &kSm100) {
-    nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
-                        "the sm_100a kernel only, not by target \"sm_90a\"");
+  if (patchTmaps && info->generator != NVFP4_TARGET_GEN_TCGEN05) {
+    snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
+                              "the tcgen05 kernel (sm_100a, sm_100f, sm_103a) only, not by target "
+                              "\"%s\"", info->name);
+    nvfp4EmitError(loc, msg);
     free(family);
     return false;
   }
@@ -286,6 +283,7 @@ MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void) {
   return nvfp4CreateModulePass(
       &id, "NVFP4LowerGroupedMatmul", "nvfp4-lower-grouped-matmul",
       "Lower nvfp4.grouped_matmul and nvfp4.moe_matmul to a persistent kernel family for "
-      "its target (sm_100a: tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA)", 3, deps,
+      "its target (sm_100a/sm_100f/sm_103a: tcgen05/TMA; sm_90a: BF16 decode + wgmma/TMA; "
+      "sm_120a/sm_121a/sm_120f: block-scaled mma.sync/TMA)", 3, deps,
       runLower);
 }

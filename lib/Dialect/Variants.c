@@ -9,6 +9,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelConfig.h"
+#include "nvfp4-c/Targets.h"
 
 static MlirAttribute attrOf(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
@@ -30,9 +31,11 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     stages = (uint32_t)mlirIntegerAttrGetValueInt(a);
   MlirNvfp4Target target = MLIR_NVFP4_TARGET_SM100A;
   a = attrOf(op, "target");
-  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a) &&
-      mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString("sm_90a")))
-    target = MLIR_NVFP4_TARGET_SM90A;
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
+    MlirStringRef s = mlirStringAttrGetValue(a);
+    const nvfp4_target_info *info = nvfp4_target_find_n(s.data, s.length);
+    if (info) target = (MlirNvfp4Target)info->generator;
+  }
   a = attrOf(op, "variants");
   if (mlirAttributeIsNull(a))
     return (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,

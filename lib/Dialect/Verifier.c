@@ -14,7 +14,8 @@
  *     of 8 elements, 4 for f32), ldc >= N;
  *   - static sizes agree (M: a/c/sfa, N: b/c/sfb, K: a/b/sfa/sfb); a static K is a
  *     positive multiple of 64; A's and B's K are both static or both dynamic;
- *   - target "sm_100a" or "sm_90a"; tile_n in {64,128,192,256}; stages in 1..8;
+ *   - target one of Targets.h's table (sm_100a, sm_100f, sm_103a, sm_90a, sm_120a, sm_121a,
+ *     sm_120f); tile_n in {64,128,192,256}; stages in 1..8;
  *     kernel_name a C identifier of at most NVFP4_MAX_KERNEL_NAME_LEN characters that
  *     does not start with '_' (reserved in C and PTX) and is none of the names the
  *     generated module or the emulation library use (is_reserved_kernel_name); and every
@@ -27,6 +28,7 @@
 #include "nvfp4-c/Dialect.h"
 #include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/KernelConfig.h"
+#include "nvfp4-c/Targets.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -153,8 +155,9 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
   if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
     return fail(op, "requires a string attribute 'target'");
   MlirStringRef t = mlirStringAttrGetValue(target);
-  if (!str_eq(t, "sm_100a") && !str_eq(t, "sm_90a"))
-    return fail(op, "unknown target '%.*s' (supported: sm_100a, sm_90a)", (int)t.length, t.data);
+  if (!nvfp4_target_find_n(t.data, t.length))
+    return fail(op, "unknown target '%.*s' (supported: %s)", (int)t.length, t.data,
+                nvfp4_target_names());
 
   int64_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, numStages = 0;
   MlirAttribute tile_n = get_attr(op, "tile_n");

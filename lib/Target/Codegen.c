@@ -65,8 +65,9 @@ static void printInto(MlirStringRef s, void *user) {
   p->text[p->n] = 0;
 }
 
-/* One `key = value` field of the printed #nvvm.target; false on anything but O, chip and
- * features (a link list, flags, another triple: this route does not take them). */
+/* One `key = value` field of the printed #nvvm.target; false on anything but O, chip,
+ * features and verifyTarget (MLIR's own per-op SM check, nothing to do here; a link list,
+ * flags, another triple: this route does not take them). */
 static bool targetField(char *field, NvptxTarget *t) {
   char key[16], value[160];
   while (*field == ' ') ++field;
@@ -87,6 +88,8 @@ static bool targetField(char *field, NvptxTarget *t) {
     strcpy(t->chip, value);
     return true;
   }
+  if (!strcmp(key, "verifyTarget") && !quoted)
+    return !strcmp(value, "false") || !strcmp(value, "true");
   if (!strcmp(key, "features") && quoted && strlen(value) < sizeof t->features) {
     strcpy(t->features, value);
     return true;

@@ -1,7 +1,8 @@
 /* compile_module.c — C API test of the whole compilation (nvfp4-c/Pipeline.h), compiled as
  * C: parse a module holding one nvfp4.grouped_matmul, compile it to PTX (no ptxas) and,
  * when a CUDA toolkit is given, to a cubin; check the PTX instructions, the cubin's ELF
- * header, the emulation variant, and that a failure comes back with a log, not a crash.
+ * header, the emulation variant, the op for other targets, and that a failure comes back
+ * with a log, not a crash.
  * The context gets only the dialects and translations (mlirNvfp4RegisterAllUpstream): the
  * compilation must not depend on the caller registering passes (gpu-module-to-binary was
  * once looked up by name and "did not refer to a registered pass"). Also: structs whose
@@ -62,6 +63,31 @@ static int compile(MlirContext ctx, const char *toolkit, bool emulate, bool cubi
   return 0;
 }
 
+/* The op for each target of the table (include/nvfp4-c/Targets.h), to PTX: its .target and
+ * the MMA instruction of its generator. */
+static int compileTarget(MlirContext ctx, const char *target) {
+  char text[2048];
+  const char *at = strstr(kModule, "sm_100a");
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - kModule), kModule, target, at + 7);
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  if (mlirModuleIsNull(m)) { printf("%s: parse failed\n", target); return 1; }
+  MlirNvfp4CompileOptions o = mlirNvfp4CompileOptionsGetDefault();
+  o.emitCubin = false;
+  MlirNvfp4CompileResult r;
+  mlirNvfp4CompileResultInit(&r);
+  MlirLogicalResult ok = mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r);
+  char want[32];
+  snprintf(want, sizeof want, ".target %s\n", target);
+  printf("%s ptx: %s, target line %d, tcgen05.mma %d, mma.sync block_scale %d\n", target,
+         mlirLogicalResultIsSuccess(ok) ? "ok" : "failed", r.ptx && strstr(r.ptx, want) != NULL,
+         r.ptx && strstr(r.ptx, "tcgen05.mma.cta_group::1.kind::mxf4nvf4") != NULL,
+         r.ptx && strstr(r.ptx, "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4") != NULL);
+  if (mlirLogicalResultIsFailure(ok)) printf("log: %s", r.log ? r.log : "(none)\n");
+  mlirNvfp4CompileResultDestroy(&r);
+  mlirModuleDestroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *toolkit = argc > 1 ? argv[1] : NULL;
   MlirContext ctx = mlirContextCreate();
@@ -90,6 +116,9 @@ int main(int argc, char **argv) {
     rc |= compile(ctx, NULL, true, false);
     /* A toolkit without ptxas: the PTX is produced, the cubin step fails with a log. */
     rc |= compile(ctx, "/nonexistent-cuda", false, true);
+    static const char *const kTargets[] = {"sm_100f", "sm_103a"};
+    for (size_t i = 0; i < sizeof kTargets / sizeof kTargets[0]; ++i)
+      rc |= compileTarget(ctx, kTargets[i]);
   } else {
     rc |= compile(ctx, toolkit, false, true);
     rc |= compile(ctx, toolkit, true, true);
@@ -108,6 +137,8 @@ int main(int argc, char **argv) {
 // CHECK-NEXT: ptx has mma: 0, emu call: 1, metadata: 1
 // CHECK: sm_100a cubin: failed
 // CHECK: log: nvfp4: cannot run /nonexistent-cuda/bin/ptxas
+// CHECK: sm_100f ptx: ok, target line 1, tcgen05.mma 1, mma.sync block_scale 0
+// CHECK: sm_103a ptx: ok, target line 1, tcgen05.mma 1, mma.sync block_scale 0
 
 // CUBIN: sm_100a cubin: ok
 // CUBIN: cubin: {{[0-9]+}} bytes, ELF 1

@@ -7,12 +7,18 @@
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05)" \
 // RUN:   | FileCheck %s --check-prefix=EMU
+// Every target of the table (include/nvfp4-c/Targets.h), here the tcgen05 family's:
+// RUN: sed 's/"sm_100a"/"sm_100f"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=FAMILY
 
 // CHECK-LABEL: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
 // CHECK: llvm.func @plugin_kernel_ab_n128(
 // CHECK: nvvm.tcgen05.mma.block_scale
 // EMU: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88", link = [
 // EMU: llvm.call @nvfp4_emu_tcgen05_mma_mxf4nvf4_block16(
+// FAMILY: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100f", features = "+ptx88", verifyTarget = false>]
+// FAMILY: nvvm.tcgen05.mma.block_scale
 func.func @one(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
                %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
                %c: memref<?x128xf16>) {

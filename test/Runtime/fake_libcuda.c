@@ -1,6 +1,6 @@
 /* fake_libcuda.c — a test double of libcuda for machines without a GPU: the entry points
  * libnvfp4rt resolves (internal.h's table, through cuGetProcAddress_v2), answering like an
- * sm_90 device with host memory as "device" memory, cubins read from their ELF image
+ * sm_90 device (or another compute capability, NVFP4_FAKE_CUDA_CC) with host memory as "device" memory, cubins read from their ELF image
  * (metadata symbol found with the runtime's own reader), kernels never run: cuLaunchKernelEx
  * only counts. Loaded with NVFP4RT_LIBCUDA_PATH=.../libnvfp4-fake-cuda.so so that the
  * runtime's load / plan / launch paths, and host code generated for them, run in CI.
@@ -28,7 +28,9 @@
  *     stream/event creations;
  *   - nvfp4_fake_cuda_last_grid/_block/_cluster: the last cuLaunchKernelEx's geometry;
  *   - NVFP4_FAKE_CUDA_DEVICES (device count, default 1; 0: cuInit reports no device),
- *     NVFP4_FAKE_CUDA_SMS (multiprocessor count, default 132);
+ *     NVFP4_FAKE_CUDA_SMS (multiprocessor count, default 132), NVFP4_FAKE_CUDA_CC (the
+ *     compute capability "MAJOR.MINOR", default 9.0; 99 KiB of shared memory per block on
+ *     12.x, 227 KiB otherwise);
  *   - NVFP4_FAKE_CUDA_MAX_ALLOC_MB: the largest allocation cuMemAlloc serves (default: what
  *     the host gives; the cubin fuzzer sets 1024, below libFuzzer's malloc limit, so that a
  *     fuzzed workspace size is the driver's out-of-memory rather than a fuzzer finding). */
@@ -96,20 +98,31 @@ static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal) {
   *d = ordinal;
   return CUDA_SUCCESS;
 }
+/* NVFP4_FAKE_CUDA_CC="MAJOR.MINOR": the compute capability (default 9.0). */
+static void fake_cc(int *major, int *minor) {
+  const char *v = getenv("NVFP4_FAKE_CUDA_CC");
+  *major = 9;
+  *minor = 0;
+  if (v && sscanf(v, "%d.%d", major, minor) != 2) *major = 9, *minor = 0;
+}
 static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d) {
   (void)d;
-  strncpy(name, "fake sm_90 device (test driver)", (size_t)len - 1);
-  name[len - 1] = 0;
+  int major, minor;
+  fake_cc(&major, &minor);
+  snprintf(name, (size_t)len, "fake sm_%d%d device (test driver)", major, minor);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
   (void)d;
+  int major, minor;
+  fake_cc(&major, &minor);
   switch (a) {
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = major; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = minor; break;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = env_int("NVFP4_FAKE_CUDA_SMS", 132); break;
   case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 50 << 20; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+  /* 227 KiB on 9.x and 10.x, 99 KiB on 12.x */
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = major == 12 ? 101376 : 232448; break;
   default: *v = 0; break;
   }
   return CUDA_SUCCESS;

@@ -5,7 +5,9 @@
  * the device templates and the driver calls each one makes; the fast path's "no
  * allocation, no encode, no synchronisation" (malloc and friends are wrapped at link
  * time and counted); a failed replacement put back; the CUDA-graph capture keeping its own
- * parameters. Usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN */
+ * parameters; the target check of module loading on fake devices of several compute
+ * capabilities. Usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN |
+ * load CUBIN... */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -305,9 +307,35 @@ static int test_graph(const char *cubin) {
   return t_summary("graph");
 }
 
+/* Loads each cubin on the fake device (its compute capability from NVFP4_FAKE_CUDA_CC):
+ * one line per cubin with its target, the status and message, and how many images the
+ * driver was asked to load (a refused target must not reach the driver). */
+static int test_load(int n, char **cubins) {
+  nvfp4rt_context *ctx = open_fake();
+  const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
+  for (int i = 0; i < n; i++) {
+    nvfp4rt_metadata_table t;
+    if (nvfp4rt_metadata_read_file(cubins[i], &t) != NVFP4RT_STATUS_OK) {
+      printf("FAIL: %s: %s\n", cubins[i], nvfp4rt_last_error_message());
+      continue;
+    }
+    const long before = fake_count("cuModuleLoadData");
+    nvfp4rt_module *mod = NULL;
+    nvfp4rt_status st = nvfp4rt_module_load_file(ctx, cubins[i], &mod);
+    printf("load %s on %d.%d: %s%s%s (driver loads: %ld)\n", t.variants[0].target, dev->cc_major,
+           dev->cc_minor, nvfp4rt_status_string(st), st ? " " : "",
+           st ? nvfp4rt_last_error_message() : "", fake_count("cuModuleLoadData") - before);
+    nvfp4rt_module_destroy(mod);
+  }
+  nvfp4rt_context_destroy(ctx);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 4 && !strcmp(argv[1], "tmap")) return test_tmap(argv[2], argv[3]);
   if (argc >= 3 && !strcmp(argv[1], "graph")) return test_graph(argv[2]);
-  printf("usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN\n");
+  if (argc >= 3 && !strcmp(argv[1], "load")) return test_load(argc - 2, argv + 2);
+  printf("usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN | "
+         "load CUBIN...\n");
   return 2;
 }

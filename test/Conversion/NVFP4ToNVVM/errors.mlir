@@ -41,10 +41,10 @@ func.func @too_many_stages_n256(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf
 func.func @unknown_target(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
          %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
          %c: memref<?x128xf16>) {
-  // expected-error @+1 {{nvfp4-lower-grouped-matmul: target "sm_120a" has no lowering}}
+  // expected-error @+1 {{nvfp4-lower-grouped-matmul: target "sm_80" has no lowering (sm_100a, sm_100f, sm_103a, sm_90a, sm_120a, sm_121a, sm_120f)}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>)
       sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>)
-      c(%c : memref<?x128xf16>) {target = "sm_120a"}
+      c(%c : memref<?x128xf16>) {target = "sm_80"}
   return
 }
 

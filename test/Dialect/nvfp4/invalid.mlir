@@ -415,13 +415,13 @@ func.func @memory_space(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// The targets are sm_100a and sm_90a.
+// The targets are those of include/nvfp4-c/Targets.h.
 func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{unknown target 'sm_80' (supported: sm_100a, sm_90a)}}
+  // expected-error @+1 {{unknown target 'sm_80' (supported: sm_100a, sm_100f, sm_103a, sm_90a, sm_120a, sm_121a, sm_120f)}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
