@@ -24,7 +24,7 @@ BUILD=${1:-$ROOT/build}
 RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
-FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Target/KernelConfig.c"
+FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 restore() {
   for f in $FILES; do cmp -s "$WORK/orig/$f" "$ROOT/$f" || cp "$WORK/orig/$f" "$ROOT/$f"; done
@@ -52,7 +52,7 @@ m1() { mutate lib/Conversion/Sm100/Epilogue.c "kbCmp(b, KB_ULT, row, t->m)" "kbC
        mutate lib/Conversion/Sm100/Epilogue.c "kbCmp(b, KB_ULT, cRow, t->m)" "kbCmp(b, KB_ULE, cRow, t->m)"; }
 m2() { mutate lib/Conversion/Sm100/Mainloop.c "kbAdd(b, kbAddI(b, sfnCol, 4 * sfnAtoms * j), sfnShift)" "kbAddI(b, sfnCol, 4 * sfnAtoms * j)"; }
 m3() { mutate lib/Conversion/Generator/Generator.c "kbSelect(b, wrap, kbXor(b, ph, kbI32(b, 1)), ph)" "ph"; }
-m4() { mutate lib/Conversion/Sm100/Mainloop.c "KbValue tx = kbI32(b, cfg->txBytesFixed);" "KbValue tx = kbI32(b, cfg->txBytesFixed - 16);"; }
+m4() { mutate lib/Conversion/Generator/Producer.c "KbValue tx = kbI32(b, cfg->txBytesFixed);" "KbValue tx = kbI32(b, cfg->txBytesFixed - 16);"; }
 m5() { mutate lib/Target/KernelConfig.c '"accEmpty", acc, 32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS * pair)' '"accEmpty", acc, 32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS * pair - 1)'; }
 m6() { mutate lib/Conversion/Sm100/Mainloop.c "    nvTcCommit(b, genPipeEmptyBar(g, &st->stages), cg, both);
 " "" && mutate lib/Conversion/Sm100/Mainloop.c "    for (uint32_t j = 0; j < kBlocks; ++j) {

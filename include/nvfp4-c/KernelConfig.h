@@ -13,12 +13,14 @@
  *   SWAP_AB  X = B, Y = A: D = C tile transposed, lane = column of C. The N role (tokens)
  *            is sized per group at run time (a multiple of 8 up to tileN).
  *
- * Targets. A variant belongs to one target (MlirNvfp4VariantSpec.target): sm_100a kernels
- * (tcgen05, Tensor Memory; lib/Conversion/Sm100) or sm_90a kernels (FP4 x scale decoded to
- * BF16 in the consumer warpgroups, wgmma; lib/Conversion/Sm90, docs/kernel-sm90a.md). Both
- * share the operand-role table, the shared-memory stage layout of the raw operands, the
- * mbarrier rings and the metadata record; the sm_90a plan has its own extra regions
- * (MlirNvfp4Sm90Plan).
+ * Targets. A variant belongs to one generator (MlirNvfp4VariantSpec.target; Targets.h maps
+ * the op's target strings onto them): sm_100a kernels (tcgen05, Tensor Memory;
+ * lib/Conversion/Sm100), sm_90a kernels (FP4 x scale decoded to BF16 in the consumer
+ * warpgroups, wgmma; lib/Conversion/Sm90, docs/kernel-sm90a.md) or sm_120a kernels
+ * (block-scaled mma.sync with register accumulators; lib/Conversion/Sm120,
+ * docs/kernel-sm120a.md). They share the operand-role table, the shared-memory stage layout
+ * of the raw operands, the mbarrier rings and the metadata record; the sm_90a and sm_120a
+ * plans have their own parts (MlirNvfp4Sm90Plan, MlirNvfp4Sm120Plan).
  */
 #ifndef NVFP4_C_KERNELCONFIG_H
 #define NVFP4_C_KERNELCONFIG_H
@@ -55,8 +57,9 @@ extern "C" {
 
 /* The generator that builds a variant (zero: sm_100a, so existing specs keep their meaning). */
 typedef enum MlirNvfp4Target {
-  MLIR_NVFP4_TARGET_SM100A = 0, /* tcgen05 + TMA */
-  MLIR_NVFP4_TARGET_SM90A = 1   /* BF16 decode + wgmma + TMA */
+  MLIR_NVFP4_TARGET_SM100A = 0, /* tcgen05 + TMA (targets sm_100a, sm_100f, sm_103a) */
+  MLIR_NVFP4_TARGET_SM90A = 1,  /* BF16 decode + wgmma + TMA (sm_90a) */
+  MLIR_NVFP4_TARGET_SM120A = 2  /* block-scaled mma.sync + TMA (sm_120a, sm_121a, sm_120f) */
 } MlirNvfp4Target;
 
 /* Which tensor feeds the MMA's M side (see the vocabulary above). */
@@ -169,6 +172,18 @@ typedef struct MlirNvfp4Sm90Plan {
   uint32_t streamKCost, skSlotBytes, skFlagBytes;
 } MlirNvfp4Sm90Plan;
 
+/* The sm_120a plan's own parts (docs/kernel-sm120a.md): consumer warps 0..consumerWarps-1
+ * issue the block-scaled mma.sync (m16n8k64) on register accumulators, laid out warpsM x
+ * warpsN over the tile (warp w: M-role rows (w % warpsM) * 16 mBlocks .., N-role rows
+ * (w / warpsM) * 8 nBlocks ..), the warp after them issues the TMA loads (its lane 0). */
+typedef struct MlirNvfp4Sm120Plan {
+  uint32_t consumerWarps;    /* 8 */
+  uint32_t warpsM, warpsN;   /* warp grid over the tile (AB 4 x 2, swap-AB 8 x 1) */
+  uint32_t mBlocks;          /* m16 blocks of one warp */
+  uint32_t nBlocks;          /* n8 blocks of one warp (even: ldmatrix.x4 loads two) */
+  uint32_t producerWarp;     /* = consumerWarps */
+} MlirNvfp4Sm120Plan;
+
 typedef struct MlirNvfp4KernelConfig {
   MlirNvfp4VariantSpec spec;
   uint32_t numGroups;     /* compiled group count G */
@@ -235,6 +250,7 @@ typedef struct MlirNvfp4KernelConfig {
   bool streamK;            /* stream-K schedule (spec.streamK): GenTile.kBegin / kEnd */
   uint32_t workspacePerCta;/* bytes of device workspace per CTA (metadata), or 0 */
   MlirNvfp4Sm90Plan sm90;  /* sm_90a only (zero otherwise) */
+  MlirNvfp4Sm120Plan sm120;/* sm_120a only (zero otherwise) */
 } MlirNvfp4KernelConfig;
 
 /* The default spec of an op with tile_n = N and stages = S (the v1 shape): AB, 1 CTA,
@@ -246,6 +262,14 @@ MlirNvfp4VariantSpec mlirNvfp4VariantSpecDefault(uint32_t tileN, uint32_t stages
 #define MLIR_NVFP4_SM90_NUM_THREADS 640u
 #define MLIR_NVFP4_SM90_N_ALIGN 16u
 #define MLIR_NVFP4_SM90_STORE_ROWS 16u   /* C rows per TMA-store box */
+
+/* sm_120a: the per-block dynamic shared-memory limit of compute capability 12.x (99 KiB,
+ * CUDA programming guide, "Technical specifications per compute capability"), the token
+ * granule of the swap-AB N role (two n8 blocks: one ldmatrix.x4), threads (8 consumer
+ * warps and the producer warp). */
+#define MLIR_NVFP4_SM120_MAX_DYN_SMEM 101376u
+#define MLIR_NVFP4_SM120_N_ALIGN 16u
+#define MLIR_NVFP4_SM120_NUM_THREADS 288u
 
 /* Plans a variant for G groups (for spec.target). Returns false with a message when it
  * cannot be built. */
@@ -277,7 +301,8 @@ typedef struct MlirNvfp4KernelFamily {
  * number of specs written to out (at most max). */
 uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4VariantSpec *out,
                                      uint32_t max);
-/* The default family for a target: sm_100a as above; sm_90a swap_n<tileN>, the other two of
+/* The default family for a target: sm_100a as above; sm_120a ab_n<tileN> (tile_n 64 or
+ * 128; 128 otherwise), swap_n64, swap_n128; sm_90a swap_n<tileN>, the other two of
  * swap_n64 / swap_n128 / swap_n192, then swap_n128_m192, swap_n64_m192 and
  * swap_n128_m192_sk (the runtime picks per launch). */
 uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,

@@ -31,6 +31,7 @@
 
 #include "LoweringCommon.h"
 #include "Sm100/Sm100Kernel.h"
+#include "Sm120/Sm120Kernel.h"
 #include "Sm90/Sm90Kernel.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
@@ -236,6 +237,9 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
       nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                            "nvfp4_dyn_smem");
+    else if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM120A)
+      nvfp4BuildSm120Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
+                            "nvfp4_dyn_smem");
     else
       nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                             "nvfp4_dyn_smem", patchTmaps);

@@ -34,7 +34,10 @@ void mlirNvfp4VariantName(MlirNvfp4VariantSpec s, char *out, size_t size) {
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M) snprintf(m, sizeof m, "_m%u", s.tileM);
   snprintf(out, size, "%s%s_n%u%s%s%s", s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB ? "swap" : "ab",
            s.ctaGroup == 2 ? "2" : "", s.tileN, m,
-           s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? "_st" : "", s.streamK ? "_sk" : "");
+           /* (every sm_120a variant stores directly: no suffix names it) */
+           s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE && s.target != MLIR_NVFP4_TARGET_SM120A
+               ? "_st" : "",
+           s.streamK ? "_sk" : "");
 }
 
 /* Decimal digits at *p (at most 4), advancing it; false when there are none. */
@@ -116,7 +119,35 @@ static uint32_t planTmem(MlirNvfp4KernelConfig *cfg, uint32_t *top, const char *
   return r.column;
 }
 
+/* The end of a plan whose regions end at `top`: the contiguous form's expert schedule and
+ * scan scratch, the dynamic shared memory (with 1024 B of alignment slack) against `limit`,
+ * the parameter block of the form. */
+static bool planFinish(MlirNvfp4KernelConfig *cfg, uint32_t top, uint32_t scanBytes,
+                       uint32_t limit, const char *tooLarge, char *msg, size_t msgSize) {
+  const bool contiguous = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  if (contiguous) {
+    cfg->scheduleOffset = planSmem(cfg, &top, "expert schedule", cfg->scheduleBytes, 1, 16);
+    cfg->scanOffset = planSmem(cfg, &top, "scan scratch", scanBytes, 1, 16);
+  }
+  cfg->dynSmemBytes = 1024u + top;
+  if (cfg->dynSmemBytes > limit) return fail(msg, msgSize, tooLarge);
+  cfg->paramBytes = contiguous ? nvfp4_abi_moe_param_bytes(cfg->numTmaps)
+                               : nvfp4_abi_param_bytes(cfg->numGroups);
+  return true;
+}
+
 /* ---- the variant ------------------------------------------------------------------------ */
+
+/* What every target's spec must satisfy: stages, C's type, the form. */
+static bool validateCommon(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
+  if (s.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
+  if (s.output != MLIR_NVFP4_OUTPUT_F16 && s.output != MLIR_NVFP4_OUTPUT_BF16 &&
+      s.output != MLIR_NVFP4_OUTPUT_F32)
+    return fail(msg, msgSize, "unknown output type");
+  if (s.form != MLIR_NVFP4_FORM_POINTER_ARRAY && s.form != MLIR_NVFP4_FORM_CONTIGUOUS)
+    return fail(msg, msgSize, "unknown form");
+  return true;
+}
 
 static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.orientation != MLIR_NVFP4_ORIENTATION_AB &&
@@ -136,19 +167,15 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
       (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1))
     return fail(msg, msgSize, "the direct-store epilogue exists for the 1-CTA AB orientation only");
-  if (s.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
-  if (s.output != MLIR_NVFP4_OUTPUT_F16 && s.output != MLIR_NVFP4_OUTPUT_BF16 &&
-      s.output != MLIR_NVFP4_OUTPUT_F32)
-    return fail(msg, msgSize, "unknown output type");
-  if (s.form != MLIR_NVFP4_FORM_POINTER_ARRAY && s.form != MLIR_NVFP4_FORM_CONTIGUOUS)
-    return fail(msg, msgSize, "unknown form");
-  return true;
+  return validateCommon(s, msg, msgSize);
 }
 
 static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint32_t fixed,
                       uint32_t *stages, char *msg, size_t msgSize);
 static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
+static bool planSm120Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
 bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                                       MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
@@ -160,6 +187,8 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   }
   if (spec.target == MLIR_NVFP4_TARGET_SM90A)
     return planSm90Variant(cfg, numGroups, spec, msg, msgSize);
+  if (spec.target == MLIR_NVFP4_TARGET_SM120A)
+    return planSm120Variant(cfg, numGroups, spec, msg, msgSize);
   if (spec.target != MLIR_NVFP4_TARGET_SM100A) return fail(msg, msgSize, "unknown target");
   if (!validateSpec(spec, msg, msgSize)) return false;
   const bool swap = spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
@@ -282,17 +311,9 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   planBarriers(cfg, &cfg->sfFree, "sfFree", cfg->sfRing ? slots : 0u, 1);
   cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
   cfg->tmemSlotOffset = planSmem(cfg, &top, "tmem slot", 8, 1, 8);
-  if (contiguous) {
-    cfg->scheduleOffset = planSmem(cfg, &top, "expert schedule", cfg->scheduleBytes, 1, 16);
-    cfg->scanOffset = planSmem(cfg, &top, "scan scratch", scanBytes, 1, 16);
-  }
-  cfg->dynSmemBytes = 1024u + top;
-  if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
-    return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
-  cfg->paramBytes = contiguous ? nvfp4_abi_moe_param_bytes(cfg->numTmaps)
-                               : nvfp4_abi_param_bytes(numGroups);
   cfg->numThreads = MLIR_NVFP4_NUM_THREADS;
-  return true;
+  return planFinish(cfg, top, scanBytes, MLIR_NVFP4_MAX_DYN_SMEM,
+                    "the plan exceeds the shared-memory limit", msg, msgSize);
 }
 
 /* ---- the sm_90a variant (docs/kernel-sm90a.md) ------------------------------------------ */
@@ -476,6 +497,115 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   return true;
 }
 
+/* ---- the sm_120a variant (docs/kernel-sm120a.md) ------------------------------------------ */
+
+/* The sm_120a spec's limits: 1-CTA tiles of 128 M-role rows, tile_n 64 or 128 (swap-AB also
+ * 32: up to 32 tokens per tile), the one-CTA stream-K-free schedule, registers-to-global C. */
+static bool validateSm120Spec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
+  const bool swap = s.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  if (s.orientation != MLIR_NVFP4_ORIENTATION_AB && !swap)
+    return fail(msg, msgSize, "unknown orientation");
+  if (s.ctaGroup != 1)
+    return fail(msg, msgSize, "the sm_120a kernel has no CTA-pair variant (sm_120 has no "
+                              ".cta_group::2 and the block-scaled GEMM runs in 1-CTA clusters)");
+  if (s.tileN != 64 && s.tileN != 128 && !(swap && s.tileN == 32))
+    return fail(msg, msgSize, "tile_n of an sm_120a variant must be 64 or 128 (swap-AB also "
+                              "32): a stage of a wider tile leaves no second stage in 99 KiB");
+  if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
+    return fail(msg, msgSize, "an sm_120a tile has 128 M-role rows");
+  if (s.streamK)
+    return fail(msg, msgSize, "the stream-K schedule (_sk) is implemented for target sm_90a only");
+  return validateCommon(s, msg, msgSize);
+}
+
+/* One CTA: 8 consumer warps issue mma.sync m16n8k64 on fp32 register accumulators, one
+ * producer warp issues the TMA loads. A stage holds the raw operands as every target's does
+ * (256 K; 128-byte rows with the 128-byte swizzle; FP4 bytes through UINT8 tensor maps, as
+ * on sm_90a); C goes from the registers to global memory. The stage ring is as deep as
+ * 99 KiB allow: 2 stages of 36 KiB at tile_n 128, 3 of 28 KiB at 64, 4 of 24 KiB at 32. */
+static bool planSm120Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
+  if (!validateSm120Spec(spec, msg, msgSize)) return false;
+  const bool swap = spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
+  const bool contiguous = spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2, kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
+  spec.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE; /* the only one */
+  cfg->spec = spec;
+  cfg->numGroups = numGroups;
+  cfg->tileM = cfg->mmaM = MLIR_NVFP4_TILE_M;
+  cfg->tileN = spec.tileN;
+  cfg->tileK = MLIR_NVFP4_TILE_K;
+  /* The N role's tiles start at multiples of their tile_n (a power of two up to 128, or 0):
+   * one scale-factor atom row holds them. */
+  cfg->roleM = (MlirNvfp4OperandRole){
+      .data = swap ? MLIR_NVFP4_TENSOR_B : MLIR_NVFP4_TENSOR_A,
+      .scales = swap ? MLIR_NVFP4_TENSOR_SFB : MLIR_NVFP4_TENSOR_SFA,
+      .rowsPerCta = MLIR_NVFP4_TILE_M, .sfAtoms = 1};
+  cfg->roleN = (MlirNvfp4OperandRole){
+      .data = swap ? MLIR_NVFP4_TENSOR_A : MLIR_NVFP4_TENSOR_B,
+      .scales = swap ? MLIR_NVFP4_TENSOR_SFA : MLIR_NVFP4_TENSOR_SFB,
+      .rowsPerCta = spec.tileN, .sfAtoms = 1, .dynamicRows = swap};
+  cfg->mBytes = cfg->roleM.rowsPerCta * rowBytes;
+  cfg->nBytes = cfg->roleN.rowsPerCta * rowBytes;
+  cfg->sfmBytes = cfg->sfnBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES;
+  cfg->mOffset = 0;
+  cfg->nOffset = cfg->mBytes;
+  cfg->sfmOffset = cfg->nOffset + cfg->nBytes;
+  cfg->sfnOffset = cfg->sfmOffset + cfg->sfmBytes;
+  cfg->stageBytes = roundUp(cfg->sfnOffset + cfg->sfnBytes, 1024);
+  cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes + (swap ? 0u : cfg->nBytes);
+  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  cfg->storeBoxCols = 128u / cfg->cElemBytes;
+
+  /* The warp grid: swap-AB 8 x 1 (each warp 16 weight rows x every token, so that a
+   * narrow token tile keeps every warp busy), AB 4 x 2 (32 x tileN / 2: a quarter less
+   * shared-memory traffic per MMA). */
+  MlirNvfp4Sm120Plan *p = &cfg->sm120;
+  p->consumerWarps = 8;
+  p->warpsM = swap ? 8u : 4u;
+  p->warpsN = p->consumerWarps / p->warpsM;
+  p->mBlocks = MLIR_NVFP4_TILE_M / (16u * p->warpsM);
+  p->nBlocks = spec.tileN / (8u * p->warpsN);
+  p->producerWarp = p->consumerWarps;
+  cfg->numThreads = 32u * (p->consumerWarps + 1u);
+  cfg->nAlign = MLIR_NVFP4_SM120_N_ALIGN;
+  if (contiguous) {
+    cfg->scheduleBytes = MLIR_NVFP4_MOE_RECORD_BYTES * (numGroups + 1u);
+    cfg->nLadder = swap ? nvfp4_abi_moe_ladder(spec.tileN, cfg->nAlign) : 0u;
+    cfg->numTmaps = NVFP4_ABI_MOE_TMAP_LADDER + cfg->nLadder;
+  }
+  const uint32_t scanBytes = contiguous ? 8u * cfg->numThreads : 0u;
+
+  /* As many stages as 99 KiB hold next to the barriers (worst case of 8 stages) and the
+   * contiguous form's schedule. */
+  const uint32_t budget = MLIR_NVFP4_SM120_MAX_DYN_SMEM - 1024u /* alignment slack */;
+  const uint32_t fixed = 8u * 2u * MLIR_NVFP4_MAX_STAGES +
+                         (contiguous ? 32u + cfg->scheduleBytes + scanBytes : 0u);
+  uint32_t most = fixed < budget ? (budget - fixed) / cfg->stageBytes : 0;
+  if (most > MLIR_NVFP4_MAX_STAGES) most = MLIR_NVFP4_MAX_STAGES;
+  if (most < 2)
+    return fail(msg, msgSize, "two pipeline stages do not fit in the 99 KiB of shared memory of "
+                              "an sm_120 block (too many experts for the schedule?)");
+  const uint32_t stages = spec.stages ? spec.stages : most;
+  if (stages > most) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "stages = %u does not fit in the 99 KiB of shared memory of an "
+                             "sm_120 block (at most %u)", spec.stages, most);
+    return false;
+  }
+  cfg->stages = stages;
+  cfg->accBuffers = 1; /* the accumulators live in the consumers' registers */
+
+  uint32_t top = 0;
+  planSmem(cfg, &top, "stage", cfg->stageBytes, stages, 1024);
+  planBarriers(cfg, &cfg->full, "full", stages, 1);
+  planBarriers(cfg, &cfg->empty, "empty", stages, p->consumerWarps);
+  cfg->barrierOffset = planSmem(cfg, &top, "mbarriers", 8u * cfg->numBarriers, 1, 8);
+  cfg->tmemSlotOffset = top; /* no Tensor Memory */
+  return planFinish(cfg, top, scanBytes, MLIR_NVFP4_SM120_MAX_DYN_SMEM,
+                    "the plan exceeds the 99 KiB shared-memory limit of sm_120", msg, msgSize);
+}
+
 void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
   FILE *f = file;
   char name[32];
@@ -504,6 +634,11 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             cfg->sm90.consumerGroups, cfg->sm90.decoderGroups, cfg->sm90.mmaDepth,
             cfg->sm90.decodedBuffers, cfg->sm90.producerRegs, cfg->sm90.consumerRegs,
             cfg->sm90.decoderRegs, cfg->sm90.stageUnroll ? ", chunk loop unrolled by a stage" : "");
+  if (cfg->spec.target == MLIR_NVFP4_TARGET_SM120A)
+    fprintf(f, "  sm_120a: %u consumer warps (%u x %u, %u m16 x %u n8 blocks each), producer "
+               "warp %u\n",
+            cfg->sm120.consumerWarps, cfg->sm120.warpsM, cfg->sm120.warpsN, cfg->sm120.mBlocks,
+            cfg->sm120.nBlocks, cfg->sm120.producerWarp);
   if (cfg->streamK)
     fprintf(f, "  stream-K: stage cost tile_n + %u, workspace %u bytes per CTA\n",
             cfg->sm90.streamKCost, cfg->workspacePerCta);
@@ -570,6 +705,20 @@ uint32_t mlirNvfp4DefaultFamilySpecs(uint32_t tileN, uint32_t stages, MlirNvfp4V
 uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t tileN,
                                               uint32_t stages, MlirNvfp4VariantSpec *out,
                                               uint32_t max) {
+  if (target == MLIR_NVFP4_TARGET_SM120A) {
+    /* AB with the op's tile_n, swap-AB with up to 64 and up to 128 tokens per tile
+     * (docs/kernel-sm120a.md: the smaller token tile has a stage more) */
+    MlirNvfp4VariantSpec all[3] = {mlirNvfp4VariantSpecDefault(tileN, stages),
+                                   mlirNvfp4VariantSpecDefault(64, stages),
+                                   mlirNvfp4VariantSpecDefault(128, stages)};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < 3 && n < max; ++i) {
+      all[i].target = MLIR_NVFP4_TARGET_SM120A;
+      all[i].orientation = i ? MLIR_NVFP4_ORIENTATION_SWAP_AB : MLIR_NVFP4_ORIENTATION_AB;
+      out[n++] = all[i];
+    }
+    return n;
+  }
   if (target != MLIR_NVFP4_TARGET_SM90A)
     return mlirNvfp4DefaultFamilySpecs(tileN, stages, out, max);
   /* swap_n<tile_n> first, then the other widths of 64, 128, 192, then the 192-weight tiles

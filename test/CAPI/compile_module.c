@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     rc |= compile(ctx, NULL, true, false);
     /* A toolkit without ptxas: the PTX is produced, the cubin step fails with a log. */
     rc |= compile(ctx, "/nonexistent-cuda", false, true);
-    static const char *const kTargets[] = {"sm_100f", "sm_103a"};
+    static const char *const kTargets[] = {"sm_100f", "sm_103a", "sm_120a", "sm_121a", "sm_120f"};
     for (size_t i = 0; i < sizeof kTargets / sizeof kTargets[0]; ++i)
       rc |= compileTarget(ctx, kTargets[i]);
   } else {
@@ -139,6 +139,9 @@ int main(int argc, char **argv) {
 // CHECK: log: nvfp4: cannot run /nonexistent-cuda/bin/ptxas
 // CHECK: sm_100f ptx: ok, target line 1, tcgen05.mma 1, mma.sync block_scale 0
 // CHECK: sm_103a ptx: ok, target line 1, tcgen05.mma 1, mma.sync block_scale 0
+// CHECK: sm_120a ptx: ok, target line 1, tcgen05.mma 0, mma.sync block_scale 1
+// CHECK: sm_121a ptx: ok, target line 1, tcgen05.mma 0, mma.sync block_scale 1
+// CHECK: sm_120f ptx: ok, target line 1, tcgen05.mma 0, mma.sync block_scale 1
 
 // CUBIN: sm_100a cubin: ok
 // CUBIN: cubin: {{[0-9]+}} bytes, ELF 1

@@ -11,6 +11,9 @@
 // RUN: sed 's/"sm_100a"/"sm_100f"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=FAMILY
+// RUN: sed 's/"sm_100a"/"sm_120a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=RTX
 
 // CHECK-LABEL: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
 // CHECK: llvm.func @plugin_kernel_ab_n128(
@@ -19,6 +22,8 @@
 // EMU: llvm.call @nvfp4_emu_tcgen05_mma_mxf4nvf4_block16(
 // FAMILY: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100f", features = "+ptx88", verifyTarget = false>]
 // FAMILY: nvvm.tcgen05.mma.block_scale
+// RTX: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">]
+// RTX: nvvm.mma.block_scale
 func.func @one(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
                %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
                %c: memref<?x128xf16>) {

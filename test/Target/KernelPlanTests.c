@@ -4,7 +4,8 @@
  * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
  * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
  * boxes, the parameter block rule of each form, C element types and the contiguous form's
- * schedule), golden configurations, variant names and parsing, and the default family.
+ * schedule), golden configurations, variant names and parsing, and the default family;
+ * the sm_90a and sm_120a plans.
  * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
  * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
@@ -195,6 +196,18 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
 }
 
+/* The planner of `target` refuses `variant` with a message holding `reason`. */
+static void refused(MlirNvfp4Target target, const char *variant, const char *reason,
+                    const char *what) {
+  MlirNvfp4VariantSpec s;
+  MlirNvfp4KernelConfig c;
+  char why[200] = "";
+  mlirNvfp4VariantSpecParse(variant, strlen(variant), 0, &s);
+  s.target = target;
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, reason) != NULL,
+        what, variant);
+}
+
 static void sm90Tests(void) {
   static const uint32_t groups[] = {1, 8, 46, 47, 1024};
   static const uint32_t widths[] = {64, 128, 192, 128, 64, 128, 64, 192},
@@ -231,16 +244,8 @@ static void sm90Tests(void) {
       {"swap_n256", "must be 64, 128 or 192"},
       {"swap_n192_m192", "token tiles up to 128"},
       {"swap_n128_m256", "128 or 192 weight rows"}};
-  for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-    MlirNvfp4VariantSpec s;
-    MlirNvfp4KernelConfig c;
-    char why[200] = "";
-    mlirNvfp4VariantSpecParse(bad[i].variant, strlen(bad[i].variant), 0, &s);
-    s.target = MLIR_NVFP4_TARGET_SM90A;
-    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
-              strstr(why, bad[i].reason) != NULL,
-          "sm90: refused with its reason", bad[i].variant);
-  }
+  for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+    refused(MLIR_NVFP4_TARGET_SM90A, bad[i].variant, bad[i].reason, "sm90: refused with its reason");
   MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 4);
   s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
   s.target = MLIR_NVFP4_TARGET_SM90A;
@@ -309,6 +314,98 @@ static void sm90Tests(void) {
             nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
         "sm90 metadata: 640 threads, sm 90, n_align 16, DYNAMIC_N | BALANCED_N, 2 token SF atom "
         "rows, 16-row store boxes, no TMEM", "sm90 metadata");
+}
+
+/* sm_120a: every variant, form, C type and group count plans within 99 KiB with at least two
+ * 1024-aligned stages, one full and one empty barrier per stage (8 consumer warps release),
+ * the warp grid covering the tile; golden stage counts; the refusals; the default family and
+ * the metadata record. */
+static void sm120Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
+  const MlirNvfp4Sm120Plan *p = &c->sm120;
+  check(c->dynSmemBytes <= MLIR_NVFP4_SM120_MAX_DYN_SMEM, "sm120: within 99 KiB", name);
+  check(c->stages >= 2 && c->stageBytes % 1024 == 0 && c->smem[0].offset == 0 &&
+            c->smem[0].stride == c->stageBytes,
+        "sm120: two or more 1024-B stages from offset 0", name);
+  check(c->full.count == c->stages && c->full.arrivals == 1 && c->empty.count == c->stages &&
+            c->empty.arrivals == p->consumerWarps,
+        "sm120: full (1 arrival) and empty (one per consumer warp) per stage", name);
+  check(p->warpsM * p->warpsN == p->consumerWarps && 16 * p->mBlocks * p->warpsM == c->tileM &&
+            8 * p->nBlocks * p->warpsN == c->tileN && p->nBlocks % 2 == 0 &&
+            c->numThreads == 32 * (p->consumerWarps + 1) && p->producerWarp == p->consumerWarps,
+        "sm120: the warp grid covers the tile, n8 blocks in pairs, a producer warp after", name);
+  check(c->txBytesFixed + (c->roleN.dynamicRows ? c->nBytes : 0) ==
+            c->mBytes + c->nBytes + c->sfmBytes + c->sfnBytes,
+        "sm120: expect_tx covers the stage's four boxes", name);
+  const uint32_t end = c->smem[c->numSmemRegions - 1].offset + c->smem[c->numSmemRegions - 1].bytes;
+  check(end + 1024 == c->dynSmemBytes && c->barrierOffset >= c->stages * c->stageBytes,
+        "sm120: the regions end where the plan says, barriers after the ring", name);
+}
+
+static void sm120Tests(void) {
+  static const char *const variants[] = {"ab_n64", "ab_n128", "swap_n32", "swap_n64", "swap_n128"};
+  static const uint32_t wantStages[] = {3, 2, 4, 3, 2};
+  static const uint32_t groups[] = {1, 8, 46, 47, 1024};
+  for (uint32_t v = 0; v < 5; ++v)
+    for (uint32_t form = 0; form < 2; ++form)
+      for (uint32_t out = 0; out < 3; ++out)
+        for (uint32_t g = 0; g < sizeof groups / sizeof groups[0]; ++g) {
+          MlirNvfp4VariantSpec s;
+          mlirNvfp4VariantSpecParse(variants[v], strlen(variants[v]), 0, &s);
+          s.target = MLIR_NVFP4_TARGET_SM120A;
+          s.form = (MlirNvfp4Form)form;
+          s.output = (MlirNvfp4OutputType)out;
+          s.alpha = out != 0;
+          MlirNvfp4KernelConfig c;
+          char why[200] = "";
+          int ok = mlirNvfp4KernelConfigInitVariant(&c, groups[g], s, why, sizeof why);
+          check(ok, ok ? "sm120: planned" : why, variants[v]);
+          if (!ok) continue;
+          sm120Invariants(&c, variants[v]);
+          if (form == 0 && out == 0 && g == 1) {
+            const int good = c.stages == wantStages[v];
+            printf("%s: sm120 golden %s: stages %u smem %u\n", good ? "PASS" : "FAIL", variants[v],
+                   c.stages, c.dynSmemBytes);
+            good ? ++gPassed : ++gFailed;
+          }
+        }
+  static const struct { const char *variant; const char *reason; } bad[] = {
+      {"ab2_n128", "no CTA-pair variant"},     {"swap_n256", "must be 64 or 128"},
+      {"ab_n32", "must be 64 or 128"},         {"swap_n128_sk", "sm_90a only"},
+      {"swap_n64_m192", "128 M-role rows"}};
+  for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+    refused(MLIR_NVFP4_TARGET_SM120A, bad[i].variant, bad[i].reason, "sm120: refused with its reason");
+  MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 3);
+  s.target = MLIR_NVFP4_TARGET_SM120A;
+  MlirNvfp4KernelConfig c;
+  char why[200] = "";
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, "at most 2"),
+        "sm120: stages = 3 refused for ab_n128", "sm120 stages");
+  /* the default family: ab_n<tile_n>, swap_n64, swap_n128; names without "_st" */
+  MlirNvfp4VariantSpec fam[3];
+  uint32_t k = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM120A, 64, 0, fam, 3);
+  static const char *const famWant[3] = {"ab_n64", "swap_n64", "swap_n128"};
+  int famOk = k == 3;
+  for (uint32_t i = 0; famOk && i < 3; ++i) {
+    char nm[32];
+    mlirNvfp4VariantName(fam[i], nm, sizeof nm);
+    famOk = !strcmp(nm, famWant[i]) && fam[i].target == MLIR_NVFP4_TARGET_SM120A;
+  }
+  check(famOk, "sm120 default family ab_n<tile_n>, swap_n64, swap_n128", "sm120 family");
+  MlirNvfp4KernelConfig m;
+  mlirNvfp4KernelConfigInitVariant(&m, 8, fam[2], why, sizeof why);
+  char nm[32];
+  mlirNvfp4VariantName(m.spec, nm, sizeof nm);
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  mlirNvfp4KernelConfigEncodeMetadata(&m, "k_swap_n128", "sm_120a", 120, 0, 0, 0, 1, rec);
+  check(!strcmp(nm, "swap_n128") && nvfp4_meta_read_u32(rec, NVFP4_META_BLOCK_X) == 288 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 120 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_N_ALIGN) == 16 &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) == NVFP4_META_VFLAG_DYNAMIC_N &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE) == NVFP4_META_EPILOGUE_DIRECT_STORE &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_DYN_SMEM_BYTES) <= MLIR_NVFP4_SM120_MAX_DYN_SMEM &&
+            nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
+        "sm120 metadata: 288 threads, sm 120, n_align 16, DYNAMIC_N, direct stores, 99 KiB, no "
+        "TMEM; the plan keeps the name swap_n128", "sm120 metadata");
 }
 
 int main(int argc, char **argv) {
@@ -440,6 +537,7 @@ int main(int argc, char **argv) {
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
   sm90Tests();
+  sm120Tests();
   printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);
   return gFailed ? 1 : 0;
 }

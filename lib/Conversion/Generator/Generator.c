@@ -3,6 +3,7 @@
 #include "Generator.h"
 
 #include "../Nvvm.h"
+#include "mlir-c/Dialect/LLVM.h"
 #include "nvfp4-c/KernelABI.h"
 
 void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
@@ -220,7 +221,8 @@ static ExpertInfo expertInfo(GenKernel *k, KbValue offsets, KbValue e, KbValue m
 void genBuildSchedule(GenKernel *k) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
-  const uint32_t experts = cfg->numGroups, threads = MLIR_NVFP4_NUM_THREADS;
+  const uint32_t experts = cfg->numGroups;
+  const uint32_t threads = cfg->numThreads ? cfg->numThreads : MLIR_NVFP4_NUM_THREADS;
   const uint32_t chunk = (experts + threads - 1) / threads; /* consecutive experts per thread */
   KbValue m = genParamU32(k, NVFP4_ABI_MOE_M), n = genParamU32(k, NVFP4_ABI_MOE_N);
   KbValue offsets = genParamU64(k, NVFP4_ABI_MOE_OFFSETS);
@@ -573,6 +575,14 @@ void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]) {
     maps[i] = genTileTensorMap(k, t, tensors[i]);
     nvPrefetchTensormap(k->b, maps[i]);
   }
+}
+
+KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col) {
+  KbBuilder *b = k->b;
+  KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
+                       kbZExt(b, col, b->i64));
+  return kbIntToPtr(b, kbAdd(b, t->cPtr, kbMulI(b, elem, k->cfg->cElemBytes)),
+                    mlirLLVMPointerTypeGet(b->ctx, 1));
 }
 
 KbValue genRoleNRows(GenKernel *k, GenTile *t) {

@@ -167,6 +167,10 @@ void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 
+/* Global pointer (!llvm.ptr<1>) to element C[row][col] of tile t's group (row stride ldc,
+ * the plan's C element bytes; the contiguous form's C pointer starts at the expert). */
+KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col);
+
 /* ---- tensor maps patched by the kernel (TensorMapPatch.c) -------------------------------- */
 
 /* Makes the kernel patchable (or not: then the two functions below emit nothing and

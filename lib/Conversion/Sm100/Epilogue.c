@@ -120,13 +120,8 @@ static void loadColumns(KbBuilder *b, KbValue addr, uint32_t n, KbValue *out) {
   for (uint32_t i = 0; i < n; ++i) out[i] = nvRegisterFence(b, out[i], 32);
 }
 
-/* Address of C[row][col] of the tile's group as a global pointer. */
 static KbValue cAddress(GenKernel *g, GenTile *t, KbValue row, KbValue col) {
-  KbBuilder *b = g->b;
-  KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),
-                       kbZExt(b, col, b->i64));
-  return kbIntToPtr(b, kbAdd(b, t->cPtr, kbMulI(b, elem, g->cfg->cElemBytes)),
-                    mlirLLVMPointerTypeGet(b->ctx, 1));
+  return genCAddress(g, t, row, col);
 }
 
 /* N rounded down to whole 16-byte chunks: the columns the C map covers. */

@@ -18,85 +18,19 @@
  */
 #include "Sm100Kernel.h"
 
+#include "../Generator/Producer.h"
 #include "../Nvvm.h"
 #include "nvfp4-c/Descriptors.h"
 #include "nvfp4-c/KernelABI.h"
 
-static int64_t cacheHint(MlirNvfp4Tensor t) {
-  /* The weights (B) stream through once: evict first. The tokens (A) are re-read by every
-   * tile of their group: evict last. */
-  return t == MLIR_NVFP4_TENSOR_B || t == MLIR_NVFP4_TENSOR_SFB ? NV_L2_EVICT_FIRST
-                                                                 : NV_L2_EVICT_LAST;
-}
-
-static const char *tensorTag(MlirNvfp4Tensor t) {
-  static const char *const tags[] = {"a", "b", "sfa", "sfb", "c"};
-  return tags[t];
-}
-
 /* ---- warp 4: TMA producer ------------------------------------------------------------ */
 
-typedef struct ProducerState {
-  GenPipe stages;
-} ProducerState;
-
-static void producerTile(GenKernel *g, GenTile *t, void *state) {
-  KbBuilder *b = g->b;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
-  ProducerState *st = state;
-  const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
-  KbValue maps[4];
-  genRoleTensorMaps(g, t, maps);
-  KbValue mapM = maps[0], mapN = maps[1], mapSfm = maps[2], mapSfn = maps[3];
-
-  /* This CTA's rows of each role and the 128-row scale-factor atom rows holding them. In a
-   * CTA pair each CTA loads its half of both roles' rows, its own M-role scale factors and
-   * all of the N-role scale factors (the MMA reads the full N's from each CTA's TMEM).
-   * The contiguous form adds where the tile's expert starts in the shared maps. */
-  KbValue nRows = genRoleNRows(g, t);
-  KbValue mRowRel = kbAdd(b, t->mRow0, kbMulI(b, g->ctaRank, cfg->tileM));
-  KbValue mRow = genAddBase(b, t->mBase, mRowRel);
-  KbValue nRow = genAddBase(b, t->nBase, kbAdd(b, t->nRow0, kbMul(b, g->ctaRank, nRows)));
-  KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
-  KbValue sfmRow = genAddBase(b, t->sfmBase, kbUDiv(b, mRowRel, atom));
-  KbValue sfnRow = genAddBase(b, t->sfnBase, kbUDiv(b, t->nRow0, atom));
-  KbValue tx = kbI32(b, cfg->txBytesFixed);
-  if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, nRows, cfg->tileK / 2));
-  KbValue hintM = kbI64(b, cacheHint(rm->data)), hintN = kbI64(b, cacheHint(rn->data));
-  KbValue hintSfm = kbI64(b, cacheHint(rm->scales)), hintSfn = kbI64(b, cacheHint(rn->scales));
-
-  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
-  kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
-  {
-    genPipeProducerAcquire(g, &st->stages);
-    KbValue full = genPipeFullBar(g, &st->stages);
-    nvMbarArriveExpectTx(b, full, tx);
-    KbValue base = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, &st->stages));
-    /* x: FP4 elements along K for the data; int64 elements for the scale factors (64 per
-     * 512-B atom = 64 K), i.e. the same number. */
-    KbValue k0 = kbMulI(b, kbGet(b, kt), cfg->tileK);
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->mOffset)), mapM, full, k0, mRow, hintM,
-                tensorTag(rm->data));
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->nOffset)), mapN, full, k0, nRow, hintN,
-                tensorTag(rn->data));
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfmOffset)), mapSfm, full, k0, sfmRow,
-                hintSfm, tensorTag(rm->scales));
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfnOffset)), mapSfn, full, k0, sfnRow,
-                hintSfn, tensorTag(rn->scales));
-    genRingAdvance(b, &st->stages.pos);
-    kbSet(b, kt, kbAddI(b, kbGet(b, kt), 1));
-  }
-  kbEndWhile(b);
-}
-
 void sm100ProducerLoop(Sm100Kernel *k) {
-  GenKernel *g = &k->g;
-  const MlirNvfp4KernelConfig *cfg = g->cfg;
-  ProducerState st = {genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty)};
-  genForEachTile(g, producerTile, &st);
+  /* the generator's producer (../Generator/Producer.h), 16U4 FP4 maps: x in elements */
+  const GenProducerStyle style = {false, nvTmaLoad2d};
+  GenPipe stages = genProducerLoop(&k->g, &style);
   /* Every stage's last tcgen05.commit must have arrived before the CTA exits. */
-  genPipeDrainEmpty(g, &st.stages);
+  genPipeDrainEmpty(&k->g, &stages);
 }
 
 /* ---- warp 5: MMA issuer --------------------------------------------------------------- */

@@ -1,0 +1,87 @@
+/* Producer.c — the TMA producer of the stage ring, written once against the operand-role
+ * table (Producer.h): per tile of the schedule and 256-K stage of it, wait until the
+ * consumers released the stage (empty[s]), arm full[s] with the stage's bytes and issue its
+ * four boxes — the M-role tile, the N-role tile (the tile's tile_n rows for a per-group N),
+ * one M-role and the N-role scale-factor atom rows. A CTA pair loads each CTA's half of both
+ * roles' rows and its own M-role scale factors; the contiguous form adds where the tile's
+ * expert starts in the shared maps. The targets choose the x coordinate of the FP4 data
+ * (FP4 elements with 16U4 maps, bytes with UINT8 maps) and the load instruction.
+ */
+#include "Producer.h"
+
+#include "../Nvvm.h"
+
+static const char *tensorTag(MlirNvfp4Tensor t) {
+  static const char *const tags[] = {"a", "b", "sfa", "sfb", "c"};
+  return tags[t];
+}
+
+/* The weights (B, SFB) stream through once: evict first; the tokens are re-read by every
+ * weight tile of their group: evict last. */
+static int64_t cacheHint(MlirNvfp4Tensor t) {
+  return t == MLIR_NVFP4_TENSOR_B || t == MLIR_NVFP4_TENSOR_SFB ? NV_L2_EVICT_FIRST
+                                                                 : NV_L2_EVICT_LAST;
+}
+
+void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProducerStyle *style) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  const MlirNvfp4OperandRole *rm = &cfg->roleM, *rn = &cfg->roleN;
+  KbValue maps[4];
+  genRoleTensorMaps(g, t, maps);
+  /* This CTA's rows of each role and the 128-row scale-factor atom rows holding them (a
+   * CTA pair: its half of both roles, all of the N role's scale factors). */
+  KbValue nRows = genRoleNRows(g, t);
+  KbValue mRowRel = kbAdd(b, t->mRow0, kbMulI(b, g->ctaRank, cfg->tileM));
+  KbValue rows[4];
+  rows[0] = genAddBase(b, t->mBase, mRowRel);
+  rows[1] = genAddBase(b, t->nBase, kbAdd(b, t->nRow0, kbMul(b, g->ctaRank, nRows)));
+  KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
+  rows[2] = genAddBase(b, t->sfmBase, kbUDiv(b, mRowRel, atom));
+  rows[3] = genAddBase(b, t->sfnBase, kbUDiv(b, t->nRow0, atom));
+  KbValue tx = kbI32(b, cfg->txBytesFixed);
+  if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, nRows, cfg->tileK / 2));
+  const MlirNvfp4Tensor tensors[4] = {rm->data, rn->data, rm->scales, rn->scales};
+  const uint32_t offsets[4] = {cfg->mOffset, cfg->nOffset, cfg->sfmOffset, cfg->sfnOffset};
+  KbValue hints[4];
+  for (int i = 0; i < 4; ++i) hints[i] = kbI64(b, cacheHint(tensors[i]));
+
+  KbVar kt = kbVar(b, b->i32, t->kBegin);
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kEnd));
+  {
+    genPipeProducerAcquire(g, stages);
+    KbValue full = genPipeFullBar(g, stages);
+    nvMbarArriveExpectTx(b, full, tx);
+    KbValue base = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, stages));
+    KbValue ktv = kbGet(b, kt);
+    /* x of the data: FP4 elements (16U4 maps) or bytes (UINT8 maps); of the scale factors:
+     * int64 elements, 64 per 512-B atom = 64 K */
+    KbValue x[2];
+    x[0] = kbMulI(b, ktv, style->byteCoordinates ? cfg->tileK / 2 : cfg->tileK);
+    x[1] = style->byteCoordinates ? kbMulI(b, ktv, cfg->tileK) : x[0];
+    for (int i = 0; i < 4; ++i)
+      style->load(b, genSharedPtr(g, kbAddI(b, base, offsets[i])), maps[i], full, x[i / 2],
+                  rows[i], hints[i], tensorTag(tensors[i]));
+    genRingAdvance(b, &stages->pos);
+    kbSet(b, kt, kbAddI(b, ktv, 1));
+  }
+  kbEndWhile(b);
+}
+
+typedef struct ProducerLoop {
+  GenPipe stages;
+  const GenProducerStyle *style;
+} ProducerLoop;
+
+static void producerTile(GenKernel *g, GenTile *t, void *state) {
+  ProducerLoop *p = state;
+  genProducerTile(g, t, &p->stages, p->style);
+}
+
+GenPipe genProducerLoop(GenKernel *g, const GenProducerStyle *style) {
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  ProducerLoop p = {genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty), style};
+  genForEachTile(g, producerTile, &p);
+  return p.stages;
+}
