@@ -155,6 +155,19 @@ NVFP4_SIM_ENTRY void nvfp4_sim_wgmma_wait(uint32_t pending, uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1,
                                                  uint32_t r2, uint32_t r3, uint32_t site);
 
+/* ---- sm_120a: warp-level block-scaled MMA, matrix load (mma_sync.c) -------------------- */
+/* ldmatrix.sync.aligned.m8n8.x4.shared.b16 {dst[0..3]}, [addr] (every lane; addr is this
+ * lane's row of matrix lane / 8). */
+NVFP4_SIM_ENTRY void nvfp4_sim_ldmatrix_x4(uint32_t addr, uint32_t *dst, uint32_t site);
+/* mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1
+ * .f32.ue4m3 {d[0..3]}, {a0..a3}, {b0, b1}, {c0..c3}, sfa, {bida, tida}, sfb, {bidb, tidb}
+ * (every lane). */
+NVFP4_SIM_ENTRY void nvfp4_sim_mma_block_scale(float *d, uint32_t a0, uint32_t a1, uint32_t a2,
+                                               uint32_t a3, uint32_t b0, uint32_t b1, float c0,
+                                               float c1, float c2, float c3, uint32_t sfa,
+                                               uint32_t bida, uint32_t tida, uint32_t sfb,
+                                               uint32_t bidb, uint32_t tidb, uint32_t site);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,8 +28,8 @@ sim_clock *sim_vc_new(void) { return calloc(G->capcomp, sizeof(sim_clock)); }
 
 void sim_vc_join(sim_clock *dst, const sim_clock *src) {
   const uint32_t n = G->ncomp;
-  for (uint32_t i = 0; i < n; ++i)
-    if (src[i] > dst[i]) dst[i] = src[i];
+  /* branch-free, so that it vectorises (warp collectives join 32 clocks each) */
+  for (uint32_t i = 0; i < n; ++i) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
 }
 
 void sim_vc_release(sim_fiber *f, sim_clock *into) {

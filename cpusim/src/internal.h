@@ -191,6 +191,9 @@ typedef struct sim_fiber {
    * the check that its A registers are not redefined while it is in flight */
   uint32_t wg_site[SIM_WGMMA_SITES], wg_site_seq[SIM_WGMMA_SITES];
   uint32_t st_addr, st_r[4];
+  /* sm_120a (mma_sync.c): the operands this thread brings to the warp collective it waits in
+   * (ldmatrix, the block-scaled mma.sync), read by the lane that completes it */
+  const void *warp_op;
   /* fence.proxy.async: the thread's clock at each of its fences, in order (an async-proxy
    * read of a generic write needs the writer's first fence after it to be ordered before) */
   sim_clock *px_clk;

@@ -21,6 +21,10 @@
  *     asm into nvfp4_sim_wgmma_bf16 with its accumulator in a per-call buffer, wgmma.fence /
  *     commit_group / wait_group, stmatrix.x4.trans; setmaxnreg is dropped (the simulator has
  *     no register file).
+ *   - the sm_120a kernels' operations (docs/kernel-sm120a.md): ldmatrix.x4 and the
+ *     block-scaled mma.sync into nvfp4_sim_ldmatrix_x4 / nvfp4_sim_mma_block_scale, their
+ *     results read back from per-call buffers; the CTA-only TMA load (a shared::cta
+ *     destination) like the cluster one.
  *   - f32 -> bf16 truncations (a bf16 C) into integer round-to-nearest-even (the host's
  *     libcall for them is missing from older runtime libraries).
  * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
@@ -93,6 +97,9 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_wgmma_commit(i32)",
     "llvm.func @nvfp4_sim_wgmma_wait(i32, i32)",
     "llvm.func @nvfp4_sim_stmatrix_x4_trans(i32, i32, i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_ldmatrix_x4(i32, !llvm.ptr, i32)",
+    "llvm.func @nvfp4_sim_mma_block_scale(!llvm.ptr, i32, i32, i32, i32, i32, i32, f32, f32, f32, "
+    "f32, i32, i32, i32, i32, i32, i32, i32)",
 };
 
 /* ---- growing text --------------------------------------------------------------------- */
@@ -210,9 +217,14 @@ static KbValue tmemAddr(Rewriter *r, MlirOperation user, MlirValue p) {
   return kbI32(&r->b, 0);
 }
 
-/* The i64 shared::cluster address of a !llvm.ptr<7> value. */
+/* The i64 shared::cluster address of a !llvm.ptr<7> value (or of a !llvm.ptr<3> one: the
+ * CTA-only form of a TMA load names the issuing CTA's own shared memory). */
 static KbValue clusterAddr(Rewriter *r, MlirOperation user, MlirValue p) {
   MlirOperation def = definingOp(p);
+  if (isPtr(mlirValueGetType(p), 3)) {
+    KbValue a = sharedAddr(r, user, p);
+    return kbCall(&r->b, "nvfp4_sim_cluster_addr", r->b.i64, 1, &a);
+  }
   if (!mlirOperationIsNull(def) && nvfp4OpIs(def, "llvm.addrspacecast") &&
       isPtr(mlirValueGetType(mlirOperationGetOperand(def, 0)), 3)) {
     KbValue a = sharedAddr(r, user, mlirOperationGetOperand(def, 0));
@@ -412,6 +424,66 @@ static bool rewriteBf16Mul(Rewriter *r, MlirOperation op) {
   }
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbBitcast(b, out, vt));
   return true;
+}
+
+/* ---- sm_120a: ldmatrix and the block-scaled mma.sync (cpusim/src/mma_sync.c) ---------- */
+
+/* A struct result read back from a per-call buffer of `count` elements of `elt`. */
+typedef struct ResultBuffer { KbVar buf; MlirType elt; int64_t count; } ResultBuffer;
+
+static MlirValue bufferElement(Rewriter *r, MlirOperation op, int64_t i, void *ctx) {
+  const ResultBuffer *rb = ctx;
+  if (i < 0 || i >= rb->count) {
+    fail(r, op, "result index out of range");
+    return (MlirValue){NULL};
+  }
+  return kbLoad(&r->b, rb->elt, kbGep(&r->b, rb->buf.slot, (int32_t)(4 * i)), 4);
+}
+
+/* ldmatrix.sync.aligned.m8n8.x4.shared.b16 (Sm120/Ops.c's nvLdMatrixX4). */
+static bool rewriteLdmatrix(Rewriter *r, MlirOperation op) {
+  KbBuilder *b = &r->b;
+  if (mlirOperationGetNumOperands(op) != 1 ||
+      !attrIs(r, op, "eltType", "#nvvm.ld_st_matrix_elt_type<b16>") ||
+      !attrIs(r, op, "layout", "#nvvm.mma_layout<row>") || !attrIs(r, op, "num", "4 : i32") ||
+      !attrIs(r, op, "shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>")) {
+    fail(r, op, "only ldmatrix.sync.aligned.m8n8.x4.shared.b16 is implemented");
+    return false;
+  }
+  ResultBuffer rb = {kbVar(b, mlirLLVMArrayTypeGet(b->i32, 4), (MlirValue){NULL}), b->i32, 4};
+  KbValue args[3] = {sharedAddr(r, op, mlirOperationGetOperand(op, 0)), rb.buf.slot,
+                     site(r, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", NULL)};
+  call(r, "nvfp4_sim_ldmatrix_x4", 3, args);
+  return replaceExtracts(r, op, "ldmatrix results", bufferElement, &rb);
+}
+
+/* mma.sync m16n8k64 kind::mxf4nvf4 block_scale scale_vec::4X ue4m3 (Sm120/Ops.c's
+ * nvMmaMxf4Nvf4): operands a0..a3, b0, b1, c0..c3, sfa, byte-id-a, thread-id-a, sfb,
+ * byte-id-b, thread-id-b. */
+static bool rewriteMmaBlockScale(Rewriter *r, MlirOperation op) {
+  KbBuilder *b = &r->b;
+  if (mlirOperationGetNumOperands(op) != 16 ||
+      !attrIs(r, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
+      !attrIs(r, op, "scaleVecSize", "#nvvm.scale_vec_size<x4>") ||
+      !attrIs(r, op, "blockScaleFormat", "#nvvm.block_scale_format<ue4m3>") ||
+      !attrIs(r, op, "shape", "#nvvm.shape<m = 16, n = 8, k = 64>") ||
+      !attrIs(r, op, "multiplicandAPtxType", "#nvvm.mma_type<e2m1>") ||
+      !attrIs(r, op, "multiplicandBPtxType", "#nvvm.mma_type<e2m1>")) {
+    fail(r, op, "only mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale."
+                "scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 is implemented");
+    return false;
+  }
+  ResultBuffer rb = {kbVar(b, mlirLLVMArrayTypeGet(b->f32, 4), (MlirValue){NULL}), b->f32, 4};
+  KbValue args[18];
+  args[0] = rb.buf.slot;
+  for (intptr_t i = 0; i < 16; ++i) { /* c (6..9) is f32, the selectors i16 */
+    MlirValue v = mlirOperationGetOperand(op, i);
+    args[1 + i] = i >= 6 && i < 10 ? v : asI32(r, v);
+  }
+  args[17] = site(r, "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale."
+                     "scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3", NULL);
+  call(r, "nvfp4_sim_mma_block_scale", 18, args);
+  return replaceExtracts(r, op, "mma.sync results", bufferElement, &rb);
 }
 
 /* Rewrites one operation (the builder inserts before it). Returns true when the op is to
@@ -761,6 +833,9 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
     call(r, "nvfp4_sim_tc_wait", 2, args);
     return true;
   }
+  /* ---- sm_120a ---- */
+  if (!strcmp(name, "nvvm.ldmatrix")) return rewriteLdmatrix(r, op);
+  if (!strcmp(name, "nvvm.mma.block_scale")) return rewriteMmaBlockScale(r, op);
   /* ---- sm_90a ---- */
   if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
   if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {
@@ -877,11 +952,14 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
   NVFP4_META_U32_FIELDS(F)
 #undef F
   const bool sm90 = m.target_sm == 90 && !(m.flags & NVFP4_META_FLAG_EMULATION);
+  const bool sm120 = m.target_sm == 120 || m.target_sm == 121;
   MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
                                .ctaGroup = m.cta_group, .tileN = m.tile_n,
                                .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
                                .stages = m.stages,
-                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A,
+                               .target = sm90    ? MLIR_NVFP4_TARGET_SM90A
+                                         : sm120 ? MLIR_NVFP4_TARGET_SM120A
+                                                 : MLIR_NVFP4_TARGET_SM100A,
                                .output = (MlirNvfp4OutputType)m.c_type,
                                .alpha = (m.epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0,
                                .form = (MlirNvfp4Form)m.form};
@@ -901,6 +979,9 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
           warps, warps - 1, warps, warps - 1, consumerEnd - 1);
     if (consumerEnd < warps) textf(t, "role %u %u decoder\n", consumerEnd, warps - 1);
   }
+  else if (sm120) /* the consumer warps issue mma.sync and store C; the warp after them produces */
+    textf(t, "role 0 %u consumer\nrole %u %u producer\n", cfg->sm120.consumerWarps - 1,
+          cfg->sm120.producerWarp, cfg->sm120.producerWarp);
   else
     textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
           MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,

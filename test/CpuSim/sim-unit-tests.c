@@ -16,7 +16,10 @@
  *            commit / ld / wait::ld gives D = 64 under every schedule; and five broken
  *            orders are each reported: ld before the commit is observed, cp over the scale
  *            factors an uncommitted MMA reads, a store into its operands, a register used
- *            before wait::ld, and an ld after the wait without tcgen05.fence::after_thread_sync.
+ *            before wait::ld, and an ld after the wait without tcgen05.fence::after_thread_sync;
+ *   mmasync  the block-scaled mma.sync of sm_120a with fragments built from the PTX ISA's
+ *            tables in this file: D = A x B + C with both scales for every thread-id
+ *            selection; ldmatrix.x4 delivers each matrix row's words; byte-id 1 is refused.
  * Prints one line per check and "ALL PASSED"; exits 1 on any failure.
  */
 #include <stdio.h>
@@ -53,7 +56,8 @@ static const char kPlan[] =
     "site 4 smem-read\nsite 5 smem-write\nsite 6 bar.sync\nsite 7 tma-store\n"
     "site 8 commit_group\nsite 9 wait_group\nsite 10 tcgen05.alloc\nsite 11 tcgen05.cp\n"
     "site 12 tcgen05.mma\nsite 13 tcgen05.commit\nsite 14 tcgen05.ld\nsite 15 tcgen05.wait\n"
-    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n";
+    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n"
+    "site 20 ldmatrix\nsite 21 mma.sync\n";
 
 static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nvfp4sim_result *r,
                             const nvfp4sim_range *w, uint32_t nw) {
@@ -405,6 +409,106 @@ static void test_mma(void) {
          "reported under every schedule\n");
 }
 
+/* ---- sm_120a: ldmatrix.x4 and the block-scaled mma.sync ------------------------------------ */
+
+/* The operands of one m16n8k64 MMA as matrices (A 16 x 64 and B 64 x 8 FP4 codes, one ue4m3
+ * scale per row of A / column of B and 16-element K block), C, and what the kernel returns. */
+static struct {
+  uint8_t a[16][64], b[64][8], sa[16][4], sb[8][4];
+  float c[16][8], d[16][8];
+  uint32_t ldm[32][4];
+} g_mm;
+
+static uint32_t pack8(const uint8_t *codes, uint32_t step) { /* 8 codes, the first low */
+  uint32_t r = 0;
+  for (uint32_t j = 0; j < 8; ++j) r |= (uint32_t)(codes[j * step] & 15u) << (4 * j);
+  return r;
+}
+
+/* Lane l's fragments, from the PTX ISA's m16n8k64 .e2m1 tables (9.7.14.5.11) written out
+ * here on their own: a_i at row g (+ 8 for 8 <= i < 16 and i >= 24), column 8 t + (i & 7)
+ * (+ 32 for i >= 16); b_i at row 8 t + (i & 7) (+ 32 for i >= 8), column g; c_i at row g
+ * (+ 8 for i >= 2), column 2 t + (i & 1). Scales (9.7.14.3): thread-id-a h selects lanes
+ * t = 2 h (row g) and 2 h + 1 (row g + 8); thread-id-b h selects t = h (column g); byte j
+ * is K block j. The unselected lanes hold garbage. */
+static void k_mmasync(void *pp) {
+  params *p = pp;
+  const uint32_t l = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X), g = l / 4, t = l % 4;
+  const uint32_t tida = (uint32_t)p->mode & 1, tidb = ((uint32_t)p->mode >> 1) & 3;
+  const uint32_t bida = p->mode == 99;
+  uint32_t a[4], b[2], sfa = 0xDEADBEEFu & 0x7F7F7F7Fu, sfb = 0x5A5A5A5Au;
+  for (uint32_t r = 0; r < 4; ++r) a[r] = pack8(&g_mm.a[g + 8 * (r % 2)][8 * t + 32 * (r / 2)], 1);
+  for (uint32_t r = 0; r < 2; ++r) b[r] = pack8(&g_mm.b[8 * t + 32 * r][g], 8);
+  if (t / 2 == tida) memcpy(&sfa, g_mm.sa[g + 8 * (t % 2)], 4);
+  if (t == tidb) memcpy(&sfb, g_mm.sb[g], 4);
+  float c[4], d[4];
+  for (uint32_t i = 0; i < 4; ++i) c[i] = g_mm.c[g + 8 * (i / 2)][2 * t + i % 2];
+  nvfp4_sim_mma_block_scale(d, a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3], sfa,
+                            bida, tida, sfb, 0, tidb, 21);
+  for (uint32_t i = 0; i < 4; ++i) g_mm.d[g + 8 * (i / 2)][2 * t + i % 2] = d[i];
+  /* ldmatrix.x4: lane l names row l % 8 of matrix l / 8 (16 B apart in a 512-B image of
+   * bytes k + 16 m + 3 r); register i of lane l must be bytes 4 (l % 4).. of row l / 4 of
+   * matrix i */
+  const uint32_t img = base();
+  if (l == 0)
+    for (uint32_t i = 0; i < 512; i += 16) {
+      nvfp4_sim_smem_access(img + i, 16, 1, 5);
+      for (uint32_t k = 0; k < 16; ++k) smem(img)[i + k] = (uint8_t)(k + 16 * (i / 128) + 3 * ((i / 16) % 8));
+    }
+  nvfp4_sim_barrier(0, 0, 6);
+  nvfp4_sim_ldmatrix_x4(img + 128 * (l / 8) + 16 * (l % 8), g_mm.ldm[l], 20);
+}
+
+static double e2m1d(uint32_t c) {
+  static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (c & 8) ? -mag[c & 7] : mag[c & 7];
+}
+static double ue4m3d(uint32_t c) {
+  const uint32_t e = (c >> 3) & 15, m = c & 7;
+  return e ? (1 + m / 8.0) * (double)(1u << e) / 128.0 : m / 8.0 / 64.0;
+}
+
+static void test_mmasync(void) {
+  static _Alignas(64) params p;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int mode = 0; mode < 8; ++mode) { /* thread-id-a 0..1 x thread-id-b 0..3 */
+    for (int i = 0; i < 16 * 64; ++i) x = x * 6364136223846793005ull + 1, g_mm.a[i / 64][i % 64] = x >> 60;
+    for (int i = 0; i < 64 * 8; ++i) x = x * 6364136223846793005ull + 1, g_mm.b[i / 8][i % 8] = x >> 60;
+    for (int i = 0; i < 16 * 4; ++i) x = x * 6364136223846793005ull + 1, g_mm.sa[i / 4][i % 4] = 0x30 + (x >> 60);
+    for (int i = 0; i < 8 * 4; ++i) x = x * 6364136223846793005ull + 1, g_mm.sb[i / 4][i % 4] = 0x30 + (x >> 60);
+    for (int i = 0; i < 16 * 8; ++i) g_mm.c[i / 8][i % 8] = (float)(i % 7) - 3.0f;
+    p.mode = mode;
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run(k_mmasync, &p, (uint64_t)mode, &r, NULL, 0);
+    int wrong = 0, ldwrong = 0;
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < 8; ++n) {
+        double want = g_mm.c[m][n];
+        for (int k = 0; k < 64; ++k)
+          want += e2m1d(g_mm.a[m][k]) * ue4m3d(g_mm.sa[m][k / 16]) * e2m1d(g_mm.b[k][n]) *
+                  ue4m3d(g_mm.sb[n][k / 16]);
+        wrong += g_mm.d[m][n] != (float)want;
+      }
+    for (uint32_t l = 0; l < 32; ++l)
+      for (uint32_t i = 0; i < 4; ++i) {
+        uint32_t want = 0;
+        for (uint32_t k = 0; k < 4; ++k)
+          want |= (uint32_t)(4 * (l % 4) + k + 16 * i + 3 * (l / 4)) << (8 * k);
+        ldwrong += g_mm.ldm[l][i] != want;
+      }
+    CHECK(o == NVFP4SIM_OK && !wrong && !ldwrong,
+          "mmasync thread-ids %d/%d: %s %s, %d of 128 D wrong, %d ldmatrix registers wrong",
+          mode & 1, mode >> 1, nvfp4sim_outcome_name(o), r.message, wrong, ldwrong);
+  }
+  p.mode = 99; /* byte-id-a 1: undefined for scale_vec::4X */
+  nvfp4sim_result r;
+  nvfp4sim_outcome o = run(k_mmasync, &p, 0, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_FAULT && strstr(r.message, "byte-id 1 / 0: must be 0"), "byte-id 1: %s %s",
+        nvfp4sim_outcome_name(o), r.message);
+  printf("mmasync: D = A x B with both scales under all 8 thread-id selections; ldmatrix.x4 "
+         "rows; byte-id 1 refused\n");
+}
+
 int main(void) {
   test_tma();
   test_tmap();
@@ -413,6 +517,7 @@ int main(void) {
   test_redor();
   test_store();
   test_mma();
+  test_mmasync();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;
