@@ -1044,4 +1044,56 @@ static inline void nvfp4_emu_core_ld_lane(const nvfp4_emu_tmem_word *tmem, uint3
     dst[j] = tmem[nvfp4_emu_tmem_index(lane, col + j)];
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* The warp-level block-scaled MMA of sm_120a                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/* mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1
+ * .f32.ue4m3 (PTX ISA 9.7.14.5.14): the checks of its selectors (9.7.14.3, Table 37: byte-id
+ * 0, thread-id-a 0..1, thread-id-b 0..3 for .scale_vec::4X; anything else is undefined). */
+static inline uint32_t nvfp4_emu_core_mma_sync_check(uint32_t bida, uint32_t tida, uint32_t bidb,
+                                                     uint32_t tidb, nvfp4_emu_err *e) {
+  if (bida == 0u && bidb == 0u && tida <= 1u && tidb <= 3u) return 0;
+  emu_fail(e, NVFP4_EMU_ERR_MMA_SELECTOR, "mma.sync.kind::mxf4nvf4.block_scale.scale_vec::4X",
+           "byte-id-a/thread-id-a/byte-id-b/thread-id-b ");
+  emu_err_u32(e, bida);
+  emu_err_str(e, "/");
+  emu_err_u32(e, tida);
+  emu_err_str(e, "/");
+  emu_err_u32(e, bidb);
+  emu_err_str(e, "/");
+  emu_err_u32(e, tidb);
+  emu_err_str(e, " (scale_vec::4X needs byte-ids 0, thread-id-a 0..1, thread-id-b 0..3)");
+  return e->code;
+}
+
+/* One lane's D of that MMA from what the lane gathered of the warp's registers (the device
+ * gathers it with shuffles; the layouts are in nvfp4_emu.c): a_rows[h] the 64 FP4 of A row
+ * g + 8 h (g = lane / 4) as eight words, element k in nibble k % 8 of word k / 8; b_cols[e]
+ * the 64 FP4 of B column 2 t + e (t = lane % 4) alike; sa[h] / sb[e] their scale words (byte
+ * j: K block j); c[i] / d[i] the lane's registers: row g + 8 (i / 2), column 2 t + i % 2.
+ * The 16 products of a K block sum exactly as integers (twice the e2m1 values), each times
+ * its two scales is exact, the four and C are summed in double and rounded once. */
+static inline void nvfp4_emu_core_mma_sync_lane(const uint32_t a_rows[2][8],
+                                                const uint32_t b_cols[2][8], const uint32_t sa[2],
+                                                const uint32_t sb[2], const float c[4],
+                                                float d[4]) {
+  uint32_t i, j, k;
+  for (i = 0; i < 4u; ++i) {
+    const uint32_t h = i / 2u, e = i % 2u;
+    double sum = (double)c[i];
+    float scale_a[4], scale_b[4];
+    emu_decode_sf_word(sa[h], scale_a);
+    emu_decode_sf_word(sb[e], scale_b);
+    for (j = 0; j < 4u; ++j) {
+      int32_t dot = 0;
+      for (k = 16u * j; k < 16u * j + 16u; ++k)
+        dot += nvfp4_emu_e2m1_x2((a_rows[h][k / 8u] >> (4u * (k % 8u))) & 0xFu) *
+               nvfp4_emu_e2m1_x2((b_cols[e][k / 8u] >> (4u * (k % 8u))) & 0xFu);
+      sum += (double)dot * ((double)scale_a[j] * (double)scale_b[j] * 0.25);
+    }
+    d[i] = (float)sum;
+  }
+}
+
 #endif /* NVFP4_EMU_CORE_H */

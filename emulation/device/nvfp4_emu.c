@@ -246,6 +246,48 @@ void nvfp4_emu_tcgen05_ld_32x32b(uint32_t taddr, uint32_t *dst, uint32_t num) {
   nvfp4_emu_core_ld_lane(tmem, taddr, emu_laneid(), dst, num);
 }
 
+/* ---- sm_120a: the block-scaled mma.sync ------------------------------------------------ */
+
+static inline uint32_t emu_shfl(uint32_t v, uint32_t lane) {
+  return (uint32_t)__nvvm_shfl_sync_idx_i32(0xFFFFFFFFu, (int)v, (int)lane, 0x1F);
+}
+
+/* Every lane gathers what its four D registers need, from the PTX ISA's m16n8k64 .e2m1
+ * layouts (9.7.14.5.11), g = lane / 4, t = lane % 4:
+ *   A row g: lanes 4 g + u (u = 0..3) hold K 8 u .. 8 u + 7 in a0 and K 32 + 8 u .. in a2;
+ *     row g + 8 the same in a1 and a3;
+ *   B column n: lanes 4 n + u hold K 8 u .. in b0 and K 32 + 8 u .. in b1 (n = 2 t, 2 t + 1);
+ *   scales (9.7.14.3): row g of A from lane 4 g + 2 thread-id-a, row g + 8 from the next
+ *     lane; column n of B from lane 4 n + thread-id-b.
+ * Every lane executes every shuffle (the instruction is .sync.aligned). */
+void nvfp4_emu_mma_sync_mxf4nvf4_4x(float *d, uint32_t a0, uint32_t a1, uint32_t a2,
+                                    uint32_t a3, uint32_t b0, uint32_t b1, float c0, float c1,
+                                    float c2, float c3, uint32_t sfa, uint32_t bida,
+                                    uint32_t tida, uint32_t sfb, uint32_t bidb, uint32_t tidb) {
+  static const char op[] = "mma.sync.kind::mxf4nvf4.block_scale.scale_vec::4X";
+  nvfp4_emu_err e;
+  emu_require_full_warp(op, __func__);
+  emu_require_uniform(tida | tidb << 8 | bida << 16 | bidb << 24, op, "the byte-id / thread-id "
+                      "selectors", __func__);
+  emu_check(nvfp4_emu_core_mma_sync_check(bida, tida, bidb, tidb, &e), &e, __func__);
+  const uint32_t lane = emu_laneid(), g = lane / 4u, t = lane % 4u;
+  const uint32_t a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1};
+  uint32_t a_rows[2][8], b_cols[2][8], sa[2], sb[2], u, h;
+  for (u = 0; u < 4u; ++u)
+    for (h = 0; h < 2u; ++h) {
+      a_rows[h][u] = emu_shfl(a[h], 4u * g + u);          /* a0 / a1: K 8 u .. */
+      a_rows[h][4u + u] = emu_shfl(a[2u + h], 4u * g + u); /* a2 / a3: K 32 + 8 u .. */
+      b_cols[h][u] = emu_shfl(b[0], 4u * (2u * t + h) + u);
+      b_cols[h][4u + u] = emu_shfl(b[1], 4u * (2u * t + h) + u);
+    }
+  for (h = 0; h < 2u; ++h) {
+    sa[h] = emu_shfl(sfa, 4u * g + 2u * tida + h);
+    sb[h] = emu_shfl(sfb, 4u * (2u * t + h) + tidb);
+  }
+  const float c[4] = {c0, c1, c2, c3};
+  nvfp4_emu_core_mma_sync_lane(a_rows, b_cols, sa, sb, c, d);
+}
+
 void nvfp4_emu_tcgen05_wait_ld(void) { emu_compiler_barrier(); }
 
 void nvfp4_emu_tcgen05_wait_st(void) { emu_compiler_barrier(); }

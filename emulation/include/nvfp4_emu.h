@@ -1,5 +1,5 @@
-/* nvfp4_emu.h — the call interface between the emulation pass (nvfp4-emulate-tcgen05) and
- * the tcgen05 emulation device library (emulation/device/).
+/* nvfp4_emu.h — the call interface between the emulation passes (nvfp4-emulate-tcgen05,
+ * nvfp4-emulate-sm120) and the emulation device library (emulation/device/).
  *
  * The pass rewrites each nvvm.tcgen05.* op of the generated sm_100a kernel into a call to
  * one of these functions; the library implements the PTX ISA semantics of the instruction
@@ -85,5 +85,16 @@ void nvfp4_emu_tcgen05_mma_mxf4nvf4_block16_cg2(uint32_t d, uint64_t adesc, uint
  * [mbar]{, ctaMask}: cta_mask 0 arrives on mbar of the issuing CTA; otherwise on the
  * mbarrier at mbar's offset in every CTA whose %cluster_ctarank bit is set. */
 void nvfp4_emu_tcgen05_commit_cg2(NVFP4_EMU_SHARED uint64_t *mbar, uint32_t cta_mask);
+
+/* ---- sm_120a: the warp-level block-scaled MMA (nvfp4-emulate-sm120) ----------------- */
+/* mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1
+ * .f32.ue4m3 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}, sfa, {bida, tida}, sfb, {bidb, tidb}
+ * — warp-collective (all 32 lanes, converged): this lane's D registers into d[0..3]. The
+ * lanes exchange the A rows, B columns and scale words the ISA's fragment layouts give
+ * them with shuffles; traps on selectors outside the .scale_vec::4X ranges. */
+void nvfp4_emu_mma_sync_mxf4nvf4_4x(float *d, uint32_t a0, uint32_t a1, uint32_t a2,
+                                    uint32_t a3, uint32_t b0, uint32_t b1, float c0, float c1,
+                                    float c2, float c3, uint32_t sfa, uint32_t bida,
+                                    uint32_t tida, uint32_t sfb, uint32_t bidb, uint32_t tidb);
 
 #endif /* NVFP4_EMU_H */

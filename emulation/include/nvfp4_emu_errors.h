@@ -1,4 +1,5 @@
-/* nvfp4_emu_errors.h — reason codes of the tcgen05 emulation library.
+/* nvfp4_emu_errors.h — reason codes of the emulation library (tcgen05, and the block-scaled
+ * mma.sync of sm_120a).
  *
  * When an emulated tcgen05 instruction is illegal or not implemented, the library stores
  * one of these codes into the device global `nvfp4_emu_last_error` (u32, first error wins),
@@ -36,6 +37,7 @@ enum nvfp4_emu_error {
   NVFP4_EMU_ERR_PAIR_TIMEOUT = 21,      /* the peer CTA's warp never joined a collective */
   NVFP4_EMU_ERR_PAIR_MISMATCH = 22,     /* the two CTAs of a pair disagree (op, nCols) */
   NVFP4_EMU_ERR_COMMIT_MASK = 23,       /* commit ctaMask names a CTA outside the cluster */
+  NVFP4_EMU_ERR_MMA_SELECTOR = 24,      /* mma.sync scale byte-id / thread-id out of range */
   NVFP4_EMU_ERR_COUNT
 };
 
@@ -47,7 +49,7 @@ static inline const char *nvfp4_emu_error_name(unsigned code) {
       "NO_ALLOC",     "TMEM_RANGE",       "TMEM_LANE",         "LD_NUM",
       "LD_QUARTER",   "SDESC_INVALID",    "SDESC_UNSUPPORTED", "IDESC_INVALID",
       "IDESC_UNSUPPORTED", "MMA_OVERLAP", "WORKSPACE", "NO_PEER", "CTA_GROUP",
-      "PAIR_TIMEOUT", "PAIR_MISMATCH", "COMMIT_MASK"};
+      "PAIR_TIMEOUT", "PAIR_MISMATCH", "COMMIT_MASK", "MMA_SELECTOR"};
   return code < NVFP4_EMU_ERR_COUNT ? names[code] : "UNKNOWN";
 }
 

@@ -9,7 +9,8 @@
  * blocked atom layout copied into an emulated TMEM); and the .cta_group::2 forms on a CTA
  * pair (two emulated CTAs, each with its own shared memory, TMEM and allocation table): the
  * joint allocation, the per-CTA copies of tcgen05.cp, and the M = 256 MMA whose B columns
- * come half from each CTA. Prints one line per group and "ALL PASSED" / exits non-zero on
+ * come half from each CTA; the lane arithmetic of sm_120a's block-scaled mma.sync and its
+ * selector checks. Prints one line per group and "ALL PASSED" / exits non-zero on
  * failure.
  */
 #include <math.h>
@@ -909,6 +910,60 @@ static void test_pair_mma(void) {
   group_done("pair mma", c0, f0);
 }
 
+/* The sm_120a MMA's lane arithmetic (nvfp4_emu_core_mma_sync_lane) against a dense
+ * reference of PROBLEM.md's definition: every lane (g, t) of a warp gets A rows g and g + 8,
+ * B columns 2 t and 2 t + 1, their scale words and C, and must return D of those four
+ * places exactly (the sums are exact); full-range FP4 codes and ue4m3 scales including
+ * subnormal ones. The selector checks: byte-ids 0, thread-id-a 0..1, thread-id-b 0..3. */
+static void test_mma_sync(void) {
+  const int c0 = g_checks, f0 = g_failures;
+  static uint8_t A[16][64], B[64][8], SA[16][4], SB[8][4];
+  static float C[16][8];
+  for (int rep = 0; rep < 20; ++rep) {
+    for (int m = 0; m < 16; ++m) for (int k = 0; k < 64; ++k) A[m][k] = rnd() & 15u;
+    for (int k = 0; k < 64; ++k) for (int n = 0; n < 8; ++n) B[k][n] = rnd() & 15u;
+    for (int m = 0; m < 16; ++m) for (int j = 0; j < 4; ++j) SA[m][j] = rnd() % 0x7Fu;
+    for (int n = 0; n < 8; ++n) for (int j = 0; j < 4; ++j) SB[n][j] = rnd() % 0x7Fu;
+    for (int m = 0; m < 16; ++m) for (int n = 0; n < 8; ++n) C[m][n] = (float)((int)(rnd() % 9) - 4);
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      const uint32_t g = lane / 4, t = lane % 4;
+      uint32_t a_rows[2][8] = {{0}}, b_cols[2][8] = {{0}}, sa[2], sb[2];
+      float c[4], d[4];
+      for (uint32_t h = 0; h < 2; ++h) {
+        for (uint32_t k = 0; k < 64; ++k) {
+          a_rows[h][k / 8] |= (uint32_t)A[g + 8 * h][k] << (4 * (k % 8));
+          b_cols[h][k / 8] |= (uint32_t)B[k][2 * t + h] << (4 * (k % 8));
+        }
+        sa[h] = SA[g + 8 * h][0] | SA[g + 8 * h][1] << 8 | SA[g + 8 * h][2] << 16 |
+                (uint32_t)SA[g + 8 * h][3] << 24;
+        sb[h] = SB[2 * t + h][0] | SB[2 * t + h][1] << 8 | SB[2 * t + h][2] << 16 |
+                (uint32_t)SB[2 * t + h][3] << 24;
+      }
+      for (uint32_t i = 0; i < 4; ++i) c[i] = C[g + 8 * (i / 2)][2 * t + i % 2];
+      nvfp4_emu_core_mma_sync_lane((const uint32_t(*)[8])a_rows, (const uint32_t(*)[8])b_cols,
+                                   sa, sb, c, d);
+      for (uint32_t i = 0; i < 4; ++i) {
+        const uint32_t m = g + 8 * (i / 2), n = 2 * t + i % 2;
+        double want = C[m][n];
+        for (uint32_t k = 0; k < 64; ++k)
+          want += ref_fp4(A[m][k]) * ref_e4m3(SA[m][k / 16]) * ref_fp4(B[k][n]) *
+                  ref_e4m3(SB[n][k / 16]);
+        CHECK(d[i] == (float)want, "lane %u register %u: %g, want %g", lane, i, d[i], want);
+      }
+    }
+  }
+  nvfp4_emu_err e;
+  CHECK(nvfp4_emu_core_mma_sync_check(0, 1, 0, 3, &e) == 0, "selectors 0/1/0/3 accepted");
+  CHECK(nvfp4_emu_core_mma_sync_check(1, 0, 0, 0, &e) == NVFP4_EMU_ERR_MMA_SELECTOR &&
+            strstr(e.text, "byte-ids 0") != NULL,
+        "byte-id-a 1 refused: %s", e.text);
+  CHECK(nvfp4_emu_core_mma_sync_check(0, 2, 0, 0, &e) == NVFP4_EMU_ERR_MMA_SELECTOR,
+        "thread-id-a 2 refused");
+  CHECK(nvfp4_emu_core_mma_sync_check(0, 0, 0, 4, &e) == NVFP4_EMU_ERR_MMA_SELECTOR,
+        "thread-id-b 4 refused");
+  group_done("mma.sync (sm_120a)", c0, f0);
+}
+
 int main(void) {
   test_formats();
   test_descriptors();
@@ -921,6 +976,7 @@ int main(void) {
   test_pair_alloc();
   test_pair_cp();
   test_pair_mma();
+  test_mma_sync();
   printf("%d checks, %d failures\n", g_checks, g_failures);
   if (g_failures) {
     printf("FAILED\n");
