@@ -221,6 +221,8 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
 #define NVFP4_META_FLAG_PROXY 0x2u         /* timing proxy (sm_90a): tcgen05 ops free, C comes
                                               out zero; no workspace */
 #define NVFP4_META_FLAG_PATCH_TMAPS 0x4u   /* the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS */
+#define NVFP4_META_FLAG_EMULATION_MMA_SYNC 0x8u /* an sm_120a kernel on sm_90a: its block-scaled
+                                              mma.sync emulated (target sm_90a, no workspace) */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */
@@ -264,7 +266,10 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NV
 #define NVFP4_META_MAGIC 0u
 #define NVFP4_META_ABI_VERSION 4u
 #define NVFP4_META_RECORD_BYTES 8u
-#define NVFP4_META_TARGET_SM 12u           /* 100 for sm_100a, 90 for sm_90a */
+#define NVFP4_META_TARGET_SM 12u           /* the architecture: 100 (sm_100a, sm_100f),
+                                              103 (sm_103a), 90 (sm_90a and the sm_90a
+                                              emulations), 120 (sm_120a, sm_120f), 121
+                                              (sm_121a); Targets.h */
 #define NVFP4_META_FLAGS 16u
 #define NVFP4_META_BLOCK_X 20u
 #define NVFP4_META_BLOCK_Y 24u
@@ -288,7 +293,8 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NV
 #define NVFP4_META_VARIANT_INDEX 92u       /* this record's index in the table */
 #define NVFP4_META_KERNEL_NAME 96u         /* char[64], NUL-terminated */
 #define NVFP4_META_KERNEL_NAME_BYTES 64u
-#define NVFP4_META_TARGET 160u             /* char[16], e.g. "sm_100a" */
+#define NVFP4_META_TARGET 160u             /* char[16]: the target (Targets.h), e.g.
+                                              "sm_100a"; decides the devices it runs on */
 #define NVFP4_META_TARGET_BYTES 16u
 #define NVFP4_META_VARIANT_COUNT 176u      /* records in the table (same in every record) */
 #define NVFP4_META_ORIENTATION 180u

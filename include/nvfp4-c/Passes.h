@@ -22,6 +22,10 @@ MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateLowerGroupedMatmulPass(void);
  * retarget the kernel to sm_90a. */
 MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmulateTcgen05Pass(void);
 
+/* --nvfp4-emulate-sm120: rewrite the block-scaled mma.sync of sm_120a kernels into calls to
+ * the emulation library and retarget the kernel to sm_90a (the rest runs natively). */
+MLIR_CAPI_EXPORTED MlirPass mlirNvfp4CreateEmulateSm120Pass(void);
+
 /* --nvfp4-host-launch: the host side of nvfp4.grouped_matmul as calls into libnvfp4rt's
  * generated-code ABI (lazy module load, cached plan, launch, i32 status result); runs
  * before --nvfp4-lower-grouped-matmul. */

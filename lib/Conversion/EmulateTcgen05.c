@@ -151,43 +151,14 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, voi
   return NULL;
 }
 
-/* The bitcode to link, and where it was looked for when there is none. */
-static bool bitcodePath(MlirOperation module, char *buf, size_t size, char *tried,
-                        size_t triedSize) {
-  MlirAttribute a = mlirOperationGetAttributeByName(module, str("nvfp4.emulation_bitcode"));
-  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
-    MlirStringRef s = mlirStringAttrGetValue(a);
-    snprintf(buf, size, "%.*s", (int)s.length, s.data);
-    return true;
-  }
-  return nvfp4FindEmulationBitcode(buf, size, tried, triedSize);
-}
-
-/* Does the module hold a kernel module of the lowering (its metadata symbol)? */
-static bool hasKernelModule(MlirOperation module) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (nvfp4OpIs(op, "gpu.module") &&
-        !mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL)))
-      return true;
-  return false;
-}
-
 static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
-  char bc[1024], targets[1400], tried[1024];
-  if (!bitcodePath(module, bc, sizeof bc, tried, sizeof tried)) {
-    if (!hasKernelModule(module)) return; /* nothing to emulate, nothing to link */
-    char msg[1200];
-    snprintf(msg, sizeof msg, "nvfp4-emulate-tcgen05: the emulation library nvfp4_emu.bc was "
-                              "not found (looked %s); set NVFP4_EMU_BITCODE", tried);
-    nvfp4EmitError(mlirOperationGetLocation(module), msg);
-    mlirExternalPassSignalFailure(pass);
+  char targets[1400];
+  const int found = nvfp4EmulationTargets(module, "nvfp4-emulate-tcgen05", targets, sizeof targets);
+  if (found <= 0) {
+    if (found < 0) mlirExternalPassSignalFailure(pass);
     return;
   }
-  snprintf(targets, sizeof targets,
-           "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
   const Nvfp4Sm90Target t = {"nvfp4-emulate-tcgen05", "nvfp4.emulation", targets, kDecls,
                              sizeof kDecls / sizeof kDecls[0], NVFP4_META_FLAG_EMULATION,
                              NVFP4_EMU_TMEM_BYTES_PER_CTA, rewrite, NULL,

@@ -1,5 +1,6 @@
-/* EmulationBitcode.c — where --nvfp4-emulate-tcgen05 finds the emulation library bitcode
- * (nvfp4_emu.bc) when the module does not name it: $NVFP4_EMU_BITCODE, else next to the
+/* EmulationBitcode.c — where the emulation passes (--nvfp4-emulate-tcgen05,
+ * --nvfp4-emulate-sm120) find the emulation library bitcode (nvfp4_emu.bc): the module's
+ * `nvfp4.emulation_bitcode` attribute, else $NVFP4_EMU_BITCODE, else next to the
  * binary holding this code (found with dladdr, so an install tree can move: bin/../lib/
  * nvfp4/ for the tools, nvfp4/ beside the plugin in lib/, and the build tree's lib/),
  * else the paths fixed at configure time (build tree, install prefix). */
@@ -7,6 +8,10 @@
 #define _GNU_SOURCE
 #endif
 #include "EmulationBitcode.h"
+
+#include "LoweringCommon.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "nvfp4-c/KernelABI.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -58,4 +63,36 @@ bool nvfp4FindEmulationBitcode(char *buf, size_t size, char *tried, size_t tried
   size_t n = strlen(tried);
   snprintf(tried + n, triedSize - n, "%s, %s", NVFP4_EMU_BITCODE_PATH, NVFP4_EMU_BITCODE_INSTALLED);
   return false;
+}
+
+/* Does `module` directly hold a gpu.module of the lowering (its metadata symbol)? */
+static bool hasKernelModule(MlirOperation module) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (nvfp4OpIs(op, "gpu.module") &&
+        !mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL)))
+      return true;
+  return false;
+}
+
+int nvfp4EmulationTargets(MlirOperation module, const char *passName, char *targets,
+                          size_t size) {
+  char bc[1024], tried[1024];
+  MlirAttribute a = mlirOperationGetAttributeByName(
+      module, mlirStringRefCreateFromCString("nvfp4.emulation_bitcode"));
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAString(a)) {
+    MlirStringRef s = mlirStringAttrGetValue(a);
+    snprintf(bc, sizeof bc, "%.*s", (int)s.length, s.data);
+  } else if (!nvfp4FindEmulationBitcode(bc, sizeof bc, tried, sizeof tried)) {
+    if (!hasKernelModule(module)) return 0; /* nothing to emulate, nothing to link */
+    char msg[1200];
+    snprintf(msg, sizeof msg, "%s: the emulation library nvfp4_emu.bc was not found (looked "
+                              "%s); set NVFP4_EMU_BITCODE", passName, tried);
+    nvfp4EmitError(mlirOperationGetLocation(module), msg);
+    return -1;
+  }
+  snprintf(targets, size,
+           "[#nvvm.target<chip = \"sm_90a\", features = \"+ptx88\", O = 3, link = [\"%s\"]>]", bc);
+  return 1;
 }

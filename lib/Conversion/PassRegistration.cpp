@@ -26,6 +26,7 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
   registered = true;
   mlir::registerPass([] { return adopt(mlirNvfp4CreateLowerGroupedMatmulPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmulateTcgen05Pass()); });
+  mlir::registerPass([] { return adopt(mlirNvfp4CreateEmulateSm120Pass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateHostLaunchPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateEmbedCubinPass()); });
   mlir::registerPass([] { return adopt(mlirNvfp4CreateCpuTargetPass()); });
@@ -48,9 +49,10 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
       });
   mlir::PassPipelineRegistration<>(
       "nvfp4-emulation-to-cubin",
-      "nvfp4.grouped_matmul -> sm_100a kernel -> tcgen05 emulation on sm_90a -> cubin",
+      "nvfp4.grouped_matmul -> sm_100a kernel -> tcgen05 emulation on sm_90a -> cubin (an "
+      "sm_120a kernel: its mma.sync emulated)",
       [toolkit](mlir::OpPassManager &pm) {
-        addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
+        addPipeline(pm, "nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,nvfp4-emulate-sm120,"
                         "gpu-module-to-binary{format=bin " + toolkit + "}");
       });
   // Host lowering: the function holding the op becomes LLVM host code that loads its
@@ -73,6 +75,7 @@ extern "C" void mlirNvfp4RegisterPasses(void) {
       "tcgen05-emulation sm_90a cubin embedded",
       [toolkit, toLlvm](mlir::OpPassManager &pm) {
         addPipeline(pm, "nvfp4-host-launch,nvfp4-lower-grouped-matmul,nvfp4-emulate-tcgen05,"
+                        "nvfp4-emulate-sm120,"
                         "gpu-module-to-binary{format=bin " + toolkit + "},nvfp4-embed-cubin," +
                         toLlvm);
       });

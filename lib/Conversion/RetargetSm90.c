@@ -1,7 +1,8 @@
 /* RetargetSm90.c — the retargeting of an nvfp4 kernel module to sm_90a shared by the
- * tcgen05 emulation and the timing proxy (RetargetSm90.h): target attribute, A/B TMA x
- * coordinate in bytes, metadata records, and the walk that hands every tcgen05 op to the
- * target's rewrite with a builder tagging what it creates. */
+ * tcgen05 emulation, the timing proxy and the mma.sync emulation (RetargetSm90.h): target
+ * attribute, A/B TMA x coordinate in bytes, metadata records, and the walk that hands every
+ * op of the target (tcgen05, or the block-scaled mma.sync) to its rewrite with a builder
+ * tagging what it creates. */
 #include "RetargetSm90.h"
 
 #include <stdio.h>
@@ -19,14 +20,21 @@ typedef struct Work {
   MlirOperation ops[MAX_REWRITES];
   int n;
   bool overflow;
+  const char *prefix; /* the ops of the target's rewrite */
 } Work;
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/* Is `op` one the target's rewrite takes (its name starts with `prefix`)? */
+static bool isTargetOp(MlirOperation op, const char *prefix) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  const size_t n = strlen(prefix);
+  return name.length >= n && strncmp(name.data, prefix, n) == 0;
+}
+
 static MlirWalkResult collect(MlirOperation op, void *user) {
   Work *w = user;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  bool tc = name.length > 13 && strncmp(name.data, "nvvm.tcgen05.", 13) == 0;
+  bool tc = isTargetOp(op, w->prefix);
   bool tagged = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
   if (tc || tagged) {
     if (w->n < MAX_REWRITES) w->ops[w->n++] = op;
@@ -161,6 +169,7 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
 
   Work *w = calloc(1, sizeof *w);
   if (!w) return fail(mlirOperationGetLocation(gpuModule), t, "out of memory");
+  w->prefix = t->mmaSyncModules ? t->opPrefix : "nvvm.tcgen05.";
   mlirOperationWalk(gpuModule, collect, w, MlirWalkPreOrder);
   bool ok = !w->overflow;
   if (!ok) fail(mlirOperationGetLocation(gpuModule), t, "kernel too large");
@@ -186,9 +195,9 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
       ok = fail(b.loc, t, "kernel has no parameter block");
       break;
     }
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-    if (strncmp(name.data, "nvvm.tcgen05.", 13) != 0) {
-      const char *why = byteCoordinates(&b, op); /* the op stays */
+    if (!isTargetOp(op, w->prefix)) {
+      /* the op stays; the sm_120a kernel's loads take bytes already */
+      const char *why = t->mmaSyncModules ? NULL : byteCoordinates(&b, op);
       if (why) ok = fail(b.loc, t, why);
     } else {
       const char *why = t->rewrite(&b, op, mlirBlockGetArgument(entry, 0), t->user);
@@ -201,18 +210,26 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   return ok;
 }
 
-/* A native sm_90a module (metadata target_sm 90 without the emulation or proxy flag) has
- * no tcgen05 op to rewrite: the sm_90a targets of the sm_100a kernel leave it as it is. */
-static bool isNativeSm90(MlirOperation gpuModule) {
+/* Which kernels a module holds, by its first metadata record: native sm_90a ones (target_sm
+ * 90 without an emulation or proxy flag: nothing to rewrite), sm_120a ones (target_sm 120
+ * or 121), or tcgen05 ones (anything else, also a table patchMetadata will refuse). */
+enum ModuleKind { MODULE_TCGEN05, MODULE_NATIVE_SM90, MODULE_MMA_SYNC };
+
+static enum ModuleKind moduleKind(MlirOperation gpuModule) {
   MlirAttribute v = metadataBytes(gpuModule); /* not a table: patchMetadata says so */
   if (mlirAttributeIsNull(v) || mlirElementsAttrGetNumElements(v) < NVFP4_METADATA_BYTES)
-    return false;
+    return MODULE_TCGEN05;
   unsigned char rec[NVFP4_METADATA_BYTES];
   for (unsigned i = 0; i < NVFP4_METADATA_BYTES; ++i)
     rec[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
-  return nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM) == 90 &&
-         !(nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) &
-           (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY));
+  const uint32_t sm = nvfp4_meta_read_u32(rec, NVFP4_META_TARGET_SM);
+  const uint32_t flags = nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS);
+  if (sm == 90 && !(flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY |
+                             NVFP4_META_FLAG_EMULATION_MMA_SYNC)))
+    return MODULE_NATIVE_SM90;
+  if (sm == 120 || sm == 121 || (flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC))
+    return MODULE_MMA_SYNC;
+  return MODULE_TCGEN05;
 }
 
 bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *t) {
@@ -221,7 +238,8 @@ bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *t) {
        op = mlirOperationGetNextInBlock(op)) {
     if (!nvfp4OpIs(op, "gpu.module")) continue;
     if (mlirOperationIsNull(nvfp4FindSymbol(op, NVFP4_METADATA_SYMBOL))) continue;
-    if (isNativeSm90(op)) continue;
+    const enum ModuleKind kind = moduleKind(op);
+    if (kind != (t->mmaSyncModules ? MODULE_MMA_SYNC : MODULE_TCGEN05)) continue;
     if (!retargetModule(op, t)) return false;
   }
   return true;

@@ -1,16 +1,19 @@
-/* RetargetSm90.h — what the two sm_90a targets of the generated sm_100a kernel share: the
+/* RetargetSm90.h — what the sm_90a targets of the generated Blackwell kernels share: the
  * tcgen05 emulation (--nvfp4-emulate-tcgen05, EmulateTcgen05.c) and the timing proxy
- * (--nvfp4-proxy-tcgen05, ProxyTcgen05.c). Both keep the kernel as generated and change
- * only what sm_90a lacks:
+ * (--nvfp4-proxy-tcgen05, ProxyTcgen05.c) of the sm_100a kernel, the mma.sync emulation of
+ * the sm_120a kernel (--nvfp4-emulate-sm120, EmulateSm120.c). They keep the kernel as
+ * generated and change only what sm_90a lacks:
  *   - the gpu.module's target becomes sm_90a (the caller's #nvvm.target list);
- *   - the A/B TMA loads (tagged nvfp4.operand = "a"/"b") take their x coordinate in bytes
- *     (K / 2) instead of FP4 elements: sm_90 has no 16U4 tensor maps, the runtime encodes
- *     UINT8 maps over the same bytes (KernelABI.h);
+ *   - the A/B TMA loads (tagged nvfp4.operand = "a"/"b") of the tcgen05 kernels take their
+ *     x coordinate in bytes (K / 2) instead of FP4 elements: sm_90 has no 16U4 tensor maps,
+ *     the runtime encodes UINT8 maps over the same bytes (KernelABI.h); the sm_120a kernel's
+ *     are in bytes already;
  *   - every metadata record says target sm_90a, carries the target's flag and its
  *     workspace per CTA;
- *   - every nvvm.tcgen05.* op goes through the target's rewrite callback, which replaces
- *     and erases it. Ops the rewrite adds carry the target's unit-attribute tag, so a test
- *     can check that nothing else in the kernel changed.
+ *   - every nvvm.tcgen05.* op (the sm_120a target: every op named opPrefix) goes through
+ *     the target's rewrite callback, which replaces and erases it. Ops the rewrite adds
+ *     carry the target's unit-attribute tag, so a test can check that nothing else in the
+ *     kernel changed.
  */
 #ifndef NVFP4_CONVERSION_RETARGETSM90_H
 #define NVFP4_CONVERSION_RETARGETSM90_H
@@ -38,11 +41,16 @@ typedef struct Nvfp4Sm90Target {
   Nvfp4Tcgen05Rewrite rewrite;
   void *user;
   const char *entryCall;       /* a function () -> () every kernel calls first (NULL: none) */
+  /* The modules and ops it takes: those of the tcgen05 kernels and their nvvm.tcgen05.* ops
+   * (false), or those of the sm_120a kernels (metadata target_sm 120 / 121) and the ops
+   * named opPrefix; their A/B loads already take bytes (UINT8 maps): coordinates stay. */
+  bool mmaSyncModules;
+  const char *opPrefix;        /* with mmaSyncModules, e.g. "nvvm.mma.block_scale" */
 } Nvfp4Sm90Target;
 
 /* Retargets every nvfp4 gpu.module (one holding the metadata symbol) directly inside
- * `module`, except native sm_90a modules (target_sm 90 without the emulation or proxy flag),
- * which have no tcgen05 op. False after a diagnostic. */
+ * `module` that the target takes (mmaSyncModules): never native sm_90a modules (target_sm
+ * 90 without the emulation or proxy flag). False after a diagnostic. */
 bool nvfp4RetargetToSm90(MlirOperation module, const Nvfp4Sm90Target *target);
 
 /* True when attribute `name` of `op` equals the attribute parsed from `text`. */

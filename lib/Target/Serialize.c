@@ -1,5 +1,6 @@
 /* Serialize.c — the whole compilation behind include/nvfp4-c/Pipeline.h:
- *   [compile cache lookup] -> nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05 |
+ *   [compile cache lookup] -> nvfp4-lower-grouped-matmul [+ nvfp4-emulate-tcgen05 and
+ *   nvfp4-emulate-sm120 |
  *   nvfp4-proxy-tcgen05] -> PTX -> ptxas -> cubin [-> compile cache store].
  * PTX comes from Codegen.c (each kernel of the family in its own LLVM context, optimised
  * in parallel; the same PTX as MLIR's gpu-module-to-binary{format=isa}), and the
@@ -62,7 +63,10 @@ static bool lower(MlirOperation module, const MlirNvfp4CompileOptions *o,
   double t0 = nowMs(), c0 = nvfp4ThreadCpuMs();
   MlirPassManager pm = mlirPassManagerCreate(mlirOperationGetContext(module));
   mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateLowerGroupedMatmulPass());
-  if (o->emulate) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
+  if (o->emulate) { /* each takes the modules of its kernels */
+    mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateTcgen05Pass());
+    mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateEmulateSm120Pass());
+  }
   if (o->proxy) mlirPassManagerAddOwnedPass(pm, mlirNvfp4CreateProxyTcgen05Pass());
   MlirLogicalResult lowered = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);

@@ -261,12 +261,21 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->form == NVFP4_META_FORM_CONTIGUOUS && (m->flags & NVFP4_META_FLAG_PATCH_TMAPS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata: a contiguous-form kernel cannot patch tensor maps");
-  if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS))
+  if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS |
+                   NVFP4_META_FLAG_EMULATION_MMA_SYNC))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
-  if ((m->flags & NVFP4_META_FLAG_EMULATION) && (m->flags & NVFP4_META_FLAG_PROXY))
+  const uint32_t kinds = m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY |
+                                     NVFP4_META_FLAG_EMULATION_MMA_SYNC);
+  if (kinds & (kinds - 1))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
-                        "metadata flags 0x%x: both the emulation and the proxy flag", m->flags);
+                        "metadata flags 0x%x: more than one of the emulation, mma.sync emulation "
+                        "and proxy flags", m->flags);
+  if ((m->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC) &&
+      (m->target_sm != 90 || m->workspace_per_cta != 0))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "mma.sync-emulation cubin with target_sm %u and %u bytes of workspace per "
+                        "CTA (expected sm 90, none)", m->target_sm, m->workspace_per_cta);
   if ((m->flags & NVFP4_META_FLAG_PROXY) && (m->target_sm != 90 || m->workspace_per_cta != 0))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "timing-proxy cubin with target_sm %u and %u bytes of workspace per CTA "
@@ -393,9 +402,10 @@ nvfp4rt_status nvfp4rt_metadata_check_target(const nvfp4_kernel_metadata *meta, 
                       "cubin targets %.*s (sm_%u%s; runs on compute capability %s) but the device "
                       "is sm_%d%d (compute capability %d.%d); %s",
                       tlen, meta->target, meta->target_sm,
-                      (meta->flags & NVFP4_META_FLAG_EMULATION) ? ", tcgen05 emulation"
-                      : (meta->flags & NVFP4_META_FLAG_PROXY)   ? ", timing proxy"
-                                                                : "",
+                      (meta->flags & NVFP4_META_FLAG_EMULATION)            ? ", tcgen05 emulation"
+                      : (meta->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC) ? ", mma.sync emulation"
+                      : (meta->flags & NVFP4_META_FLAG_PROXY)              ? ", timing proxy"
+                                                                            : "",
                       runs, major, minor, major, minor, target_advice(t, major));
 }
 

@@ -313,9 +313,9 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
  * the tile's weight rows, and a third consumer warpgroup hides more of the decode: a token
  * row of a 192-weight tile (swap_n128_m192) costs 1 + 0.1 x 64 / 128 = 1.05 times one of a
  * 128-weight tile, not 1.5 (token_share 0.9, fitted to the four variants' B1..B4 times on
- * the H200, so that the fastest is chosen on each). sm_90 emulation cubins are timed as if
- * the MMA were free. sm_120a / sm_121a / sm_120f kernels: an RTX PRO 6000 (a model; no such
- * GPU was reached). */
+ * the H200, so that the fastest is chosen on each). sm_90 emulation cubins (tcgen05 and
+ * mma.sync) are timed as if the MMA were free. sm_120a / sm_121a / sm_120f kernels: an RTX
+ * PRO 6000 (a model; no such GPU was reached). */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
@@ -335,7 +335,7 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
      * m16n8k64 block-scaled mma.sync per 4 clocks) at 2.6 GHz */
     d.dram_bps = 1.79e12 * 0.85;
     d.sm_flops = 4096.0 * 2.6e9;
-  } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
+  } else if (!(m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC))) {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 4.8e12;
     d.decode_rows = 70;

@@ -64,7 +64,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
            "\"alpha\": %s, \"variants\": [",
            m0->target_sm, m0->abi_version, m0->flags,
-           (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false",
+           (m0->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC)) ? "true"
+                                                                                     : "false",
            (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
            nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
@@ -94,7 +95,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
   }
   printf("cubin:             %s\n", path);
   printf("target:            %s (sm %u)%s\n", m0->target, m0->target_sm,
-         (m0->flags & NVFP4_META_FLAG_EMULATION) ? " [tcgen05 emulation]"
+         (m0->flags & NVFP4_META_FLAG_EMULATION)            ? " [tcgen05 emulation]"
+         : (m0->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC) ? " [mma.sync emulation of sm_120a]"
          : (m0->flags & NVFP4_META_FLAG_PROXY)   ? " [timing proxy: tcgen05 free, C = 0]"
                                                  : "");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);

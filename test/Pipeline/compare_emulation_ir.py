@@ -8,7 +8,11 @@ tagged with the rewrite's unit attribute (default `nvfp4.emulation`) and the emu
 library declarations; the gpu.module target and the metadata record are the only other
 allowed differences.
 
-  usage: compare_emulation_ir.py NATIVE.mlir REWRITTEN.mlir [--tag ATTR]"""
+With --replaced PREFIX the native ops the rewrite replaces are those named PREFIX (e.g.
+nvvm.mma.block_scale for the sm_120a emulation) together with the llvm.extractvalue ops
+reading their results (the rewrite reads those from a buffer instead).
+
+  usage: compare_emulation_ir.py NATIVE.mlir REWRITTEN.mlir [--tag ATTR] [--replaced PREFIX]"""
 import re
 import sys
 
@@ -35,10 +39,26 @@ def main():
         i = args.index("--tag")
         tag = args[i + 1]
         del args[i:i + 2]
+    prefix = "nvvm.tcgen05."
+    if "--replaced" in args:
+        i = args.index("--replaced")
+        prefix = args[i + 1]
+        del args[i:i + 2]
     native = ops(args[0])
     emu = ops(args[1])
-    replaced = sum(1 for n, _, _ in native if n.startswith("nvvm.tcgen05."))
-    keep_native = [(n, a) for n, a, _ in native if not n.startswith("nvvm.tcgen05.")]
+    replaced = sum(1 for n, _, _ in native if n.startswith(prefix))
+    results = set()  # SSA names of the replaced ops' results
+    keep_native = []
+    for n, a, l in native:
+        if n.startswith(prefix):
+            m = re.match(r"\s*(%[\w#:]+) = ", l)
+            if m:
+                results.add(m.group(1))
+            continue
+        m = re.match(r'\s*%[\w#:]+ = "llvm.extractvalue"\((%[\w#:]+)\)', l)
+        if m and m.group(1) in results:
+            continue
+        keep_native.append((n, a))
     keep_emu = [(n, a) for n, a, l in emu
                 if tag not in l and "sym_name = \"nvfp4_emu_" not in l]
     allowed = ("gpu.module", "llvm.mlir.global")
@@ -55,7 +75,8 @@ def main():
     if bad:
         sys.exit(1)
     what = tag.split(".")[-1]
-    print(f"identical apart from the {what} rewrite: {replaced} tcgen05 ops replaced, "
+    kind = prefix.rstrip(".").split(".")[-1] if prefix != "nvvm.tcgen05." else "tcgen05"
+    print(f"identical apart from the {what} rewrite: {replaced} {kind} ops replaced, "
           f"{len(keep_native)} ops compared")
 
 

@@ -416,6 +416,25 @@ static int test_select_pair(void) {
   return t_summary("select-pair");
 }
 
+/* A cubin with `flag` (the timing proxy, the mma.sync emulation) decodes on sm 90 without
+ * workspace, and is refused, naming it `what`, when it says another architecture. */
+static void check_sm90_only_flag(const nvfp4_kernel_metadata *m, uint32_t flag, uint32_t sm,
+                                 const char *target, const char *what) {
+  nvfp4_kernel_metadata x = *m, d;
+  x.flags = flag;
+  x.workspace_per_cta = 0;
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_encode(&x, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_OK);
+  T_CHECK(d.flags == flag, "%s: flag round trip", what);
+  x.target_sm = sm;
+  snprintf(x.target, sizeof x.target, "%s", target);
+  nvfp4rt_metadata_encode(&x, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  T_CHECK(strstr(nvfp4rt_last_error_message(), what) != NULL, "%s on sm %u refused: %s", what,
+          sm, nvfp4rt_last_error_message());
+}
+
 static int test_meta(void) {
   nvfp4_kernel_metadata m = make_meta(1, 8), d;
   unsigned char rec[NVFP4_METADATA_BYTES];
@@ -443,23 +462,17 @@ static int test_meta(void) {
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_FLAGS, 0x10, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY,
          NVFP4RT_STATUS_ABI_MISMATCH);
-  /* a timing proxy: sm 90, no workspace */
+  MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC,
+         NVFP4RT_STATUS_ABI_MISMATCH);
+  /* the timing proxy and the mma.sync emulation of an sm_120a kernel: sm 90, no workspace */
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_PROXY, NVFP4RT_STATUS_ABI_MISMATCH); /* workspace */
-  {
-    nvfp4_kernel_metadata px = m;
-    px.flags = NVFP4_META_FLAG_PROXY;
-    px.workspace_per_cta = 0;
-    unsigned char prec[NVFP4_METADATA_BYTES];
-    nvfp4rt_metadata_encode(&px, prec);
-    EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_OK);
-    T_CHECK(d.flags == NVFP4_META_FLAG_PROXY, "proxy flag round trip");
-    px.target_sm = 100;
-    nvfp4rt_metadata_encode(&px, prec);
-    EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
-  }
+  MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION_MMA_SYNC, NVFP4RT_STATUS_ABI_MISMATCH);
+  check_sm90_only_flag(&m, NVFP4_META_FLAG_PROXY, 100, "sm_100a", "timing-proxy cubin");
+  check_sm90_only_flag(&m, NVFP4_META_FLAG_EMULATION_MMA_SYNC, 120, "sm_120a",
+                       "mma.sync-emulation cubin");
   MUTATE(NVFP4_META_TARGET_SM, 80, NVFP4RT_STATUS_TARGET_MISMATCH);
   MUTATE(NVFP4_META_CLUSTER_X, 0xFFFFFFFFu, NVFP4RT_STATUS_ABI_MISMATCH);
   /* NULL arguments are statuses, not crashes */

@@ -6,7 +6,8 @@
  *                 [--cpu out.so [--cpu-ll out.ll]]
  *
  * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
- * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05 | nvfp4-proxy-tcgen05]
+ * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05 and nvfp4-emulate-sm120 |
+ * nvfp4-proxy-tcgen05]
  * -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
  * --jobs N: threads for LLVM and CPUs for ptxas (default: every CPU this process may use);
@@ -78,7 +79,8 @@ static void usage(FILE *f) {
           "                     [--cache-dir DIR]\n"
           "       nvfp4-compile --version\n"
           "  IN.mlir \"-\"      read standard input; an output \"-\" writes standard output\n"
-          "  --emulate        build the sm_90a tcgen05-emulation kernel instead of sm_100a\n"
+          "  --emulate        build the sm_90a emulation kernel (tcgen05 emulated for an sm_100a,\n"
+          "                   sm_100f or sm_103a op; mma.sync for sm_120a, sm_121a, sm_120f)\n"
           "  --proxy          build the sm_90a timing proxy (tcgen05 ops free, C = 0)\n"
           "  --mlir FILE      write the IR after the pipeline (alone: the lowered kernel; with\n"
           "                   -o/--ptx: the module with its gpu.binary)\n"
