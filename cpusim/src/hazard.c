@@ -95,9 +95,10 @@ const char *sim_site_text(uint32_t site) {
 
 const char *sim_role(uint32_t warp) {
   const sim_plan *p = G->plan;
-  static const char *const names[5] = {"epilogue", "TMA producer", "MMA issuer",
-                                       "consumer: decode, wgmma, epilogue", "token decoder"};
-  for (int r = 0; r < 5; ++r)
+  static const char *const names[SIM_ROLES] = {
+      "epilogue", "TMA producer", "MMA issuer", "consumer: decode, wgmma, epilogue",
+      "token decoder", "consumer: ldmatrix, mma.sync, epilogue"};
+  for (int r = 0; r < SIM_ROLES; ++r)
     if (warp >= p->role_first[r] && warp <= p->role_last[r]) return names[r];
   return "?";
 }

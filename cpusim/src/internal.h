@@ -26,6 +26,7 @@
 #define SIM_MAX_LDS 16                   /* tcgen05.ld outstanding per thread before a wait */
 #define SIM_MAX_DEPS 96
 #define SIM_STACK_BYTES (128u * 1024u)
+#define SIM_ROLES 6                      /* warp roles a plan can name (sim_plan) */
 
 /* ---- plan text (the planner's tables of a variant, the site table) ------------------ */
 
@@ -37,7 +38,9 @@ typedef struct sim_named_range {
 typedef struct sim_plan {
   char kernel[64], variant[32];
   uint32_t threads, cluster, dyn_smem;
-  uint32_t role_first[5], role_last[5]; /* epilogue, producer, mma, consumer, decoder warps */
+  /* warps of each role: epilogue, producer, mma, consumer (sm_90a), decoder, consumer
+   * (sm_120a: ldmatrix, mma.sync, epilogue) */
+  uint32_t role_first[SIM_ROLES], role_last[SIM_ROLES];
   sim_named_range smem[16], parts[4], bars[8], tmem[8];
   uint32_t nsmem, nparts, nbars, ntmem;
   char **sites; /* site id -> "what detail" */

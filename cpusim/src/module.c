@@ -46,7 +46,7 @@ static void copy_name(char *dst, size_t size, const char *src) {
 
 int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
   memset(p, 0, sizeof *p);
-  for (int r = 0; r < 5; ++r) { /* roles the plan does not name match no warp */
+  for (int r = 0; r < SIM_ROLES; ++r) { /* roles the plan does not name match no warp */
     p->role_first[r] = 1;
     p->role_last[r] = 0;
   }
@@ -65,6 +65,7 @@ int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
               : !strcmp(role, "producer") ? 1
               : !strcmp(role, "consumer") ? 3
               : !strcmp(role, "decoder")  ? 4
+              : !strcmp(role, "mmasync")  ? 5
                                           : 2;
       p->role_first[r] = a;
       p->role_last[r] = b;

@@ -709,9 +709,13 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
       return false;
     }
     const bool hint = segment(op, 6) == 1;
+    MlirAttribute ctaOnly = mlirOperationGetAttributeByName(op, str("isCTAOnly"));
+    const bool cta = !mlirAttributeIsNull(ctaOnly) && mlirAttributeIsABool(ctaOnly) &&
+                     mlirBoolAttrGetValue(ctaOnly); /* the sm_120a kernel's form */
     KbValue args[8] = {clusterAddr(r, op, o[0]), o[1], o[2], o[3], sharedAddr(r, op, o[4]),
                        hint ? o[5] : kbI64(b, 0), kbI32(b, hint),
-                       site(r, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                       site(r, cta ? "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"
+                                   : "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
                             operandTag(op))};
     call(r, "nvfp4_sim_tma_load", 8, args);
     return true;
@@ -980,7 +984,7 @@ static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *
     if (consumerEnd < warps) textf(t, "role %u %u decoder\n", consumerEnd, warps - 1);
   }
   else if (sm120) /* the consumer warps issue mma.sync and store C; the warp after them produces */
-    textf(t, "role 0 %u consumer\nrole %u %u producer\n", cfg->sm120.consumerWarps - 1,
+    textf(t, "role 0 %u mmasync\nrole %u %u producer\n", cfg->sm120.consumerWarps - 1,
           cfg->sm120.producerWarp, cfg->sm120.producerWarp);
   else
     textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
