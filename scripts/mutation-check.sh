@@ -5,7 +5,8 @@
 # suite's cases until one catches the bug — a failed reference or outside-C check (exit 1),
 # a hazard or illegal-operation report (exit 4) or a deadlock report (exit 3); any other
 # exit is an error of the check itself and stops it — and prints
-# one table row per mutation: what was changed, which run caught it and how. The sources
+# one table row per mutation: what was changed, which run caught it and how (the s IDs:
+# the sm_120a kernel, in a block of their own below). The sources
 # are restored (and the build brought back) on exit, also on failure or interrupt.
 #   usage: scripts/mutation-check.sh [--all] [--only ID[,ID...]] [BUILD_DIR]
 #   --all: run every case for every mutation (default: stop at the first catch)
@@ -25,6 +26,7 @@ RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
 FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c"
+FILES+=" lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c" # the sm_120a block below
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 restore() {
   for f in $FILES; do cmp -s "$WORK/orig/$f" "$ROOT/$f" || cp "$WORK/orig/$f" "$ROOT/$f"; done
@@ -130,6 +132,40 @@ how() {
   esac
 }
 
+# ==== sm_120a (block-scaled mma.sync) mutations ======================================
+# Their own family (every sm_120a variant, examples/any16.mlir) and cases; an "s" ID runs
+# them instead of the sm_100a families. The generator's selector and layout arithmetic
+# (lib/Target/DescriptorsSm120.c) and its use (lib/Conversion/Sm120/Mainloop.c).
+s1() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, step % 2u};" "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, 0u};"; }
+s2() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {nBlock, step};" "MlirNvfp4Sm120ScaleSlot s = {nBlock, (step + 1u) % 4u};"; }
+s3() { mutate lib/Conversion/Sm120/Mainloop.c "    s->sfb[nb] = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);" "    { KbValue w = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);
+      s->sfb[nb] = kbOr(b, kbShl(b, w, kbI32(b, 8)), kbLShr(b, w, kbI32(b, 24))); }"; }
+s4() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowA = kbAnd(b, lane, kbI32(b, 15));" "KbValue rowA = kbAnd(b, kbAddI(b, lane, 8), kbI32(b, 15));"; }
+s5() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbAnd(b, lane, kbI32(b, 1)), 8));" "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbXor(b, kbAnd(b, lane, kbI32(b, 1)), kbI32(b, 1)), 8));"; }
+s6() { mutate lib/Conversion/Sm120/Mainloop.c "  loadScales(s);
+  mmaStep(s, 0);" "  loadScales(s);
+  kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+  nvMbarArrive(b, genPipeEmptyBar(g, &s->stages));
+  kbEndIf(b);
+  mmaStep(s, 0);"; }
+S120_MUTATIONS=(
+  "s1|thread-id-a always 0: the odd 64-K steps of a stage multiply with the even steps' A scales"
+  "s2|thread-id-b one step ahead: every MMA multiplies with another step's B scales"
+  "s3|the B scale word's bytes rotated by one (K block j takes block j - 1's scale)"
+  "s4|the A fragment's rows off by 8 (ldmatrix lanes 0-7 address rows 8-15 of the block and lanes 8-15 rows 0-7)"
+  "s5|the A scale rows of a thread pair exchanged (row g from the lane of row g + 8)"
+  "s6|the stage released before its reads (an extra empty arrive at the start of each stage)"
+)
+S120_VARIANTS='"ab_n64", "ab_n128", "swap_n32", "swap_n64", "swap_n128"'
+S120_CASES=()
+for v in ab_n128 swap_n64 ab_n64 swap_n32 swap_n128; do
+  S120_CASES+=("$v|--case test:1 --schedule-seed 1 --sms 4")
+  S120_CASES+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
+  S120_CASES+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
+done
+# ==== end of the sm_120a block =========================================================
+MUTATIONS+=("${S120_MUTATIONS[@]}")
+
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
 for entry in "${MUTATIONS[@]}"; do
@@ -141,15 +177,19 @@ for entry in "${MUTATIONS[@]}"; do
   if ! ninja -C "$BUILD" nvfp4-compile > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; continue
   fi
-  for fam in 1 2; do
-    list=VARIANTS$fam
-    sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = [${!list}]/" "$ROOT/examples/any16.mlir" > "$WORK/f$fam.mlir"
+  fams="1 2" cases=CASES
+  [[ $id == s* ]] && fams=3 cases=S120_CASES # the sm_120a block
+  for fam in $fams; do
+    list=VARIANTS$fam target=sm_100a
+    [[ $fam == 3 ]] && list=S120_VARIANTS target=sm_120a
+    sed "s/target = \"sm_100a\"/target = \"$target\", variants = [${!list}]/" "$ROOT/examples/any16.mlir" > "$WORK/f$fam.mlir"
     "$COMPILE" "$WORK/f$fam.mlir" --cpu "$WORK/f$fam.so" > "$WORK/compile$fam.log" 2>&1 || { echo "mutation-check: $id: the family does not compile" >&2; cat "$WORK/compile$fam.log" >&2; }
   done
+  declare -n case_list=$cases
   first="" mode="" caught=0 ran=0
-  for c in "${CASES[@]}"; do
+  for c in "${case_list[@]}"; do
     v=${c%%|*}; args=${c#*|}
-    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so
+    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so; [[ $id == s* ]] && so=$WORK/f3.so
     timeout 300 "$RUN" --cpu "$so" --variant "$v" $args > "$WORK/run.log" 2>&1; rc=$?
     ran=$((ran + 1))
     if [[ $rc -ne 0 && $rc -ne 1 && $rc -ne 3 && $rc -ne 4 ]]; then
