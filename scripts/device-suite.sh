@@ -10,10 +10,11 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper moe groups256 moeproxy sm120 (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default).
+# sm120: the sm_120a kernel family with its block-scaled mma.sync emulated (SM120_VARIANTS).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 set -uo pipefail
@@ -23,7 +24,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy sm120}
 VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -281,6 +282,65 @@ if has groups256; then
     one "g16_f32_alpha_${v}_random" "$D/cubin/emu_g16_f32.cubin" --case random:16 --seed 16 --variant $v --full-range $ONE
     one "g16_f32_alpha_${v}_test8" "$D/cubin/emu_g16_f32.cubin" --case test:8 --variant $v $ONE
   done
+fi
+# The sm_120a kernel family (docs/kernel-sm120a.md) on the H200: the generated kernel as it
+# is (TMA, mbarrier ring, ldmatrix, scheduler, epilogue run natively), its block-scaled
+# mma.sync computed by the emulation library (nvfp4-emulate-sm120). Every variant on every
+# PROBLEM.md test case, random cases (competition and full-range values), edge cases with
+# C's rows padded (nothing outside M x N may change) and B1..B4; the default family of an
+# sm_120f op choosing its own variant; the contiguous form (8 experts f16 over every
+# routing, 64 experts bf16 C with alpha); 16 groups with f32 C and alpha; memcheck,
+# racecheck and synccheck on small cases; and the native sm_120a cubin refused by the
+# runtime (exit 2, its TARGET_MISMATCH status naming the cubin's target and the device's
+# compute capability) before the driver sees it.
+if has sm120; then
+  F120="$D/cubin/emu120_family.cubin"
+  "$RUN" --info "$F120" | tee "$LOG/sm120_info.txt"
+  S120=${SM120_VARIANTS:-ab_n64 ab_n128 swap_n32 swap_n64 swap_n128}
+  for v in $S120; do
+    for i in 0 1 2 3 4 5 6 7 8 9; do
+      one "sm120_${v}_test$i" "$F120" --variant $v --case "test:$i" $ONE
+    done
+    seed=300
+    for g in 1 3 8 16; do
+      seed=$((seed + 1))
+      one "sm120_${v}_random_g${g}_s${seed}" "$F120" --variant $v --case "random:$g" --seed $seed $ONE
+      seed=$((seed + 1))
+      one "sm120_${v}_random_g${g}_s${seed}_full" "$F120" --variant $v --case "random:$g" --seed $seed --full-range $ONE
+    done
+    one "sm120_${v}_edge_g12_ldcpad24" "$F120" --variant $v --case edge:12 --seed 312 --ldc-pad 24 --full-range $ONE
+    for b in B1 B2 B3 B4; do
+      one "sm120_${v}_bench_$b" "$F120" --variant $v --case $b $ONE
+    done
+    one "sm120_${v}_g16_f32_alpha" "$D/cubin/emu120_g16_f32.cubin" --variant $v --case random:16 --seed 16 --full-range $ONE
+    for r in random empty one decreasing beyond; do
+      one "sm120_moe_e8_${v}_$r" "$D/cubin/emu120_moe_e8_f16.cubin" --moe 8,364,200,320 --tokens 327 \
+          --routing $r --variant $v --full-range --ldc-pad 8 --seed $((8 + ${#r}))
+    done
+    one "sm120_moe_e64_${v}_random" "$D/cubin/emu120_moe_e64_bf16.cubin" --moe 64,812,200,320 \
+        --tokens 775 --routing random --variant $v --full-range --seed 64
+  done
+  for c in test:8 B1 B2 B3 B4 random:16; do
+    one "sm120_auto_${c/:/_}" "$D/cubin/emu120_default.cubin" --case $c --seed 9 $ONE
+  done
+  SCS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    for v in ${SM120_SAN_VARIANTS:-ab_n128 swap_n32}; do
+      for c in test:0 random:3; do
+        name="sm120_san_${tool}_${v}_${c/:/_}"
+        if timeout 600 "$SCS" --tool $tool --error-exitcode 9 "$RUN" "$F120" --variant $v --case $c \
+             --seed 7 $ONE > "$LOG/$name.log" 2>&1; then pass=$((pass + 1)); st=PASS
+        else rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+        printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
+      done
+    done
+  done
+  name=sm120_native_refused
+  "$RUN" "$D/cubin/sm120_family.cubin" --case test:0 $ONE > "$LOG/$name.log" 2>&1; rc=$?
+  if [[ $rc -eq 2 ]] && grep -q "TARGET_MISMATCH.*cubin targets sm_120a (sm_120; runs on compute capability 12.0) but the device is sm_90" "$LOG/$name.log"; then
+    pass=$((pass + 1)); st=PASS
+  else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+  printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 TARGET_MISMATCH "$LOG/$name.log" | cut -c1-160)" | tee -a "$results"
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"
 [ "$fail" -eq 0 ]

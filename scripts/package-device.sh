@@ -59,6 +59,24 @@ python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $MV > "$OUT/g16
 "$BUILD"/bin/nvfp4-compile "$OUT/g16_f32.mlir" --emulate -o "$OUT/cubin/emu_g16_f32.cubin"
 # DeepSeek-V3's up-projection through the timing proxy (the suite's moeproxy part).
 "$BUILD"/bin/nvfp4-compile examples/moe_deepseek_up.mlir --proxy -o "$OUT/cubin/proxy_moe_up.cubin"
+# The sm_120a kernel family (docs/kernel-sm120a.md) with its block-scaled mma.sync emulated
+# on sm_90a (the suite's sm120 part): every variant for 16 groups, the default family of an
+# sm_120f op, the contiguous form for 8 experts (f16) and 64 (bf16 C, alpha, sm_121a), 16
+# groups with f32 C and alpha; and the native sm_120a family, which the runtime must refuse
+# on the H200 with its own status.
+S120_VARIANTS='["ab_n64", "ab_n128", "swap_n32", "swap_n64", "swap_n128"]'
+sed "s/target = \"sm_100a\"/target = \"sm_120a\", variants = $S120_VARIANTS/" examples/any16.mlir > "$OUT/any16_sm120.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120.mlir" --emulate -o "$OUT/cubin/emu120_family.cubin"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120.mlir" -o "$OUT/cubin/sm120_family.cubin"
+sed 's/target = "sm_100a"/target = "sm_120f"/' examples/any16.mlir > "$OUT/any16_sm120f.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120f.mlir" --emulate -o "$OUT/cubin/emu120_default.cubin"
+S120V=ab_n64,ab_n128,swap_n32,swap_n64,swap_n128
+python3 scripts/gen-ops.py moe 8 --variants $S120V | sed 's/"sm_100a"/"sm_120a"/' > "$OUT/moe120_e8.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe120_e8.mlir" --emulate -o "$OUT/cubin/emu120_moe_e8_f16.cubin"
+python3 scripts/gen-ops.py moe 64 --c bf16 --alpha --variants $S120V | sed 's/"sm_100a"/"sm_121a"/' > "$OUT/moe120_e64.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe120_e64.mlir" --emulate -o "$OUT/cubin/emu120_moe_e64_bf16.cubin"
+python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $S120V | sed 's/"sm_100a"/"sm_120a"/' > "$OUT/g16_sm120_f32.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/g16_sm120_f32.mlir" --emulate -o "$OUT/cubin/emu120_g16_f32.cubin"
 # The suite itself travels with the package (the GPU machine gets another checkout's scripts):
 # run it as `bash $OUT/device-suite.sh` from the repository root.
 cp scripts/device-suite.sh "$OUT/"
