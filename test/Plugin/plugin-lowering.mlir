@@ -1,5 +1,6 @@
 // The pass plugin drives the whole lowering inside the stock mlir-opt (passes loaded by a
-// plugin are reachable through --pass-pipeline; their flag form is parsed too early).
+// plugin are reachable through --pass-pipeline; their flag form is parsed too early), for
+// the tcgen05 targets (sm_100a, sm_100f, sm_103a) and the sm_12x ones, and both emulations.
 // RUN: %mlir_opt %s --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s
@@ -14,6 +15,13 @@
 // RUN: sed 's/"sm_100a"/"sm_120a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=RTX
+// RUN: sed 's/"sm_100a"/"sm_103a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=B300
+// RUN: sed 's/"sm_100a"/"sm_121a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-sm120)" \
+// RUN:   | FileCheck %s --check-prefix=RTXEMU
 
 // CHECK-LABEL: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
 // CHECK: llvm.func @plugin_kernel_ab_n128(
@@ -24,6 +32,10 @@
 // FAMILY: nvvm.tcgen05.mma.block_scale
 // RTX: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">]
 // RTX: nvvm.mma.block_scale
+// B300: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_103a", features = "+ptx88", verifyTarget = false>]
+// RTXEMU: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88", link = [
+// RTXEMU-NOT: nvvm.mma.block_scale
+// RTXEMU: llvm.call @nvfp4_emu_mma_sync_mxf4nvf4_4x(
 func.func @one(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
                %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
                %c: memref<?x128xf16>) {
