@@ -217,6 +217,11 @@ typedef struct MlirNvfp4KernelConfig {
    * the scan scratch (one pair of u32 per thread); the tensor maps of its parameter block
    * (5, plus nLadder A maps of smaller N-role boxes for a DYNAMIC_N variant). */
   uint32_t scheduleOffset, scheduleBytes, scanOffset;
+  /* sm_90a: the records live in the CTA's slice of the workspace (workspacePerCta bytes at
+   * workspace + CTA index x workspacePerCta; its shared memory is the pipeline's) and the
+   * scan scratch at scanOffset aliases the decoded token ring, unused until the roles
+   * start */
+  bool scheduleInWorkspace;
   uint32_t numTmaps, nLadder;
 
   /* The planner's tables (for printing, tests and the docs). */

@@ -34,9 +34,16 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
       mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString("sm_90a")))
     target = MLIR_NVFP4_TARGET_SM90A;
   a = attrOf(op, "variants");
-  if (mlirAttributeIsNull(a))
-    return (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
-                                                          max > 0 ? (uint32_t)max : 0);
+  if (mlirAttributeIsNull(a)) {
+    intptr_t n = (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
+                                                                max > 0 ? (uint32_t)max : 0);
+    /* the stream-K schedule cuts its shares from the group table: nvfp4.moe_matmul's
+     * default family is the persistent variants */
+    intptr_t kept = 0;
+    for (intptr_t i = 0; i < n; ++i)
+      if (!(mlirNvfp4IsMoeMatmul(op) && out[i].streamK)) out[kept++] = out[i];
+    return kept;
+  }
   if (!mlirAttributeIsAArray(a)) {
     if (msg && msgSize) snprintf(msg, msgSize, "'variants' must be an array of strings");
     return -1;

@@ -38,12 +38,19 @@ static void usage(FILE *f) {
 /* One launch on the current routing: C reset, simulated, checked. Returns the exit code. */
 static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *block,
                             uint32_t grid, nvfp4h_moe_problem *p, void *c,
-                            const nvfp4sim_options *opts, int threads, int json, const char *label) {
+                            const nvfp4sim_range *workspace, const nvfp4sim_options *opts,
+                            int threads, int json, const char *label) {
   memcpy(c, p->c, p->c_alloc_bytes);
-  nvfp4sim_range writable = {c, p->c_alloc_bytes};
+  /* C, and the workspace (a native sm_90a kernel's expert schedules) refilled with garbage:
+   * the kernel must write what it reads there at every launch */
+  nvfp4sim_range writable[2] = {{c, p->c_alloc_bytes}, {NULL, 0}};
+  if (workspace->bytes) {
+    memset((void *)(uintptr_t)workspace->base, 0xA5, workspace->bytes);
+    writable[1] = *workspace;
+  }
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
-  if (grid) nvfp4sim_launch(mod, v, block, grid, &writable, 1, opts, &res);
+  if (grid) nvfp4sim_launch(mod, v, block, grid, writable, workspace->bytes ? 2 : 1, opts, &res);
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
     return CPU_ERROR;
@@ -145,7 +152,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   int rc = CPU_ERROR;
   nvfp4h_moe_problem p;
   memset(&p, 0, sizeof p);
-  void *c = NULL, *block = NULL;
+  void *c = NULL, *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
   const nvfp4_kernel_metadata *m0 = &table->variants[0];
   if (m0->form != NVFP4_META_FORM_CONTIGUOUS || m0->max_groups != e) {
@@ -205,15 +212,22 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
       goto done;
     }
   }
-  if (nvfp4rt_moe_param_pack(meta, &args, 0, 0, block, meta->param_bytes) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
-    goto done;
-  }
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, &args);
   const uint32_t grid = nvfp4rt_grid_size(meta, (uint32_t)tiles, sms);
   if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
     fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
             meta->kernel_name, meta->cluster[0], sms);
+    goto done;
+  }
+  /* the workspace a native sm_90a kernel keeps its expert schedules in (per CTA) */
+  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid};
+  if (ws.bytes && !(ws.base = workspace = malloc(ws.bytes))) { /* freed at done */
+    fprintf(stderr, "nvfp4-run --cpu: out of host memory\n");
+    goto done;
+  }
+  if (nvfp4rt_moe_param_pack(meta, &args, (uint64_t)(uintptr_t)ws.base, ws.bytes, block,
+                             meta->param_bytes) != NVFP4RT_STATUS_OK) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
     goto done;
   }
   if (!json) {
@@ -227,7 +241,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
            (unsigned long long)seed, full ? "full-range" : "competition");
   }
   nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD};
-  rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, "launch");
+  rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, "launch");
   for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);
     nvfp4h_moe_route(route, seed + 1 + r, p.num_experts, p.m, tokens, p.offsets);
@@ -235,13 +249,14 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     char label[64];
     snprintf(label, sizeof label, "reroute %u (%s)", r + 1, nvfp4h_moe_routing_name(route));
     opts.schedule_seed = sched + 1 + r;
-    rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, label);
+    rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, label);
   }
   if (!json) printf("result   %s\n", rc == CPU_PASS ? "PASS" : "FAIL");
 
 done:
   free(c);
   free(block);
+  free(workspace);
   nvfp4h_moe_problem_free(&p);
   nvfp4sim_module_destroy(mod);
   return rc;

@@ -6,7 +6,8 @@
  * wgmma mainloop and the epilogue, the decoder warpgroups after them (3 and 4; one for
  * swap_n192 and swap_n128_m192) give registers back and decode the tokens
  * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for their
- * TMA stores: every mbarrier arrive is a plain (synchronous) one.
+ * TMA stores: every mbarrier arrive is a plain (synchronous) one. The contiguous form
+ * (nvfp4.moe_matmul) first builds the expert schedule from the device-resident offsets.
  */
 #include <stdio.h>
 
@@ -137,6 +138,10 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   }
   kbEndIf(b);
   nvBarrier0(b);
+  /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
+   * offsets into its slice of the workspace (all threads; the scan's scratch is the decoded
+   * token ring, free until the roles start; ends with a CTA barrier). */
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
 
   /* One role per warpgroup, each one branch of an if/else chain (setmaxnreg needs it). */
   kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4));
