@@ -5,8 +5,8 @@
  * padding and the guard row are unchanged).
  *
  *   nvfp4-run --cpu KERNEL.so --moe E,M,N,K [--tokens T] [--routing NAME] [--seed S]
- *             [--full-range] [--ldc-pad P] [--variant V] [--sms N] [--schedule-seed S]
- *             [--reroutes R] [--max-reports N] [--threads T] [--json]
+ *             [--full-range] [--ldc-pad P] [--alpha-values V,...] [--variant V] [--sms N]
+ *             [--schedule-seed S] [--reroutes R] [--max-reports N] [--threads T] [--json]
  *
  * --reroutes R launches R more times with the same parameter block after writing a new
  * routing (offsets and the scale-factor layout that goes with it) into the same buffers
@@ -28,7 +28,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv);
 
 static void usage(FILE *f) {
   fprintf(f, "usage: nvfp4-run --cpu KERNEL.so --moe E,M,N,K [--tokens T] [--routing NAME]\n"
-             "                 [--seed S] [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
+             "                 [--seed S] [--full-range] [--ldc-pad P] [--alpha-values V,...]\n"
+             "                 [--variant NAME|INDEX]\n"
              "                 [--sms N] [--schedule-seed S] [--reroutes R] [--max-reports N]\n"
              "                 [--threads T] [--json]\n"
              "  routings: random empty one balanced decreasing beyond (default random)\n"
@@ -100,7 +101,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   const char *path = NULL, *variant = NULL, *moe = NULL;
   uint64_t seed = 1111, sched = 1;
   uint32_t ldc_pad = 0, sms = 4, max_reports = 10, tokens = UINT32_MAX, reroutes = 0;
-  int full = 0, json = 0, threads = 0, routing = NVFP4H_ROUTE_RANDOM;
+  int full = 0, json = 0, threads = 0, routing = NVFP4H_ROUTE_RANDOM, nalphas = 0;
+  float alphas[RUN_MAX_ALPHAS];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(CPU_ERROR), (char *)0))
@@ -122,6 +124,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
     else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--full-range")) full = 1;
+    else if (!strcmp(a, "--alpha-values")) nalphas = run_parse_alphas(NEXT(), alphas);
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return CPU_ERROR; }
@@ -170,6 +173,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
             gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
+  if (run_apply_alphas(alphas, nalphas, gopts.alpha, p.alpha, sizeof *p.alpha, p.num_experts) != 0)
+    goto done;
   c = aligned_alloc(64, (p.c_alloc_bytes + 63) / 64 * 64);
   if (!c) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
   nvfp4rt_moe_problem args = {

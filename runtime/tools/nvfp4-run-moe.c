@@ -25,7 +25,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN --moe E,M,N,K [--tokens T] [--routing NAME] [--seed S]\n"
-          "                 [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
+          "                 [--full-range] [--ldc-pad P] [--alpha-values V,...] [--variant NAME|INDEX]\n"
           "                 [--graph-replays R] [--iters N] [--flush-l2] [--launch-iters N]\n"
           "                 [--threads T] [--json] [--no-check] [--device D]\n"
           "  E experts, M token rows of A and C (T <= M routed, default M), N, K per expert;\n"
@@ -37,7 +37,8 @@ typedef struct moe_opts {
   const char *cubin, *variant;
   uint32_t e, m, n, k, tokens, ldc_pad;
   int routing, full_range, replays, launch_iters, threads, json, device, tokens_set, no_check;
-  int iters, flush_l2;
+  int iters, flush_l2, nalphas;
+  float alphas[RUN_MAX_ALPHAS];
   uint64_t seed;
 } moe_opts;
 
@@ -157,6 +158,7 @@ static int parse(int argc, char **argv, moe_opts *o) {
     } else if (!strcmp(a, "--seed")) { VALUE(v) o->seed = run_parse_u64(a, v); }
     else if (!strcmp(a, "--variant")) o->variant = NEXT();
     else if (!strcmp(a, "--full-range")) o->full_range = 1;
+    else if (!strcmp(a, "--alpha-values")) { VALUE(v) o->nalphas = run_parse_alphas(v, o->alphas); }
     else if (!strcmp(a, "--graph-replays")) NUM(o->replays, 0, 1000000);
     else if (!strcmp(a, "--launch-iters")) NUM(o->launch_iters, 0, 10000000);
     else if (!strcmp(a, "--threads")) NUM(o->threads, 0, 4096);
@@ -230,6 +232,8 @@ int nvfp4_run_moe(int argc, char **argv) {
             gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
+  if (run_apply_alphas(o.alphas, o.nalphas, with_alpha, prob.alpha, sizeof *prob.alpha, prob.num_experts) != 0)
+    goto done;
   if ((st = alloc_bufs(ctx, &prob, with_alpha, &d)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if ((st = upload(ctx, &prob, &d, 1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   nvfp4rt_moe_problem args = launch_args(&prob, &d);

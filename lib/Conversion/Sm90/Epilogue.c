@@ -54,13 +54,19 @@ static KbValue cValue(KbBuilder *b, KbValue v, KbValue alpha, bool vec) {
   return v;
 }
 
-/* f16x2 or bf16x2 of (x, y): cValue, then one round to nearest even. */
+/* f16x2 or bf16x2 of (x, y): cValue, then one round to nearest even. (bf16 as two scalar
+ * conversions: the CPU target rounds a scalar f32 -> bf16 itself, and its host has no
+ * vector bf16 conversion.) */
 static KbValue packPair(Sm90Kernel *k, KbValue x, KbValue y, KbValue alpha) {
   KbBuilder *b = k->g.b;
   MlirType v2f = vecType(b, b->f32, 2);
   KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2f), x, kbI32(b, 0)), y, kbI32(b, 1));
-  MlirType half = k->g.cfg->spec.output == MLIR_NVFP4_OUTPUT_BF16 ? b->bf16 : b->f16;
-  KbValue h = kbFPTrunc(b, cValue(b, v, alpha, true), vecType(b, half, 2));
+  v = cValue(b, v, alpha, true);
+  if (k->g.cfg->spec.output != MLIR_NVFP4_OUTPUT_BF16)
+    return kbBitcast(b, kbFPTrunc(b, v, vecType(b, b->f16, 2)), b->i32);
+  KbValue h = kbUndef(b, vecType(b, b->bf16, 2)); /* NVPTX: one cvt.rn.bf16x2.f32 */
+  for (int i = 0; i < 2; ++i)
+    h = kbInsert(b, h, kbFPTrunc(b, kbExtract(b, v, kbI32(b, i)), b->bf16), kbI32(b, i));
   return kbBitcast(b, h, b->i32);
 }
 
