@@ -228,7 +228,7 @@ static void sm90Tests(void) {
   static const struct { const char *variant; const char *reason; } bad[] = {
       {"ab_n128", "swap-AB orientation only"},
       {"swap2_n128", "no CTA-pair variant"},
-      {"swap_n256", "must be 64, 128 or 192"},
+      {"swap_n256", "128 accumulator registers"},
       {"swap_n192_m192", "token tiles up to 128"},
       {"swap_n128_m256", "128 or 192 weight rows"}};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
