@@ -549,6 +549,8 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
           cfg->paramBytes);
   if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS)
     fprintf(f, ", %u tensor maps (%u N-role box ladder)", cfg->numTmaps, cfg->nLadder);
+  if (cfg->scheduleInWorkspace)
+    fprintf(f, ", expert schedule in the workspace (%u bytes per CTA)", cfg->workspacePerCta);
   fprintf(f, "\n");
 }
 
