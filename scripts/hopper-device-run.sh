@@ -58,7 +58,7 @@ for t in 512 2048; do
   for v in auto swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192; do
     va=""; [ $v != auto ] && va="--variant $v"
     timeout 600 "$D/bin/nvfp4-run" "$DS" --moe "256,$m,4096,7168" --routing random --seed 1 $va \
-      --iters 20 --warmup 2 --flush-l2 --launch-iters 0 --no-check --json > "$O/options/ds_t${t}_moe_$v.json" 2>&1
+      --iters 20 --flush-l2 --launch-iters 0 --no-check --json > "$O/options/ds_t${t}_moe_$v.json" 2>&1
   done
   timeout 600 "$D/bin/nvfp4-run" "$DG" --groups "$(cat "$O/options/ds_t$t.groups")" --iters 20 --warmup 2 \
     --flush-l2 --launch-iters 0 --no-check --json > "$O/options/ds_t${t}_grouped.json" 2>&1
