@@ -23,10 +23,11 @@
  *     no register file).
  *   - f32 -> bf16 truncations (a bf16 C) into integer round-to-nearest-even (the host's
  *     libcall for them is missing from older runtime libraries).
- * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
- * TMEM regions, recomputed from its metadata record, plus the table of rewritten
- * operations the calls' `site` numbers index) as the string global
- * `<kernel>__nvfp4_cpu_plan`; the simulator names resources and instructions with it.
+ * Each kernel gets a plan text (its role map, shared-memory regions, mbarrier arrays and
+ * TMEM regions: the plan the lowering computed and attached to the kernel as `nvfp4.plan`,
+ * never recomputed here; plus the table of rewritten operations the calls' `site` numbers
+ * index) as the string global `<kernel>__nvfp4_cpu_plan`; the simulator names resources and
+ * instructions with it.
  * The module's target becomes the host: the gpu.module is marked `nvfp4.cpu` and holds
  * only LLVM-dialect operations, which lib/Target/CpuObject.c translates and compiles.
  * Anything the simulator does not implement is rejected with a diagnostic at the op.
@@ -868,62 +869,20 @@ static bool rewriteKernel(MlirOperation func, Text *plan) {
   return ok && !r.sites.oom;
 }
 
-/* ---- the plan text: the planner's tables of the variant, from its metadata record ---- */
+/* ---- the plan text: the kernel's name, then the plan the lowering attached -------------- */
 
-static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *why, size_t size) {
-  nvfp4_kernel_metadata m;
-  memset(&m, 0, sizeof m);
-#define F(field, off) m.field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
-  NVFP4_META_U32_FIELDS(F)
-#undef F
-  const bool sm90 = m.target_sm == 90 && !(m.flags & NVFP4_META_FLAG_EMULATION);
-  MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
-                               .ctaGroup = m.cta_group, .tileN = m.tile_n,
-                               .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
-                               .stages = m.stages,
-                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A,
-                               .output = (MlirNvfp4OutputType)m.c_type,
-                               .alpha = (m.epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0,
-                               .form = (MlirNvfp4Form)m.form};
-  MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
-  if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
-    free(cfg);
-    return false;
+/* The plan text of `func` (nvfp4.plan: the lines of mlirNvfp4KernelConfigPlanText, which the
+ * lowering computed); false when it has none. */
+static bool planOf(MlirOperation func, const char *kernel, Text *t) {
+  MlirAttribute lines = mlirOperationGetAttributeByName(func, str("nvfp4.plan"));
+  if (mlirAttributeIsNull(lines) || !mlirAttributeIsAArray(lines)) return false;
+  textf(t, "kernel %s\n", kernel);
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(lines); ++i) {
+    MlirAttribute line = mlirArrayAttrGetElement(lines, i);
+    if (!mlirAttributeIsAString(line)) return false;
+    MlirStringRef s = mlirStringAttrGetValue(line);
+    textf(t, "%.*s\n", (int)s.length, s.data);
   }
-  char vname[32];
-  mlirNvfp4VariantName(spec, vname, sizeof vname);
-  textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
-        m.block[0], m.cluster[0], m.dyn_smem_bytes);
-  if (sm90) { /* warpgroup 0 produces; the consumer warpgroups decode the weights, issue
-                 wgmma and store C; the decoder warpgroups after them decode the tokens */
-    const uint32_t warps = m.block[0] / 32, consumerEnd = 4u * (1u + cfg->sm90.consumerGroups);
-    textf(t, "role %u %u epilogue\nrole %u %u mma\nrole 0 3 producer\nrole 4 %u consumer\n",
-          warps, warps - 1, warps, warps - 1, consumerEnd - 1);
-    if (consumerEnd < warps) textf(t, "role %u %u decoder\n", consumerEnd, warps - 1);
-  }
-  else
-    textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
-          MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
-          MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
-  for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
-    const MlirNvfp4SmemRegion *s = &cfg->smem[i];
-    textf(t, "smem %u %u %u %u %s\n", s->offset, s->bytes, s->copies, s->stride, s->name);
-  }
-  /* the parts of a stage, so that reports can name the tile a byte belongs to */
-  textf(t, "stagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\n",
-        cfg->mOffset, cfg->mBytes, "M-role tile", cfg->nOffset, cfg->nBytes, "N-role tile",
-        cfg->sfmOffset, cfg->sfmBytes, "M-role scale factors", cfg->sfnOffset, cfg->sfnBytes,
-        "N-role scale factors");
-  for (uint32_t i = 0; i < cfg->numBarrierArrays; ++i) {
-    const MlirNvfp4BarrierArray *a = &cfg->barriers[i];
-    textf(t, "barrier %u %u %u %s\n", cfg->barrierOffset + 8u * a->first, a->count, a->arrivals,
-          a->name);
-  }
-  for (uint32_t i = 0; i < cfg->numTmemRegions; ++i) {
-    const MlirNvfp4TmemRegion *s = &cfg->tmem[i];
-    textf(t, "tmem %u %u %u %u %s\n", s->column, s->columns, s->copies, s->stride, s->name);
-  }
-  free(cfg);
   return true;
 }
 
@@ -961,34 +920,17 @@ static bool kernelName(MlirOperation func, char *out, size_t size) {
   return true;
 }
 
-/* The kernel's metadata record (the one whose name field is the kernel's). */
-static const unsigned char *recordOf(const unsigned char *table, size_t count, const char *kernel) {
-  for (size_t i = 0; i < count; ++i) {
-    const unsigned char *rec = table + i * NVFP4_METADATA_BYTES;
-    if (!strncmp((const char *)rec + NVFP4_META_KERNEL_NAME, kernel, NVFP4_META_KERNEL_NAME_BYTES))
-      return rec;
-  }
-  return NULL;
-}
-
 static bool convertModule(MlirOperation gpuModule) {
   MlirContext ctx = mlirOperationGetContext(gpuModule);
   MlirLocation loc = mlirOperationGetLocation(gpuModule);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
   MlirOperation meta = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
   MlirAttribute v = mlirOperationGetAttributeByName(meta, str("value"));
-  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) {
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v) ||
+      mlirElementsAttrGetNumElements(v) % NVFP4_METADATA_BYTES) {
     nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
     return false;
   }
-  int64_t nbytes = mlirElementsAttrGetNumElements(v);
-  unsigned char *table = malloc((size_t)nbytes + 1);
-  if (!table || nbytes % NVFP4_METADATA_BYTES) {
-    free(table);
-    nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
-    return false;
-  }
-  for (int64_t i = 0; i < nbytes; ++i) table[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
   /* Host globals live in the default address space. */
   mlirOperationSetAttributeByName(meta, str("addr_space"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
 
@@ -999,14 +941,13 @@ static bool convertModule(MlirOperation gpuModule) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!isKernel(op)) continue;
-    char kernel[NVFP4_META_KERNEL_NAME_BYTES + 1], why[256];
+    char kernel[NVFP4_META_KERNEL_NAME_BYTES + 1];
     if (!kernelName(op, kernel, sizeof kernel)) continue;
-    const unsigned char *rec = recordOf(table, (size_t)nbytes / NVFP4_METADATA_BYTES, kernel);
     Text plan = {0};
-    if (!rec || !planOf(rec, kernel, &plan, why, sizeof why)) {
+    if (!planOf(op, kernel, &plan)) {
       char msg[400];
-      snprintf(msg, sizeof msg, "nvfp4-cpu-target: kernel %s: %s", kernel,
-               rec ? why : "has no metadata record");
+      snprintf(msg, sizeof msg, "nvfp4-cpu-target: kernel %s has no plan (the nvfp4.plan "
+               "array of strings --nvfp4-lower-grouped-matmul attaches)", kernel);
       nvfp4EmitError(mlirOperationGetLocation(op), msg);
       ok = false;
     }
@@ -1019,13 +960,13 @@ static bool convertModule(MlirOperation gpuModule) {
                             "nvvm.cluster_dim"};
       for (size_t d = 0; d < sizeof drop / sizeof drop[0]; ++d)
         mlirOperationRemoveAttributeByName(op, str(drop[d]));
+      mlirOperationRemoveAttributeByName(op, str("nvfp4.plan")); /* now the plan global */
       mlirOperationSetAttributeByName(op, str("nvfp4.cpu_kernel"), mlirUnitAttrGet(ctx));
       ok = !plan.oom && addPlanGlobal(ctx, body, kernel, &plan);
       if (!ok) nvfp4EmitError(loc, "nvfp4-cpu-target: cannot build the plan text");
     }
     free(plan.data);
   }
-  free(table);
   if (!ok) return false;
   /* The dynamic shared-memory symbol is the simulator's now (nvfp4_sim_dyn_smem). */
   MlirOperation dyn = nvfp4FindSymbol(gpuModule, "nvfp4_dyn_smem");

@@ -7,7 +7,9 @@
 // The default sm_90a family: swap_n128, swap_n64, swap_n192, then swap_n128_m192,
 // swap_n64_m192 and swap_n128_m192_sk, 6 x 256-byte records.
 // Record 0: "NVF4", ABI 3, 256 bytes, sm 90, flags 0 (native: no emulation workspace),
-// block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1.
+// block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1. The plan: warpgroup 0 produces,
+// 1-2 consume, 3-4 decode tokens (swap_n192: one decoder warpgroup; swap_n128_m192: three
+// consumers).
 // CHECK-LABEL: func.func @sm90_default
 // CHECK-SAME: nvfp4.kernel = @h0_module
 // CHECK-NOT: nvfp4.grouped_matmul
@@ -15,11 +17,16 @@
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100005A000000000000008002000001000000010000000100000001000000010000
 // CHECK-SAME: tensor<1536xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
-// CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
+// CHECK-SAME: attributes {nvfp4.plan = ["variant swap_n128", "threads 640", "cluster 1", "dyn_smem {{[0-9]+}}",
+// CHECK-SAME: "role 0 3 producer", "role 4 11 consumer", "role 12 19 decoder", "smem 0
+// CHECK-SAME: nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
 // CHECK: llvm.func @h0_swap_n64(
 // CHECK: llvm.func @h0_swap_n192(
+// CHECK-SAME: "role 0 3 producer", "role 4 11 consumer", "role 12 15 decoder"
 // CHECK-SAME: nvvm.reqntid = array<i32: 512, 1, 1>
 // CHECK: llvm.func @h0_swap_n128_m192(
+// CHECK-SAME: "variant swap_n128_m192", "threads 640"
+// CHECK-SAME: "role 0 3 producer", "role 4 15 consumer", "role 16 19 decoder"
 // CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
 // CHECK: llvm.func @h0_swap_n64_m192(
 // CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
