@@ -190,7 +190,8 @@ typedef struct MlirNvfp4Sm90Plan {
 } MlirNvfp4Sm90Plan;
 
 /* The cost model of a native sm_90a tile, shared by the planner (the stream-K split) and the
- * runtime's variant choice (runtime/src/plan.c): a tile of W weight rows and T token
+ * runtime's variant choice (runtime/src/plan.c), which reads both constants from the
+ * metadata record (cost_decode_rows, cost_token_share): a tile of W weight rows and T token
  * rows costs W (T + D) - S (W - 128) T token-row-weights, D = decode rows (the weights of a
  * tile are decoded once whatever T, which costs about what D more token rows would), S = the
  * share of a token row's cost a wider weight tile does not repeat (a token row is decoded
@@ -268,7 +269,8 @@ typedef struct MlirNvfp4KernelConfig {
   /* The role map: which warps run which role (the kernel builders dispatch on it, the CPU
    * target's plan text names it). */
   MlirNvfp4WarpRange roles[MLIR_NVFP4_ROLE_COUNT];
-  /* The cost-model constants (sm_90a: the model above; 0 for a kernel without a decode). */
+  /* The cost-model constants of the metadata record (sm_90a: the model above; 0 for a
+   * kernel without a decode). */
   uint32_t costDecodeRows, costTokenSharePermille;
 } MlirNvfp4KernelConfig;
 

@@ -636,7 +636,8 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
       .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta,
       .c_type = (uint32_t)cfg->spec.output,
       .epilogue_flags = cfg->spec.alpha ? NVFP4_META_EFLAG_ALPHA : 0u,
-      .form = (uint32_t)cfg->spec.form};
+      .form = (uint32_t)cfg->spec.form, .cost_decode_rows = cfg->costDecodeRows,
+      .cost_token_share = cfg->costTokenSharePermille};
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)
