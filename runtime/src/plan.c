@@ -310,20 +310,22 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
  * Native sm_90a kernels: H200 (4.8 TB/s, 132 SMs), calibrated on the times measured there
  * (docs/performance.md, 2026-12-03: the six variants of the default family on B1..B4, 24
  * times; test/Runtime/sm90-plan.test holds them). A tile of W weights and T tokens costs
- * W (T + 48) - 0.87 (W - 128) T token-row-weights at 5.0 TFLOP/s per SM, plus 1.2 us: its
- * weights are decoded once per tile whatever T, worth 48 token rows, and a token row is
- * decoded once per tile whatever W, so a 192-weight tile pays 0.87 of a token row's cost
- * at 128 weights once. Tiles go to the CTAs in the kernel's snake order; a launch costs a
- * fixed 5.5 us (launch, pipeline fill, the last tiles' epilogues), a stream-K one 9 us
+ * W (T + D) - S (W - 128) T token-row-weights at 5.0 TFLOP/s per SM, plus 1.2 us: its
+ * weights are decoded once per tile whatever T, worth D = 48 token rows, and a token row is
+ * decoded once per tile whatever W, so a 192-weight tile pays S = 0.87 of a token row's cost
+ * at 128 weights once. D and S are the kernel's own (the planner's cost model, KernelConfig.h,
+ * which also splits the stream-K work with them): the metadata record carries them
+ * (cost_decode_rows, cost_token_share per mille). Tiles go to the CTAs in the kernel's
+ * snake order; a launch costs a fixed 5.5 us (launch, pipeline fill, the last tiles' epilogues), a stream-K one 9 us
  * more (the partial sums, more tile starts per CTA). Fitted by least squares on the
  * logarithms: every modelled time within 4.5 % of the measured one (3 % rms), the fastest
  * variant chosen on each case; on the stream-K variants of the other widths, measured a
  * day earlier and not fitted, within -19 .. +16 %. */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
-  uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
+  uint32_t decode_rows; /* token rows the per-tile weight decode costs (the record's) */
   double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
-                           weight tile does not repeat (native sm_90a) */
+                           weight tile does not repeat (the record's) */
   double stream_k_fixup_s; /* the fixed cost of a stream-K launch (native sm_90a) */
   double launch_s;      /* the fixed cost of every launch (native sm_90a) */
   int snake;            /* tiles dealt in the kernel's snake order (native sm_90a) */
@@ -338,8 +340,8 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
   } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 5.0e12;
-    d.decode_rows = 48;
-    d.token_share = 0.87;
+    d.decode_rows = m->cost_decode_rows;
+    d.token_share = m->cost_token_share / 1000.0;
     d.tile_overhead_s = 1.2e-6;
     d.stream_k_fixup_s = 9e-6;
     d.launch_s = 5.5e-6;
