@@ -320,13 +320,20 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
  * more (the partial sums, more tile starts per CTA). Fitted by least squares on the
  * logarithms: every modelled time within 4.5 % of the measured one (3 % rms), the fastest
  * variant chosen on each case; on the stream-K variants of the other widths, measured a
- * day earlier and not fitted, within -19 .. +16 %. */
+ * day earlier and not fitted, within -19 .. +16 %. A stream-K CTA also works 5 % slower
+ * than a persistent one (its stage-granular loop, no snake order for the weights' reuse):
+ * measured on DeepSeek-V3's MoE up-projection (256 groups, 22 to 43 tiles per CTA,
+ * 2026-12-05), where swap_n128_m192_sk took 2497 us and 1834 us against swap_n128_m192's
+ * 2314 us and 1676 us at 2048 and 512 tokens, while its balance wins only where each CTA
+ * has few tiles (B1: 136.7 against 139.2 us). */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (the record's) */
   double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
                            weight tile does not repeat (the record's) */
   double stream_k_fixup_s; /* the fixed cost of a stream-K launch (native sm_90a) */
+  double stream_k_work;    /* a stream-K CTA's time per unit of work, relative to the
+                              persistent schedule's (native sm_90a) */
   double launch_s;      /* the fixed cost of every launch (native sm_90a) */
   int snake;            /* tiles dealt in the kernel's snake order (native sm_90a) */
 } device_model;
@@ -334,6 +341,7 @@ typedef struct device_model {
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
   device_model d = {0};
   d.tile_overhead_s = 0.5e-6;
+  d.stream_k_work = 1.0;
   if (m->target_sm == 100) {
     d.dram_bps = 7.68e12 * 0.85;
     d.sm_flops = 10.0e15 / 148.0;
@@ -344,6 +352,7 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
     d.token_share = m->cost_token_share / 1000.0;
     d.tile_overhead_s = 1.2e-6;
     d.stream_k_fixup_s = 9e-6;
+    d.stream_k_work = 1.05;
     d.launch_s = 5.5e-6;
     d.snake = 1;
   } else {
@@ -405,7 +414,7 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
      * (split tiles' partial sums through the workspace, more tile starts per CTA) */
     double sum = 0;
     for (uint32_t c = 0; c < clusters; c++) sum += cta_time[c];
-    worst = sum / clusters + d.stream_k_fixup_s;
+    worst = sum / clusters * d.stream_k_work + d.stream_k_fixup_s;
   }
   for (uint32_t c = 0; !(m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && c < clusters; c++)
     if (cta_time[c] > worst) worst = cta_time[c];

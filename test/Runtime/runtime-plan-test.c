@@ -647,9 +647,15 @@ static void sm90_select_measured(const nvfp4rt_metadata_table *tab) {
 /* DeepSeek-V3's MoE up-projection (E = 256 experts, top-8, N = 4096, K = 7168) at 512 and
  * 2048 tokens, routed uniformly at random (a fixed LCG): the pointer-array form (one group
  * per expert, its routed rows) and the contiguous form (nvfp4rt_moe_select_variant, the
- * persistent variants). No time has been measured at these shapes: the choice rests on the
- * model fitted to B1..B4 (per-tile decode and wgmma cost, snake schedule, launch cost); it is
- * printed for the device run to compare with. */
+ * persistent variants). The pointer-array form's times measured on the H200
+ * (docs/performance.md, 2026-12-05: nvfp4-hopper-bench, interleaved rounds, median of 50
+ * with L2 flushed, every variant forced; microseconds, in kSm90Names order; the routing there
+ * was nvfp4-run's random one, of the same distribution): the choice must be within 5 % of
+ * the fastest. */
+static const double kDeepSeekMeasured[2][6] = {
+    {2172.7, 2122.8, 2027.3, 1676.2, 1668.6, 1834.0},  /* 512 tokens */
+    {2929.7, 3715.0, 2828.8, 2314.4, 2950.1, 2496.9}}; /* 2048 tokens */
+
 static void sm90_select_deepseek(nvfp4_kernel_metadata n192, nvfp4_kernel_metadata w192,
                                  nvfp4_kernel_metadata w192n64, nvfp4_kernel_metadata wsk) {
   enum { E = 256, TOP = 8 };
@@ -691,7 +697,13 @@ static void sm90_select_deepseek(nvfp4_kernel_metadata n192, nvfp4_kernel_metada
     printf("sm90 select DeepSeek-V3 up-projection, %u tokens (%u to %u rows per expert, 132 "
            "SMs):", tokens[c], lo, hi);
     for (uint32_t i = 0; i < 6; i++) printf(" %s %.0f", kSm90Names[i] + 5, cost[i]);
-    printf(" us -> %s\n", v >= 0 ? kSm90Names[v] : "none");
+    double fastest = kDeepSeekMeasured[c][0];
+    for (uint32_t i = 1; i < 6; i++)
+      if (kDeepSeekMeasured[c][i] < fastest) fastest = kDeepSeekMeasured[c][i];
+    const double ratio = v >= 0 ? kDeepSeekMeasured[c][v] / fastest : 0;
+    printf(" us -> %s, %.3fx the fastest measured\n", v >= 0 ? kSm90Names[v] : "none", ratio);
+    T_CHECK(v >= 0 && ratio <= 1.05, "DeepSeek %u tokens: the choice %s is %.3fx the fastest "
+            "measured", tokens[c], v >= 0 ? kSm90Names[v] : "none", ratio);
     nvfp4rt_moe_problem p = {.a = 0x7f0000000000ull, .b = 0x7f1000000000ull,
                              .sfa = 0x7f2000000000ull, .sfb = 0x7f3000000000ull,
                              .c = 0x7f4000000000ull, .offsets = 0x7f5000000000ull,
