@@ -10,22 +10,26 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper moe groups256 moeproxy sm120 (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
-# hopper: the native sm_90a kernel family (its own block at the end; in the default).
+# hopper: the native sm_90a kernel family (its own block at the end; in the default);
+# hopper-options: its epilogue options, the contiguous form and patched maps (after it).
 # sm120: the sm_120a kernel family with its block-scaled mma.sync emulated (SM120_VARIANTS).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
+# The variant lists and the cases with their seeds are the run matrix's (run-matrix.txt,
+# read through run-matrix.sh beside this script: scripts/, or the package's copy).
 set -uo pipefail
+source "$(dirname "$0")/run-matrix.sh" || exit 2
 cd "$(dirname "$0")/.."
 D=${DEVICE_DIR:-.device}
 LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy sm120}
-VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120}
+VARIANTS=${VARIANTS:-$(matrix_variants sm100-family)} || exit 2
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 pass=0 fail=0
@@ -34,7 +38,7 @@ results="$LOG/results.txt"
 one() { # name, then nvfp4-run arguments
   local name=$1; shift
   local t0=$(date +%s%N)
-  if timeout "${RUN_TIMEOUT:-300}" "$RUN" "$@" > "$LOG/$name.log" 2>&1; then
+  if timeout "${RUN_TIMEOUT:-300}" "$RUN" "$@" > "$LOG/$name.log" 2>&1 < /dev/null; then
     pass=$((pass + 1)); st=PASS
   else
     rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
@@ -62,46 +66,37 @@ done
 fi
 
 ONE="--iters 1 --warmup 0 --launch-iters 0"
-# A first look at each variant: a 2-group and a 4-group test case (ragged M, several N
-# tiles) and a 3-group random full-range case.
-has smoke && for v in $VARIANTS; do
-  one "${v}_smoke_test0" "$FAM" --variant $v --case test:0 $ONE
-  one "${v}_smoke_test8" "$FAM" --variant $v --case test:8 $ONE
-  one "${v}_smoke_random3" "$FAM" --variant $v --case random:3 --seed 33 --full-range $ONE
-done
+# The per-variant cases of the family (the matrix's case list `family`): smoke (a first look
+# at each variant: a 2-group and a 4-group test case, ragged M, several N tiles, and a
+# 3-group random full-range case), then per variant tests, random, edge and bench.
+FAMILY_CASES=$(matrix_runs family) || exit 2
+family_part() { # VARIANT PART...: the variant's runs of these parts
+  local v=$1 part name args; shift
+  while IFS='|' read -r part name args; do
+    [[ " $* " == *" $part "* ]] && one "${v}_$name" "$FAM" --variant $v $args $ONE
+  done <<< "$FAMILY_CASES"
+}
+has smoke && for v in $VARIANTS; do family_part $v smoke; done
 for v in $VARIANTS; do
-  has tests && for i in 0 1 2 3 4 5 6 7 8 9; do
-    one "${v}_test$i" "$FAM" --variant $v --case "test:$i" $ONE
-  done
-  seed=100
-  has random && for g in 1 3 8 16; do
-    seed=$((seed + 1))
-    one "${v}_random_g${g}_s${seed}" "$FAM" --variant $v --case "random:$g" --seed $seed $ONE
-    seed=$((seed + 1))
-    one "${v}_random_g${g}_s${seed}_full" "$FAM" --variant $v --case "random:$g" --seed $seed --full-range $ONE
-  done
-  has edge && one "${v}_edge_g6" "$FAM" --variant $v --case edge:6 --seed 64 $ONE
-  has edge && one "${v}_edge_g16_ldcpad24" "$FAM" --variant $v --case edge:16 --seed 65 --ldc-pad 24 --full-range $ONE
-  has bench && for b in B1 B2 B3 B4; do
-    one "${v}_bench_$b" "$FAM" --variant $v --case $b $ONE
-  done
+  family_part $v $(for p in tests random edge bench; do has $p && echo $p; done)
 done
 # The default family, the runtime choosing the variant.
-has auto && for c in test:8 B1 B3 random:16; do
-  one "auto_${c/:/_}" "$D/cubin/emu_default.cubin" --case $c --seed 9 $ONE
-done
+has auto && while IFS='|' read -r _ name args; do
+  one "auto_$name" "$D/cubin/emu_default.cubin" $args $ONE
+done <<< "$(matrix_runs auto)"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+SAN_CASES=$(matrix_runs sanitizer) || exit 2
 has sanitizer && for tool in memcheck racecheck synccheck; do
-  for v in ${SAN_VARIANTS:-ab_n128 swap_n256 ab2_n128}; do
-    for c in test:0 test:8 random:3; do
-      name="sanitizer_${tool}_${v}_${c/:/_}"
-      if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v --case $c --seed 7 $ONE > "$LOG/$name.log" 2>&1; then
+  for v in ${SAN_VARIANTS:-$(matrix_variants sm100-sanitizer)}; do
+    while IFS='|' read -r _ c args; do
+      name="sanitizer_${tool}_${v}_$c"
+      if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v $args $ONE > "$LOG/$name.log" 2>&1 < /dev/null; then
         pass=$((pass + 1)); st=PASS
       else
         rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
       fi
       printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
-    done
+    done <<< "$SAN_CASES"
   done
 done
 # The host lowering: the clang-built program calling the host-lowered function with the
@@ -136,24 +131,29 @@ fi
 if has proxy; then
 PX="$D/cubin/proxy_family.cubin"
 "$RUN" --info "$PX" > "$LOG/proxy_info.txt"
-for i in 0 1 2 3 4 5 6 7 8 9; do
-  one "proxy_test$i" "$PX" --all-variants --case "test:$i"
-done
-seed=200
-for g in 1 3 8 16; do
-  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}" "$PX" --all-variants --case "random:$g" --seed $seed
-  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}_pad" "$PX" --all-variants --case "random:$g" --seed $seed --ldc-pad 40
-done
-one proxy_edge_g6 "$PX" --all-variants --case edge:6 --seed 64
-one proxy_edge_g16_ldcpad24 "$PX" --all-variants --case edge:16 --seed 65 --ldc-pad 24
-one proxy_edge_g16_patch "$PX" --all-variants --case edge:16 --seed 66 --ldc-pad 24 --tmap-update kernel-patch
-for b in B1 B2 B3 B4; do
-  one "proxy_bench_$b" "$PX" --all-variants --case $b
-done
-one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
+while IFS='|' read -r _ name args; do
+  one "proxy_$name" "$PX" $args
+done <<< "$(matrix_runs proxy)"
 one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
 fi
 
+# The native sm_90a parts' runner: one run with a timeout, a line in the results; after the
+# first timeout the rest are skipped (a hang is a failure, not a wait).
+htimeouts=0
+hone() { # name, timeout, then the command
+  local name=$1 to=$2; shift 2
+  if [ "$htimeouts" -gt 0 ]; then
+    fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
+  fi
+  local t0=$(date +%s%N) rc=0
+  timeout "$to" "$@" > "$LOG/$name.log" 2>&1 < /dev/null || rc=$?
+  if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+  [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
+  case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
+  printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
+}
 # ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
 # Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
 # turn on the 10 PROBLEM.md cases, random cases (G 1..16, competition and full-range), the
@@ -164,62 +164,95 @@ fi
 if has hopper; then
   HF="$D/cubin/sm90_family.cubin"
   H1="--iters 1 --warmup 0 --launch-iters 0"
-  htimeouts=0
-  hone() { # name, timeout, then the command
-    local name=$1 to=$2; shift 2
-    if [ "$htimeouts" -gt 0 ]; then
-      fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
-    fi
-    local t0=$(date +%s%N) rc=0
-    timeout "$to" "$@" > "$LOG/$name.log" 2>&1 || rc=$?
-    if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
-    [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
-    local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
-    case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
-    printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
-  }
   "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
   HT=${HOPPER_TIMEOUT:-60}
-  for v in ${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
-    for i in 0 1 2 3 4 5 6 7 8 9; do
-      hone "sm90_${v}_test$i" "$HT" "$RUN" "$HF" --variant $v --case "test:$i" $H1
-    done
-    seed=200
-    for g in 1 3 8 16; do
-      seed=$((seed + 1))
-      hone "sm90_${v}_random_g${g}_s${seed}" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed $H1
-      seed=$((seed + 1))
-      hone "sm90_${v}_random_g${g}_s${seed}_full" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed --full-range $H1
-    done
-    hone "sm90_${v}_edge_g6" "$HT" "$RUN" "$HF" --variant $v --case edge:6 --seed 64 $H1
-    hone "sm90_${v}_edge_g16_ldcpad24" "$HT" "$RUN" "$HF" --variant $v --case edge:16 --seed 65 --ldc-pad 24 --full-range $H1
-    for b in B1 B2 B3 B4; do
-      hone "sm90_${v}_bench_$b" "$HT" "$RUN" "$HF" --variant $v --case $b $H1
-      hone "sm90_${v}_bench_${b}_full" "$HT" "$RUN" "$HF" --variant $v --case $b --full-range $H1
-    done
+  SM90=$(matrix_variants sm90-family) || exit 2
+  HOPPER_CASES=$(matrix_runs hopper) || exit 2
+  for v in ${HOPPER_VARIANTS:-$SM90}; do
+    while IFS='|' read -r _ name args; do
+      hone "sm90_${v}_$name" "$HT" "$RUN" "$HF" --variant $v $args $H1
+    done <<< "$HOPPER_CASES"
   done
-  for c in test:8 B1 B2 B3 B4 random:16; do
-    hone "sm90_auto_${c/:/_}" "$HT" "$RUN" "$HF" --case $c --seed 9 $H1
-  done
+  while IFS='|' read -r _ name args; do
+    hone "sm90_auto_$name" "$HT" "$RUN" "$HF" $args $H1
+  done <<< "$(matrix_runs hopper-auto)"
   # Beside other work: the checked launch while a kernel on another stream holds N of the
   # 132 SMs (nvfp4-run --busy-sms, with its grid-barrier control). Stream-K shares and
   # persistent tiles never wait for another CTA, so they must complete on the SMs left.
-  for v in ${HOPPER_BUSY_VARIANTS:-swap_n128_m192_sk swap_n128_m192 swap_n64_m192}; do
-    for n in 66 124 131; do
-      hone "sm90_${v}_busy${n}_B1" "$HT" "$RUN" "$HF" --variant $v --case B1 --busy-sms $n $H1
-    done
-    hone "sm90_${v}_busy100_random16" "$HT" "$RUN" "$HF" --variant $v --case random:16 --seed 31 \
-      --busy-sms 100 $H1
+  BUSY_CASES=$(matrix_runs hopper-busy) || exit 2
+  for v in ${HOPPER_BUSY_VARIANTS:-$(matrix_variants sm90-busy)}; do
+    while IFS='|' read -r _ name args; do
+      hone "sm90_${v}_$name" "$HT" "$RUN" "$HF" --variant $v $args $H1
+    done <<< "$BUSY_CASES"
   done
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
-    for v in ${HOPPER_SAN_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
-      for c in test:0 test:8 random:3; do
-        hone "sm90_san_${tool}_${v}_${c/:/_}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
-          "$RUN" "$HF" --variant $v --case $c --seed 7 $H1
+    for v in ${HOPPER_SAN_VARIANTS:-$SM90}; do
+      while IFS='|' read -r _ c args; do
+        hone "sm90_san_${tool}_${v}_$c" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+          "$RUN" "$HF" --variant $v $args $H1
+      done <<< "$SAN_CASES"
+    done
+  done
+fi
+# ---- hopper-options: the sm_90a epilogue options and the contiguous form -----------------
+# (docs/kernel-sm90a.md, "Epilogue", "The contiguous MoE form", "Patched tensor maps"), every
+# variant forced in turn, natively, with the hopper part's timeout rule:
+#   - bf16 C and f32 C with alpha (16 groups): test:8, random:16 full-range with alpha 0,
+#     negative, large and tiny (--alpha-values), edge:16 with C's rows padded, and B1 with the
+#     alphas; 256 groups with f32 C and alpha (the global group table): edge and random;
+#   - the contiguous form with 8 (f16), 64 (bf16, alpha) and 256 (f32, alpha) experts over the
+#     random, empty, one, balanced, decreasing and past-M routings (37 token rows owned by no expert, C
+#     padded), 1024 experts (f16) random; one CUDA graph replayed over six new routings (per
+#     E), memcheck / racecheck / synccheck on the past-M routing;
+#   - patched tensor maps (any16, swap_n128 and swap_n64): kernel-patch launches, fresh
+#     input sets per call;
+#   - compute-sanitizer memcheck, racecheck and synccheck on f32 C with alpha.
+if has hopper-options; then
+  HT=${HOPPER_TIMEOUT:-60}
+  H1="--iters 1 --warmup 0 --launch-iters 0"
+  HV=${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}
+  HMV=${HOPPER_MOE_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192}
+  ALPHAS="--alpha-values 0,-1.5,0x1p60,0x1p-100,3,0.75"
+  for c in bf16 f32; do
+    cub="$D/cubin/sm90_grouped_16_${c}_alpha.cubin"
+    for v in $HV; do
+      hone "sm90o_${c}a_${v}_test8" "$HT" "$RUN" "$cub" --variant $v --case test:8 $H1
+      hone "sm90o_${c}a_${v}_random16" "$HT" "$RUN" "$cub" --variant $v --case random:16 --seed 16 --full-range $ALPHAS $H1
+      hone "sm90o_${c}a_${v}_edge16_pad" "$HT" "$RUN" "$cub" --variant $v --case edge:16 --seed 17 --ldc-pad 24 $H1
+      hone "sm90o_${c}a_${v}_B1" "$HT" "$RUN" "$cub" --variant $v --case B1 --full-range $ALPHAS $H1
+    done
+  done
+  for v in swap_n128 swap_n128_m192_sk; do
+    hone "sm90o_g256_f32a_${v}_edge" "$HT" "$RUN" "$D/cubin/sm90_grouped_256_f32_alpha.cubin" --variant $v --case edge:256 --seed 257 --full-range $H1
+    hone "sm90o_g256_f32a_${v}_random" "$HT" "$RUN" "$D/cubin/sm90_grouped_256_f32_alpha.cubin" --variant $v --case random:256 --seed 256 $H1
+  done
+  for spec in "8 f16" "64 bf16_alpha" "256 f32_alpha"; do
+    set -- $spec
+    e=$1 cub="$D/cubin/sm90_moe_$1_$2.cubin" m=$((8 * $1 + 300)) extra=""
+    [[ $2 == *alpha ]] && extra="--alpha-values 0,-1.5,0x1p60,0x1p-100,3"
+    for v in $HMV; do
+      for r in random empty one balanced decreasing beyond; do
+        hone "sm90o_moe_e${e}_${v}_$r" "$HT" "$RUN" "$cub" --moe "$e,$m,200,320" --tokens $((m - 37)) \
+             --routing $r --variant $v --full-range --ldc-pad 8 --seed $((e + ${#r})) $extra
       done
     done
+    hone "sm90o_moe_e${e}_graph_replays" "$HT" "$RUN" "$cub" --moe "$e,$m,256,512" --tokens $((m - 37)) --graph-replays 6
+  done
+  hone "sm90o_moe_e1024_random" "$HT" "$RUN" "$D/cubin/sm90_moe_1024_f16.cubin" --moe 1024,8492,200,320 --tokens 8455 --full-range --ldc-pad 8
+  for v in swap_n128 swap_n64; do
+    hone "sm90o_patch_${v}_test3" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --variant $v --case test:3 --tmap-update kernel-patch $H1
+    hone "sm90o_patch_${v}_random16" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --variant $v --case random:16 --seed 5 --tmap-update kernel-patch $H1
+  done
+  hone "sm90o_patch_fresh_sets" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    for v in swap_n128 swap_n128_m192_sk; do
+      hone "sm90o_san_${tool}_f32a_${v}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+        "$RUN" "$D/cubin/sm90_grouped_16_f32_alpha.cubin" --variant $v --case test:8 --seed 7 $H1
+    done
+    hone "sm90o_san_${tool}_moe_e64_beyond" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+      "$RUN" "$D/cubin/sm90_moe_64_bf16_alpha.cubin" --moe 64,812,200,320 --routing beyond --variant swap_n128_m192
   done
 fi
 # The contiguous MoE form (nvfp4.moe_matmul): 8 experts (f16), 64 (bf16 C, alpha) and 256
@@ -231,15 +264,15 @@ fi
 # E), memcheck and racecheck on adversarial offsets, and the host cost of a launch with 256
 # experts (cached plan; fresh pointers: update + launch), the default family choosing.
 if has moe; then
-  MOE_VARIANTS=${MOE_VARIANTS:-ab_n128 ab_n128_st swap_n128 swap_n256}
+  MOE_VARIANTS=${MOE_VARIANTS:-$(matrix_variants one-cta)} || exit 2
   for ec in 8:f16 64:bf16 256:f32; do
     e=${ec%%:*}
     cub="$D/cubin/emu_moe_e${e}_${ec#*:}.cubin" m=$((8 * e + 300))
+    MOE_CASES=$(matrix_runs "device-moe-e$e") || exit 2
     for v in $MOE_VARIANTS; do
-      for r in random empty one decreasing beyond; do
-        one "moe_e${e}_${v}_$r" "$cub" --moe "$e,$m,200,320" --tokens $((m - 37)) --routing $r \
-            --variant $v --full-range --ldc-pad 8 --seed $((e + ${#r}))
-      done
+      while IFS='|' read -r _ name args; do
+        one "moe_e${e}_${v}_$name" "$cub" --variant $v $args
+      done <<< "$MOE_CASES"
     done
     one "moe_e${e}_graph_replays" "$cub" --moe "$e,$m,256,512" --tokens $((m - 37)) --graph-replays 6
   done
@@ -247,7 +280,7 @@ if has moe; then
   for tool in memcheck racecheck; do
     name="sanitizer_${tool}_moe_e64_beyond"
     if timeout 300 "$MCS" --tool $tool --error-exitcode 9 "$RUN" "$D/cubin/emu_moe_e64_bf16.cubin" \
-         --moe 64,812,200,320 --routing beyond --variant swap_n128 > "$LOG/$name.log" 2>&1; then
+         --moe 64,812,200,320 --routing beyond --variant swap_n128 > "$LOG/$name.log" 2>&1 < /dev/null; then
       pass=$((pass + 1)); st=PASS
     else
       rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
@@ -274,13 +307,15 @@ fi
 # memory, bf16 C with a per-group alpha, random and edge shapes (empty groups, tiny and
 # ragged M/N) on two variants; f32 C with alpha on 16 groups for every 1-CTA variant.
 if has groups256; then
-  for v in ab_n128 swap_n128; do
-    one "g256_${v}_random" "$D/cubin/emu_g256_bf16.cubin" --case random:256 --seed 256 --variant $v $ONE
-    one "g256_${v}_edge" "$D/cubin/emu_g256_bf16.cubin" --case edge:256 --seed 257 --variant $v --full-range $ONE
+  for v in $(matrix_variants groups256); do
+    while IFS='|' read -r _ name args; do
+      one "g256_${v}_$name" "$D/cubin/emu_g256_bf16.cubin" --variant $v $args $ONE
+    done <<< "$(matrix_runs groups256)"
   done
-  for v in ab_n128 ab_n128_st swap_n128 swap_n256; do
-    one "g16_f32_alpha_${v}_random" "$D/cubin/emu_g16_f32.cubin" --case random:16 --seed 16 --variant $v --full-range $ONE
-    one "g16_f32_alpha_${v}_test8" "$D/cubin/emu_g16_f32.cubin" --case test:8 --variant $v $ONE
+  for v in $(matrix_variants one-cta); do
+    while IFS='|' read -r _ name args; do
+      one "g16_f32_alpha_${v}_$name" "$D/cubin/emu_g16_f32.cubin" --variant $v $args $ONE
+    done <<< "$(matrix_runs groups16-f32)"
   done
 fi
 # The sm_120a kernel family (docs/kernel-sm120a.md) on the H200: the generated kernel as it
@@ -292,51 +327,49 @@ fi
 # routing, 64 experts bf16 C with alpha); 16 groups with f32 C and alpha; memcheck,
 # racecheck and synccheck on small cases; and the native sm_120a cubin refused by the
 # runtime (exit 2, its TARGET_MISMATCH status naming the cubin's target and the device's
-# compute capability) before the driver sees it.
+# compute capability) before the driver sees it. The variants and cases are the run matrix's
+# sm120-family, sm120-sanitizer, sm120, sm120-g16-f32, sm120-moe-e8, sm120-moe-e64 and
+# sm120-auto.
 if has sm120; then
   F120="$D/cubin/emu120_family.cubin"
   "$RUN" --info "$F120" | tee "$LOG/sm120_info.txt"
-  S120=${SM120_VARIANTS:-ab_n64 ab_n128 swap_n32 swap_n64 swap_n128}
+  S120=${SM120_VARIANTS:-$(matrix_variants sm120-family)} || exit 2
+  S120_CASES=$(matrix_runs sm120) || exit 2
+  S120_F32=$(matrix_runs sm120-g16-f32) || exit 2
+  S120_E8=$(matrix_runs sm120-moe-e8) || exit 2
+  S120_E64=$(matrix_runs sm120-moe-e64) || exit 2
   for v in $S120; do
-    for i in 0 1 2 3 4 5 6 7 8 9; do
-      one "sm120_${v}_test$i" "$F120" --variant $v --case "test:$i" $ONE
-    done
-    seed=300
-    for g in 1 3 8 16; do
-      seed=$((seed + 1))
-      one "sm120_${v}_random_g${g}_s${seed}" "$F120" --variant $v --case "random:$g" --seed $seed $ONE
-      seed=$((seed + 1))
-      one "sm120_${v}_random_g${g}_s${seed}_full" "$F120" --variant $v --case "random:$g" --seed $seed --full-range $ONE
-    done
-    one "sm120_${v}_edge_g12_ldcpad24" "$F120" --variant $v --case edge:12 --seed 312 --ldc-pad 24 --full-range $ONE
-    for b in B1 B2 B3 B4; do
-      one "sm120_${v}_bench_$b" "$F120" --variant $v --case $b $ONE
-    done
-    one "sm120_${v}_g16_f32_alpha" "$D/cubin/emu120_g16_f32.cubin" --variant $v --case random:16 --seed 16 --full-range $ONE
-    for r in random empty one decreasing beyond; do
-      one "sm120_moe_e8_${v}_$r" "$D/cubin/emu120_moe_e8_f16.cubin" --moe 8,364,200,320 --tokens 327 \
-          --routing $r --variant $v --full-range --ldc-pad 8 --seed $((8 + ${#r}))
-    done
-    one "sm120_moe_e64_${v}_random" "$D/cubin/emu120_moe_e64_bf16.cubin" --moe 64,812,200,320 \
-        --tokens 775 --routing random --variant $v --full-range --seed 64
+    while IFS='|' read -r _ name args; do
+      one "sm120_${v}_$name" "$F120" --variant $v $args $ONE
+    done <<< "$S120_CASES"
+    while IFS='|' read -r _ name args; do
+      one "sm120_${v}_$name" "$D/cubin/emu120_g16_f32.cubin" --variant $v $args $ONE
+    done <<< "$S120_F32"
+    while IFS='|' read -r _ name args; do
+      one "sm120_moe_e8_${v}_$name" "$D/cubin/emu120_moe_e8_f16.cubin" --variant $v $args
+    done <<< "$S120_E8"
+    while IFS='|' read -r _ name args; do
+      one "sm120_moe_e64_${v}_$name" "$D/cubin/emu120_moe_e64_bf16.cubin" --variant $v $args
+    done <<< "$S120_E64"
   done
-  for c in test:8 B1 B2 B3 B4 random:16; do
-    one "sm120_auto_${c/:/_}" "$D/cubin/emu120_default.cubin" --case $c --seed 9 $ONE
-  done
+  while IFS='|' read -r _ name args; do
+    one "sm120_auto_$name" "$D/cubin/emu120_default.cubin" $args $ONE
+  done <<< "$(matrix_runs sm120-auto)"
   SCS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  S120_SAN=$(matrix_runs sm120-sanitizer) || exit 2
   for tool in memcheck racecheck synccheck; do
-    for v in ${SM120_SAN_VARIANTS:-ab_n128 swap_n32}; do
-      for c in test:0 random:3; do
-        name="sm120_san_${tool}_${v}_${c/:/_}"
-        if timeout 600 "$SCS" --tool $tool --error-exitcode 9 "$RUN" "$F120" --variant $v --case $c \
-             --seed 7 $ONE > "$LOG/$name.log" 2>&1; then pass=$((pass + 1)); st=PASS
+    for v in ${SM120_SAN_VARIANTS:-$(matrix_variants sm120-sanitizer)}; do
+      while IFS='|' read -r _ c args; do
+        name="sm120_san_${tool}_${v}_$c"
+        if timeout 600 "$SCS" --tool $tool --error-exitcode 9 "$RUN" "$F120" --variant $v $args \
+             $ONE > "$LOG/$name.log" 2>&1 < /dev/null; then pass=$((pass + 1)); st=PASS
         else rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
         printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
-      done
+      done <<< "$S120_SAN"
     done
   done
   name=sm120_native_refused
-  "$RUN" "$D/cubin/sm120_family.cubin" --case test:0 $ONE > "$LOG/$name.log" 2>&1; rc=$?
+  "$RUN" "$D/cubin/sm120_family.cubin" --case test:0 $ONE > "$LOG/$name.log" 2>&1 < /dev/null; rc=$?
   if [[ $rc -eq 2 ]] && grep -q "TARGET_MISMATCH.*cubin targets sm_120a (sm_120; runs on compute capability 12.0) but the device is sm_90" "$LOG/$name.log"; then
     pass=$((pass + 1)); st=PASS
   else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi

@@ -6,8 +6,9 @@
  * to nvfp4_emu_mma_sync_mxf4nvf4_4x of the emulation library (emulation/, written from the
  * PTX ISA apart from the generator: the lanes exchange their fragments with shuffles), with
  * its four results read back from a per-call buffer; the module is retargeted to sm_90a
- * with the library's bitcode linked (RetargetSm90.c: target attribute, metadata records
- * with target sm_90a, target_sm 90, NVFP4_META_FLAG_EMULATION_MMA_SYNC and no workspace).
+ * with the library's bitcode linked (RetargetSm90.c, through this pass's op table,
+ * OpTable.h: target attribute, metadata records with target sm_90a, target_sm 90,
+ * NVFP4_META_FLAG_EMULATION_MMA_SYNC and no workspace).
  * Everything else runs natively on Hopper as generated: TMA into the CTA's shared memory
  * through UINT8 maps, mbarriers, ldmatrix, the scheduler, the epilogue. tcgen05 modules and
  * native sm_90a modules are left alone (--nvfp4-emulate-tcgen05 takes the former).
@@ -55,11 +56,12 @@ static const char *replaceResults(KbBuilder *b, MlirOperation op, KbVar buf) {
   return NULL;
 }
 
-/* Rewrites one nvvm.mma.block_scale (Nvfp4Tcgen05Rewrite): operands a0..a3, b0, b1,
- * c0..c3, scale-a, byte-id-a, thread-id-a, scale-b, byte-id-b, thread-id-b. */
-static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, void *user) {
-  (void)params;
-  (void)user;
+/* The handler of nvvm.mma.block_scale (OpTable.h): operands a0..a3, b0, b1, c0..c3,
+ * scale-a, byte-id-a, thread-id-a, scale-b, byte-id-b, thread-id-b become the library call's
+ * arguments after the result buffer; the op is erased. */
+static Nvfp4OpAction emuMmaSync(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  KbBuilder *b = &r->b;
   if (mlirOperationGetNumOperands(op) != 16 ||
       !nvfp4OpAttrIs(b, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
       !nvfp4OpAttrIs(b, op, "scaleVecSize", "#nvvm.scale_vec_size<x4>") ||
@@ -67,8 +69,9 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, voi
       !nvfp4OpAttrIs(b, op, "shape", "#nvvm.shape<m = 16, n = 8, k = 64>") ||
       !nvfp4OpAttrIs(b, op, "multiplicandAPtxType", "#nvvm.mma_type<e2m1>") ||
       !nvfp4OpAttrIs(b, op, "multiplicandBPtxType", "#nvvm.mma_type<e2m1>"))
-    return "only mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
-           ".f32.e2m1.e2m1.f32.ue4m3 is emulated";
+    return nvfp4RetargetRefuse(
+        r, "only mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
+           ".f32.e2m1.e2m1.f32.ue4m3 is emulated");
   KbVar buf = kbVar(b, mlirLLVMArrayTypeGet(b->f32, 4), (MlirValue){NULL});
   KbValue args[17];
   args[0] = buf.slot;
@@ -78,9 +81,13 @@ static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, voi
   }
   kbCall(b, "nvfp4_emu_mma_sync_mxf4nvf4_4x", (MlirType){NULL}, 17, args);
   const char *why = replaceResults(b, op, buf);
-  if (!why) mlirOperationDestroy(op);
-  return why;
+  return why ? nvfp4RetargetRefuse(r, why) : NVFP4_OP_ERASE;
 }
+
+static const Nvfp4OpEntry kOps[] = {
+    {"nvvm.mma.block_scale", NULL, emuMmaSync},
+};
+static const Nvfp4OpTable kOpTable = NVFP4_OP_TABLE(kOps);
 
 static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
@@ -92,8 +99,7 @@ static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userDa
   }
   const Nvfp4Sm90Target t = {"nvfp4-emulate-sm120", "nvfp4.emulation", targets, kDecls,
                              sizeof kDecls / sizeof kDecls[0],
-                             NVFP4_META_FLAG_EMULATION_MMA_SYNC, 0, rewrite, NULL, NULL,
-                             true, "nvvm.mma.block_scale"};
+                             NVFP4_META_FLAG_EMULATION_MMA_SYNC, 0, &kOpTable, NULL, true};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }
 

@@ -138,6 +138,32 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
   return t.data;
 }
 
+/* The variant's plan on its kernel, for the passes after this one (the CPU target's plan
+ * text): `nvfp4.plan`, an array of the lines of mlirNvfp4KernelConfigPlanText. False when out
+ * of memory. */
+static bool attachPlan(MlirOperation func, const MlirNvfp4KernelConfig *cfg) {
+  MlirContext ctx = mlirOperationGetContext(func);
+  size_t len = mlirNvfp4KernelConfigPlanText(cfg, NULL, 0);
+  char *text = malloc(len + 1);
+  MlirAttribute *lines = malloc(sizeof *lines * (len + 1));
+  if (!text || !lines) {
+    free(text);
+    free(lines);
+    return false;
+  }
+  mlirNvfp4KernelConfigPlanText(cfg, text, len + 1);
+  intptr_t n = 0;
+  for (char *line = text, *end; *line; line = end + 1) {
+    end = strchr(line, '\n');
+    lines[n++] = mlirStringAttrGet(ctx, (MlirStringRef){line, (size_t)(end - line)});
+  }
+  mlirOperationSetAttributeByName(func, mlirStringRefCreateFromCString("nvfp4.plan"),
+                                  mlirArrayAttrGet(ctx, n, lines));
+  free(lines);
+  free(text);
+  return true;
+}
+
 /* Lowers one op; returns false after emitting a diagnostic. */
 static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   MlirContext ctx = mlirOperationGetContext(op);
@@ -159,14 +185,10 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  /* The plan the verifier asked for (memoised: the planner does not run again). */
   char why[256];
-  intptr_t nSpecs =
-      mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS, why, sizeof why);
   MlirNvfp4KernelFamily *family = malloc(sizeof *family);
-  bool planned = nSpecs > 0 && family &&
-                 mlirNvfp4KernelFamilyInit(family, groups, specs, (uint32_t)nSpecs, why, sizeof why);
-  if (!planned) {
+  if (!family || !mlirNvfp4MatmulPlanFamily(op, family, why, sizeof why)) {
     snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: %s",
              family ? why : "out of memory");
     nvfp4EmitError(loc, msg);
@@ -200,15 +222,14 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   }
 
   /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
-   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). Only the sm_100a
-   * kernel (and its sm_90a retargetings) implements it; the contiguous form's handful of
-   * shared maps are never patched. */
+   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS); the contiguous
+   * form's handful of shared maps are never patched. */
   const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
-  if (patchTmaps && info->generator != NVFP4_TARGET_GEN_TCGEN05) {
+  if (patchTmaps && info->generator == NVFP4_TARGET_GEN_MMA_SYNC) {
     snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
-                              "the tcgen05 kernel (sm_100a, sm_100f, sm_103a) only, not by target "
-                              "\"%s\"", info->name);
+                              "the tcgen05 (sm_100a, sm_100f, sm_103a) and sm_90a kernels, not by "
+                              "target \"%s\"", info->name);
     nvfp4EmitError(loc, msg);
     free(family);
     return false;
@@ -229,6 +250,11 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
 
   for (uint32_t i = 0; i < family->count; ++i) {
     MlirOperation func = nvfp4FindSymbol(gpuModule, names[i]);
+    if (!attachPlan(func, &family->variants[i])) {
+      nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: out of memory");
+      free(family);
+      return false;
+    }
     MlirRegion body = mlirOperationGetRegion(func, 0);
     MlirBlock entry = mlirRegionGetFirstBlock(body);
     mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */
@@ -236,7 +262,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     kbInit(&b, ctx, loc, body, entry);
     if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
       nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                           "nvfp4_dyn_smem");
+                           "nvfp4_dyn_smem", patchTmaps);
     else if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM120A)
       nvfp4BuildSm120Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                             "nvfp4_dyn_smem");

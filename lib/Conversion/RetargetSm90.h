@@ -10,10 +10,10 @@
  *     are in bytes already;
  *   - every metadata record says target sm_90a, carries the target's flag and its
  *     workspace per CTA;
- *   - every nvvm.tcgen05.* op (the sm_120a target: every op named opPrefix) goes through
- *     the target's rewrite callback, which replaces and erases it. Ops the rewrite adds
- *     carry the target's unit-attribute tag, so a test can check that nothing else in the
- *     kernel changed.
+ *   - every op the target's op table names (OpTable.h; nvvm.tcgen05.*, or for the sm_120a
+ *     kernels the block-scaled nvvm.mma.block_scale) goes to the target's handler of it,
+ *     which replaces it. Ops the handlers add carry the target's unit-attribute tag, so a
+ *     test can check that nothing else in the kernel changed.
  */
 #ifndef NVFP4_CONVERSION_RETARGETSM90_H
 #define NVFP4_CONVERSION_RETARGETSM90_H
@@ -23,12 +23,19 @@
 #include <stdint.h>
 
 #include "KernelBuilder.h"
+#include "OpTable.h"
 
-/* Rewrites one nvvm.tcgen05.* op at the builder's insertion point (just before it) and
- * erases it; `params` is the kernel's parameter-block argument. Returns NULL, or why the op
- * cannot be rewritten (the caller reports it at the op). */
-typedef const char *(*Nvfp4Tcgen05Rewrite)(KbBuilder *b, MlirOperation op, MlirValue params,
-                                           void *user);
+/* What a target's handlers get as their `pass` argument. */
+typedef struct Nvfp4Retarget {
+  KbBuilder b;           /* inserts just before the op; tags every op it creates */
+  MlirValue params;      /* the kernel's parameter-block argument */
+  const char *why;       /* a handler's reason for NVFP4_OP_FAILED (reported at the op) */
+  const struct Nvfp4Sm90Target *target;
+  MlirOperation func;    /* the kernel the builder is set up for */
+} Nvfp4Retarget;
+
+/* Records why the op cannot be rewritten; returns NVFP4_OP_FAILED. */
+Nvfp4OpAction nvfp4RetargetRefuse(Nvfp4Retarget *r, const char *why);
 
 typedef struct Nvfp4Sm90Target {
   const char *passName;        /* prefixes diagnostics, e.g. "nvfp4-emulate-tcgen05" */
@@ -38,14 +45,15 @@ typedef struct Nvfp4Sm90Target {
   size_t numDecls;
   uint32_t metadataFlags;      /* OR-ed into every metadata record's flags */
   uint32_t workspacePerCta;    /* every record's workspace_per_cta */
-  Nvfp4Tcgen05Rewrite rewrite;
-  void *user;
+  /* The target's handler of each op it rewrites (their `pass`: an Nvfp4Retarget), which
+   * replaces the op (NVFP4_OP_ERASE) or refuses it; a tcgen05 target's table ends with
+   * "nvvm.tcgen05.*". */
+  const Nvfp4OpTable *ops;
   const char *entryCall;       /* a function () -> () every kernel calls first (NULL: none) */
-  /* The modules and ops it takes: those of the tcgen05 kernels and their nvvm.tcgen05.* ops
-   * (false), or those of the sm_120a kernels (metadata target_sm 120 / 121) and the ops
-   * named opPrefix; their A/B loads already take bytes (UINT8 maps): coordinates stay. */
+  /* The modules it takes: those of the tcgen05 kernels (false), or those of the sm_120a
+   * kernels (metadata target_sm 120 / 121), whose A/B loads already take bytes (UINT8
+   * maps): their coordinates stay. */
   bool mmaSyncModules;
-  const char *opPrefix;        /* with mmaSyncModules, e.g. "nvvm.mma.block_scale" */
 } Nvfp4Sm90Target;
 
 /* Retargets every nvfp4 gpu.module (one holding the metadata symbol) directly inside

@@ -233,6 +233,10 @@ NVFP4RT_API uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *o
 /* The tolerance of a C type: PROBLEM.md's atol = rtol = 1e-3 for f16 and f32; for bf16
  * (8 significant bits) rtol = 8e-3, one unit in the last place. */
 NVFP4RT_API void nvfp4h_check_tolerance(nvfp4h_c_type t, double *atol, double *rtol);
+/* The absolute tolerance of C = alpha x sum: the sum's, times |alpha| when |alpha| > 1 (the
+ * summation-order error scales with it) or |alpha| < 2^-8 (a tiny C would pass any fixed
+ * atol: alpha 0 must give exact zeros); `atol` itself for |alpha| in [2^-8, 1]. */
+NVFP4RT_API double nvfp4h_alpha_atol(double atol, float alpha);
 /* nvfp4h_check_fp16 for elements of any C type (compared as floats). */
 NVFP4RT_API void nvfp4h_check_typed(const void *got, uint32_t ldg, const void *ref, uint32_t ldr,
                                     uint32_t rows, uint32_t cols, nvfp4h_c_type t,

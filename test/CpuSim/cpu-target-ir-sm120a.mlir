@@ -21,7 +21,7 @@
 // CHECK-NEXT: llvm.load {{.*}} -> f32
 // CHECK: %[[CA:.*]] = llvm.call @nvfp4_sim_cluster_addr(%{{.*}}) : (i32) -> i64
 // CHECK: llvm.call @nvfp4_sim_tma_load(%[[CA]],
-// CHECK: llvm.mlir.global external constant @cpu_rtx_swap_n32__nvfp4_cpu_plan("kernel cpu_rtx_swap_n32\0Avariant swap_n32\0Athreads 288\0Acluster 1\0Adyn_smem 99392\0Arole 0 7 mmasync\0Arole 8 8 producer
+// CHECK: llvm.mlir.global external constant @cpu_rtx_swap_n32__nvfp4_cpu_plan("kernel cpu_rtx_swap_n32\0Avariant swap_n32\0Athreads 288\0Acluster 1\0Adyn_smem 99392\0Arole 8 8 producer\0Arole 0 7 mmasync\0Asmem 0 98304 4 24576 stage
 // CHECK-SAME: site {{[0-9]+}} ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: site {{[0-9]+}} mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 // NONVVM-NOT: nvvm.

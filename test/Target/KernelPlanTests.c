@@ -4,8 +4,9 @@
  * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
  * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
  * boxes, the parameter block rule of each form, C element types and the contiguous form's
- * schedule), golden configurations, variant names and parsing, and the default family;
- * the sm_90a and sm_120a plans.
+ * schedule, the role map, the cost-model constants), golden configurations, variant names
+ * and parsing, the default family, the plan text and the planner's memo; the sm_90a and
+ * sm_120a plans.
  * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
  * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
@@ -29,8 +30,31 @@ static int overlaps(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) {
   return a < b + bn && b < a + an;
 }
 
+/* The role map: every warp of the CTA in exactly one role; the target's roles only. */
+static void roleInvariants(const MlirNvfp4KernelConfig *c, const char *name) {
+  uint32_t owner[64] = {0}, warps = c->numThreads / 32u, covered = 0;
+  for (uint32_t r = 0; r < MLIR_NVFP4_ROLE_COUNT; ++r)
+    for (uint32_t w = c->roles[r].first; w < c->roles[r].first + c->roles[r].count && w < 64; ++w)
+      owner[w]++, covered++;
+  int once = covered == warps && warps <= 64;
+  for (uint32_t w = 0; w < warps && w < 64; ++w) once = once && owner[w] == 1;
+  check(once, "role map: every warp in exactly one role", name);
+  const int sm90 = c->spec.target == MLIR_NVFP4_TARGET_SM90A;
+  const int sm120 = c->spec.target == MLIR_NVFP4_TARGET_SM120A, sm100 = !sm90 && !sm120;
+  check(c->roles[MLIR_NVFP4_ROLE_PRODUCER].count > 0 &&
+            (c->roles[MLIR_NVFP4_ROLE_MMA].count > 0) == sm100 &&
+            (c->roles[MLIR_NVFP4_ROLE_EPILOGUE].count > 0) == sm100 &&
+            (c->roles[MLIR_NVFP4_ROLE_CONSUMER].count > 0) == sm90 &&
+            (c->roles[MLIR_NVFP4_ROLE_DECODER].count > 0) == sm90 &&
+            (c->roles[MLIR_NVFP4_ROLE_MMA_SYNC].count > 0) == sm120,
+        "role map: the target's roles", name);
+}
+
 static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   const uint32_t limit = c->dynSmemBytes - 1024; /* usable after aligning the base */
+  roleInvariants(c, name);
+  check(c->costDecodeRows == 0 && c->costTokenSharePermille == 0,
+        "no decode: cost-model constants 0", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "dynamic smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *r = &c->smem[i];
@@ -120,6 +144,18 @@ static void golden(const char *name, uint32_t stages, uint32_t acc, uint32_t slo
  * exactly the TMA boxes, the barrier arrays, the register budget, the launch facts. */
 static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   const uint32_t limit = c->dynSmemBytes - 1024;
+  roleInvariants(c, name);
+  const MlirNvfp4WarpRange *cons = &c->roles[MLIR_NVFP4_ROLE_CONSUMER];
+  check(c->roles[MLIR_NVFP4_ROLE_PRODUCER].first == 0 && c->roles[MLIR_NVFP4_ROLE_PRODUCER].count == 4 &&
+            cons->first == 4 && cons->count == 4u * c->sm90.consumerGroups &&
+            c->roles[MLIR_NVFP4_ROLE_DECODER].first == cons->first + cons->count &&
+            c->roles[MLIR_NVFP4_ROLE_DECODER].count == 4u * c->sm90.decoderGroups,
+        "sm90 role map: producer warpgroup, consumers, then token decoders", name);
+  /* the cost model (KernelConfig.h): T + D W / (W - S (W - 128)) per stage */
+  check(c->costDecodeRows == MLIR_NVFP4_SM90_DECODE_ROWS &&
+            c->costTokenSharePermille == MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE &&
+            (!c->streamK || c->sm90.streamKCost == (c->tileM > 128 ? 67u : 48u)),
+        "sm90 cost model: decode rows 70, token share 900, stream-K stage cost 70 / 100", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "sm90: smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *r = &c->smem[i];
@@ -190,10 +226,78 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
                                   2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes) &&
                               p->skSlotBytes == 128u * c->tileN / 2u * 4u &&
                               p->skFlagBytes >= 8u * p->consumerGroups &&
-                              p->streamKCost == (c->tileM > 128 ? 100u : 70u)
-                        : c->workspacePerCta == 0),
+                              p->streamKCost == (c->tileM > 128 ? 67u : 48u)
+                        : c->workspacePerCta == (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS
+                                                     ? (16u * (c->numGroups + 1u) + 127u) / 128u * 128u
+                                                     : 0u)),
         "sm90: stream-K: two workspace slots per CTA (counters and stage ends, then tile_n / 2 "
-        "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
+        "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); the "
+        "contiguous form: the expert schedule; none otherwise", name);
+  /* C: f16 / bf16 in one 64-column box column, f32 in two of 32 (the same staging bytes) */
+  check(c->cElemBytes == (c->spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u) &&
+            c->storeBoxCols * c->cElemBytes == 128u,
+        "sm90: C element bytes and 128-byte store boxes", name);
+  if (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
+    /* the schedule in the workspace, the scan's scratch in the decoded token ring, the
+     * shared maps with the N-role box ladder, no stream-K */
+    const uint32_t ladder = nvfp4_abi_moe_ladder(c->tileN, c->nAlign);
+    check(c->scheduleInWorkspace && c->scheduleBytes == 16u * (c->numGroups + 1u) &&
+              c->scanOffset == p->decodedOffset &&
+              8u * c->numThreads <= p->decodedBytes * p->decodedBuffers &&
+              c->nLadder == ladder && c->numTmaps == NVFP4_ABI_MOE_TMAP_LADDER + ladder &&
+              c->numTmaps <= NVFP4_ABI_MOE_MAX_TMAPS &&
+              c->paramBytes == nvfp4_abi_moe_param_bytes(c->numTmaps) && !c->streamK,
+          "sm90: contiguous: schedule in the workspace, scan in the decoded ring, 5 maps + "
+          "the ladder", name);
+  } else {
+    check(!c->scheduleInWorkspace && c->paramBytes == nvfp4_abi_param_bytes(c->numGroups),
+          "sm90: pointer-array parameter block", name);
+  }
+}
+
+/* The epilogue options and the contiguous form plan like the f16 pointer-array variant:
+ * the same stages and shared memory (f32 C keeps the staging bytes), every invariant; the
+ * stream-K schedule is refused for the contiguous form; f32 C with the stream-K schedule
+ * of swap_n128_m192 gets consumers of 128 registers (the staging's second pass). */
+static void sm90OptionTests(void) {
+  static const uint32_t widths[] = {64, 128, 192, 128, 64, 128};
+  static const uint32_t weights[] = {0, 0, 0, 192, 192, 192}, sk[] = {0, 0, 0, 0, 0, 1};
+  static const MlirNvfp4OutputType outs[] = {MLIR_NVFP4_OUTPUT_F16, MLIR_NVFP4_OUTPUT_BF16,
+                                             MLIR_NVFP4_OUTPUT_F32};
+  for (int w = 0; w < 6; ++w)
+    for (int form = 0; form < 2; ++form)
+      for (int o = 0; o < 3; ++o)
+        for (uint32_t groups = 1; groups <= 1024; groups *= 32) {
+          MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
+          s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+          s.target = MLIR_NVFP4_TARGET_SM90A;
+          s.tileM = weights[w];
+          s.streamK = sk[w] != 0;
+          char name[48];
+          mlirNvfp4VariantName(s, name, sizeof name);
+          MlirNvfp4KernelConfig base, c;
+          char why[200] = "";
+          const int planned = mlirNvfp4KernelConfigInitVariant(&base, groups, s, why, sizeof why);
+          s.output = outs[o];
+          s.alpha = o != 0;
+          s.form = form ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
+          const int ok = mlirNvfp4KernelConfigInitVariant(&c, groups, s, why, sizeof why);
+          if (form && s.streamK) {
+            check(!ok && strstr(why, "pointer-array form") != NULL,
+                  "sm90: stream-K refused for the contiguous form", name);
+            continue;
+          }
+          check(planned && ok, ok ? "sm90: option planned" : why, name);
+          if (!ok || !planned) continue;
+          sm90Invariants(&c, name);
+          check(c.stages == base.stages && c.dynSmemBytes == base.dynSmemBytes &&
+                    c.stagingBytes == base.stagingBytes,
+                "sm90: the options plan the f16 pointer-array variant's stages and memory", name);
+          const bool wide = s.streamK && s.tileM > 128 && s.output == MLIR_NVFP4_OUTPUT_F32;
+          check(c.sm90.consumerRegs == (wide ? 128u : base.sm90.consumerRegs) &&
+                    c.sm90.decoderRegs == (wide ? 72u : base.sm90.decoderRegs),
+                "sm90: register budgets (swap_n128_m192_sk with f32 C: 128 / 72)", name);
+        }
 }
 
 /* The planner of `target` refuses `variant` with a message holding `reason`. */
@@ -241,7 +345,7 @@ static void sm90Tests(void) {
   static const struct { const char *variant; const char *reason; } bad[] = {
       {"ab_n128", "swap-AB orientation only"},
       {"swap2_n128", "no CTA-pair variant"},
-      {"swap_n256", "must be 64, 128 or 192"},
+      {"swap_n256", "128 accumulator registers"},
       {"swap_n192_m192", "token tiles up to 128"},
       {"swap_n128_m256", "128 or 192 weight rows"}};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
@@ -322,6 +426,13 @@ static void sm90Tests(void) {
  * the metadata record. */
 static void sm120Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   const MlirNvfp4Sm120Plan *p = &c->sm120;
+  roleInvariants(c, name);
+  check(c->roles[MLIR_NVFP4_ROLE_MMA_SYNC].first == 0 &&
+            c->roles[MLIR_NVFP4_ROLE_MMA_SYNC].count == p->consumerWarps &&
+            c->roles[MLIR_NVFP4_ROLE_PRODUCER].first == p->producerWarp &&
+            c->roles[MLIR_NVFP4_ROLE_PRODUCER].count == 1 && c->costDecodeRows == 0 &&
+            c->costTokenSharePermille == 0,
+        "sm120: role map (consumer warps 0.., the producer warp after), no decode cost", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_SM120_MAX_DYN_SMEM, "sm120: within 99 KiB", name);
   check(c->stages >= 2 && c->stageBytes % 1024 == 0 && c->smem[0].offset == 0 &&
             c->smem[0].stride == c->stageBytes,
@@ -406,6 +517,73 @@ static void sm120Tests(void) {
             nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
         "sm120 metadata: 288 threads, sm 120, n_align 16, DYNAMIC_N, direct stores, 99 KiB, no "
         "TMEM; the plan keeps the name swap_n128", "sm120 metadata");
+}
+
+/* The plan text (the lines the lowering attaches as nvfp4.plan): its length whatever the
+ * buffer, the role map and the tables. */
+static void planTextTests(void) {
+  MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 0);
+  MlirNvfp4KernelConfig c;
+  mlirNvfp4KernelConfigInitVariant(&c, 8, s, NULL, 0);
+  char text[4096], small[16];
+  const size_t len = mlirNvfp4KernelConfigPlanText(&c, text, sizeof text);
+  check(len == strlen(text) && mlirNvfp4KernelConfigPlanText(&c, small, sizeof small) == len &&
+            strlen(small) == sizeof small - 1 && mlirNvfp4KernelConfigPlanText(&c, NULL, 0) == len,
+        "plan text: full length whatever the buffer, truncated NUL-terminated", "plan text");
+  check(!strncmp(text, "variant ab_n128\nthreads 192\ncluster 1\ndyn_smem 218232\n", 54) &&
+            strstr(text, "\nrole 0 3 epilogue\nrole 4 4 producer\nrole 5 5 mma\nsmem 0 ") &&
+            strstr(text, "\nstagepart 16384 16384 N-role tile\n") &&
+            strstr(text, "\nbarrier ") && strstr(text, " accEmpty\ntmem 0 256 2 128 accumulator\n") &&
+            text[len - 1] == '\n',
+        "plan text: variant, launch facts, roles, smem, stage parts, barriers, TMEM", "plan text");
+  printf("plan text of ab_n128 (8 groups):\n%s", text);
+}
+
+/* The memo: a family planned once, its failures too; the verdict alone; the oldest of
+ * MLIR_NVFP4_PLAN_MEMO families evicted. */
+static void memoTests(void) {
+  MlirNvfp4VariantSpec fam[3];
+  uint32_t k = mlirNvfp4DefaultFamilySpecs(128, 0, fam, 3);
+  MlirNvfp4KernelFamily *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+  MlirNvfp4KernelFamily *direct = calloc(1, sizeof *direct);
+  char why[256] = "";
+  uint64_t runs0 = mlirNvfp4KernelConfigPlanRuns();
+  int ok = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, why, sizeof why);
+  uint64_t runs1 = mlirNvfp4KernelConfigPlanRuns();
+  ok = ok && mlirNvfp4KernelFamilyInitMemoized(b, 5, fam, k, why, sizeof why) &&
+       mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, k, why, sizeof why);
+  mlirNvfp4KernelFamilyInit(direct, 5, fam, k, NULL, 0);
+  check(ok && runs1 - runs0 == 3 && mlirNvfp4KernelConfigPlanRuns() == runs1 + 3 &&
+            a->count == 3 && b->count == 3 && !memcmp(a, b, sizeof *a) &&
+            !memcmp(a->variants, direct->variants, sizeof a->variants[0] * 3),
+        "memo: 3 variants planned once for two asks, the same plans as unmemoised", "memo");
+  /* a failure is remembered with its message */
+  fam[0].stages = 7;
+  char first[256] = "", again[256] = "";
+  uint64_t before = mlirNvfp4KernelConfigPlanRuns();
+  int bad1 = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, first, sizeof first);
+  uint64_t mid = mlirNvfp4KernelConfigPlanRuns();
+  int bad2 = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, again, sizeof again);
+  check(!bad1 && !bad2 && a->count == 0 && mid > before && mlirNvfp4KernelConfigPlanRuns() == mid &&
+            !strcmp(first, again) && strstr(first, "variant ab_n128: stages = 7") == first,
+        "memo: a failure planned once, the same message again", "memo");
+  printf("memo: refused once: %s\n", again);
+  /* another group count is another family; the least recently used is evicted */
+  fam[0].stages = 0;
+  for (uint32_t g = 100; g < 100 + MLIR_NVFP4_PLAN_MEMO; ++g)
+    mlirNvfp4KernelFamilyInitMemoized(NULL, g, fam, 1, NULL, 0);
+  before = mlirNvfp4KernelConfigPlanRuns();
+  mlirNvfp4KernelFamilyInitMemoized(NULL, 100 + MLIR_NVFP4_PLAN_MEMO - 1, fam, 1, NULL, 0);
+  mid = mlirNvfp4KernelConfigPlanRuns();
+  mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, k, NULL, 0);
+  check(mid == before && mlirNvfp4KernelConfigPlanRuns() == mid + 3,
+        "memo: recent families kept, the oldest evicted and planned again", "memo");
+  check(!mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, 0, why, sizeof why) &&
+            strstr(why, "1 to 16 variants"),
+        "memo: an empty family refused", "memo");
+  free(a);
+  free(b);
+  free(direct);
 }
 
 int main(int argc, char **argv) {
@@ -538,6 +716,9 @@ int main(int argc, char **argv) {
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
   sm90Tests();
   sm120Tests();
+  sm90OptionTests();
+  planTextTests();
+  memoTests();
   printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);
   return gFailed ? 1 : 0;
 }

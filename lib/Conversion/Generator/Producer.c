@@ -4,12 +4,14 @@
  * four boxes — the M-role tile, the N-role tile (the tile's tile_n rows for a per-group N),
  * one M-role and the N-role scale-factor atom rows. A CTA pair loads each CTA's half of both
  * roles' rows and its own M-role scale factors; the contiguous form adds where the tile's
- * expert starts in the shared maps. The targets choose the x coordinate of the FP4 data
- * (FP4 elements with 16U4 maps, bytes with UINT8 maps) and the load instruction.
+ * expert starts in the shared maps, and a BALANCED_N plan's (sm_90a) token tile of
+ * T = 16 j rows comes through the box ladder. The targets choose the x coordinate of the
+ * FP4 data (FP4 elements with 16U4 maps, bytes with UINT8 maps) and the load instruction.
  */
 #include "Producer.h"
 
 #include "../Nvvm.h"
+#include "nvfp4-c/KernelABI.h"
 
 static const char *tensorTag(MlirNvfp4Tensor t) {
   static const char *const tags[] = {"a", "b", "sfa", "sfb", "c"};
@@ -21,6 +23,33 @@ static const char *tensorTag(MlirNvfp4Tensor t) {
 static int64_t cacheHint(MlirNvfp4Tensor t) {
   return t == MLIR_NVFP4_TENSOR_B || t == MLIR_NVFP4_TENSOR_SFB ? NV_L2_EVICT_FIRST
                                                                  : NV_L2_EVICT_LAST;
+}
+
+/* The contiguous form's N-role box of a stage in a BALANCED_N plan: the expert's T = 16 j
+ * rows from `row` of the shared A map, as the tile_n box when T is tile_n, else as one box
+ * per set bit i of j from ladder map i (16 x 2^i rows, KernelABI.h), placed 16 (j mod 2^i)
+ * rows into the stage (a multiple of 8 rows: the 128-byte swizzle pattern stays the one-box
+ * layout). */
+static void loadTokensLadder(GenKernel *g, GenTile *t, const GenProducerStyle *style,
+                             KbValue dst, KbValue full, KbValue x, KbValue row, KbValue hint,
+                             const char *tag) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  KbValue whole = kbCmpI(b, KB_EQ, t->tileN, cfg->tileN);
+  kbIf(b, whole);
+  style->load(b, genSharedPtr(g, dst), genMoeTensorMap(g, kbI32(b, NVFP4_ABI_MOE_TMAP_A)), full,
+              x, row, hint, tag);
+  kbElse(b);
+  KbValue j = kbUDiv(b, t->tileN, kbI32(b, cfg->nAlign));
+  for (uint32_t i = 0; i < cfg->nLadder; ++i) {
+    kbIf(b, kbCmpI(b, KB_NE, kbAnd(b, j, kbI32(b, 1u << i)), 0));
+    KbValue below = kbMulI(b, kbAnd(b, j, kbI32(b, (1u << i) - 1u)), cfg->nAlign); /* rows */
+    style->load(b, genSharedPtr(g, kbAdd(b, dst, kbMulI(b, below, cfg->tileK / 2))),
+                genMoeTensorMap(g, kbI32(b, NVFP4_ABI_MOE_TMAP_LADDER + i)), full, x,
+                kbAdd(b, row, below), hint, tag);
+    kbEndIf(b);
+  }
+  kbEndIf(b);
 }
 
 void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProducerStyle *style) {
@@ -45,6 +74,8 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
   const uint32_t offsets[4] = {cfg->mOffset, cfg->nOffset, cfg->sfmOffset, cfg->sfnOffset};
   KbValue hints[4];
   for (int i = 0; i < 4; ++i) hints[i] = kbI64(b, cacheHint(tensors[i]));
+  const bool ladder = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS &&
+                      (cfg->variantFlags & NVFP4_META_VFLAG_BALANCED_N);
 
   KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
@@ -60,9 +91,14 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
     KbValue x[2];
     x[0] = kbMulI(b, ktv, style->byteCoordinates ? cfg->tileK / 2 : cfg->tileK);
     x[1] = style->byteCoordinates ? kbMulI(b, ktv, cfg->tileK) : x[0];
-    for (int i = 0; i < 4; ++i)
-      style->load(b, genSharedPtr(g, kbAddI(b, base, offsets[i])), maps[i], full, x[i / 2],
-                  rows[i], hints[i], tensorTag(tensors[i]));
+    for (int i = 0; i < 4; ++i) {
+      KbValue dst = kbAddI(b, base, offsets[i]);
+      if (i == 1 && ladder)
+        loadTokensLadder(g, t, style, dst, full, x[0], rows[i], hints[i], tensorTag(tensors[i]));
+      else
+        style->load(b, genSharedPtr(g, dst), maps[i], full, x[i / 2], rows[i], hints[i],
+                    tensorTag(tensors[i]));
+    }
     genRingAdvance(b, &stages->pos);
     kbSet(b, kt, kbAddI(b, ktv, 1));
   }

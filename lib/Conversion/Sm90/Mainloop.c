@@ -134,6 +134,9 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
 
 void sm90ConsumerLoop(Sm90Kernel *k) {
   consumerSetup(k);
+  kbIf(k->g.b, kbCmpI(k->g.b, KB_EQ, k->c.wt, 0)); /* the warpgroup's TMA-store thread */
+  genAcquireTensorMaps(&k->g, 1u << MLIR_NVFP4_TENSOR_C);
+  kbEndIf(k->g.b);
   sm90RunTiles(k, tileBody);
   sm90EpilogueFinish(k);
 }
