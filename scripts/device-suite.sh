@@ -323,13 +323,14 @@ fi
 # mma.sync computed by the emulation library (nvfp4-emulate-sm120). Every variant on every
 # PROBLEM.md test case, random cases (competition and full-range values), edge cases with
 # C's rows padded (nothing outside M x N may change) and B1..B4; the default family of an
-# sm_120f op choosing its own variant; the contiguous form (8 experts f16 over every
-# routing, 64 experts bf16 C with alpha); 16 groups with f32 C and alpha; memcheck,
+# sm_120f op choosing its own variant; the default family patching its own tensor maps
+# (kernel-patch launches, fresh input sets per call); the contiguous form (8 experts f16
+# over every routing, 64 experts bf16 C with alpha); 16 groups with f32 C and alpha; memcheck,
 # racecheck and synccheck on small cases; and the native sm_120a cubin refused by the
 # runtime (exit 2, its TARGET_MISMATCH status naming the cubin's target and the device's
 # compute capability) before the driver sees it. The variants and cases are the run matrix's
-# sm120-family, sm120-sanitizer, sm120, sm120-g16-f32, sm120-moe-e8, sm120-moe-e64 and
-# sm120-auto.
+# sm120-family, sm120-sanitizer, sm120, sm120-g16-f32, sm120-moe-e8, sm120-moe-e64,
+# sm120-auto and sm120-patch.
 if has sm120; then
   F120="$D/cubin/emu120_family.cubin"
   "$RUN" --info "$F120" | tee "$LOG/sm120_info.txt"
@@ -355,6 +356,11 @@ if has sm120; then
   while IFS='|' read -r _ name args; do
     one "sm120_auto_$name" "$D/cubin/emu120_default.cubin" $args $ONE
   done <<< "$(matrix_runs sm120-auto)"
+  while IFS='|' read -r _ name args; do
+    one "sm120_patch_$name" "$D/cubin/emu120_patch.cubin" $args $ONE
+  done <<< "$(matrix_runs sm120-patch)"
+  one sm120_patch_fresh_sets "$D/cubin/emu120_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 \
+      --e2e-calls 1 --tmap-update kernel-patch
   SCS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   S120_SAN=$(matrix_runs sm120-sanitizer) || exit 2
   for tool in memcheck racecheck synccheck; do

@@ -59,7 +59,8 @@ python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variant-set one-cta > "$
 "$BUILD"/bin/nvfp4-compile examples/moe_deepseek_up.mlir --proxy -o "$OUT/cubin/proxy_moe_up.cubin"
 # The sm_120a kernel family (docs/kernel-sm120a.md) with its block-scaled mma.sync emulated
 # on sm_90a (the suite's sm120 part): every variant for 16 groups (the matrix's
-# sm120-family), the default family of an sm_120f op, the contiguous form for 8 experts
+# sm120-family), the default family of an sm_120f op, the default family patching its own
+# tensor maps (nvfp4.patch_tmaps), the contiguous form for 8 experts
 # (f16) and 64 (bf16 C, alpha, sm_121a), 16 groups with f32 C and alpha; and the native
 # sm_120a family, which the runtime must refuse on the H200 with its own status.
 matrix_family sm120-family sm_120a examples/any16.mlir > "$OUT/any16_sm120.mlir"
@@ -67,6 +68,8 @@ matrix_family sm120-family sm_120a examples/any16.mlir > "$OUT/any16_sm120.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120.mlir" -o "$OUT/cubin/sm120_family.cubin"
 sed 's/target = "sm_100a"/target = "sm_120f"/' examples/any16.mlir > "$OUT/any16_sm120f.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120f.mlir" --emulate -o "$OUT/cubin/emu120_default.cubin"
+sed 's/target = "sm_100a"/target = "sm_120a", nvfp4.patch_tmaps/' examples/any16.mlir > "$OUT/any16_sm120_patch.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_sm120_patch.mlir" --emulate -o "$OUT/cubin/emu120_patch.cubin"
 python3 scripts/gen-ops.py moe 8 --variant-set sm120-family --target sm_120a > "$OUT/moe120_e8.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/moe120_e8.mlir" --emulate -o "$OUT/cubin/emu120_moe_e8_f16.cubin"
 python3 scripts/gen-ops.py moe 64 --c bf16 --alpha --variant-set sm120-family --target sm_121a > "$OUT/moe120_e64.mlir"

@@ -226,14 +226,6 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
    * form's handful of shared maps are never patched. */
   const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
-  if (patchTmaps && info->generator == NVFP4_TARGET_GEN_MMA_SYNC) {
-    snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
-                              "the tcgen05 (sm_100a, sm_100f, sm_103a) and sm_90a kernels, not by "
-                              "target \"%s\"", info->name);
-    nvfp4EmitError(loc, msg);
-    free(family);
-    return false;
-  }
   char *text = skeleton(base, family, names, info, patchTmaps);
   MlirOperation gpuModule = {NULL};
   if (text)
@@ -265,7 +257,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
                            "nvfp4_dyn_smem", patchTmaps);
     else if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM120A)
       nvfp4BuildSm120Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                            "nvfp4_dyn_smem");
+                            "nvfp4_dyn_smem", patchTmaps);
     else
       nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                             "nvfp4_dyn_smem", patchTmaps);

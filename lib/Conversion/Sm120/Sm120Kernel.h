@@ -4,8 +4,8 @@
  * scheduler, operand roles, the contiguous form's expert schedule, the TMA producer of
  * ../Generator/Producer.h) and this folder's emitters:
  *
- *   Kernel.c    prologue (mbarriers; the contiguous form's schedule), roles: warps
- *               0..7 consumers, warp 8 the TMA producer (lane 0);
+ *   Kernel.c    prologue (mbarriers; the contiguous form's schedule; patched tensor
+ *               maps), roles: warps 0..7 consumers, warp 8 the TMA producer (lane 0);
  *   Mainloop.c  the consumer warps: per stage the scale registers, per 64-K step ldmatrix.x4
  *               of the A and B fragments and mma.sync m16n8k64 with the thread-id selectors
  *               (include/nvfp4-c/DescriptorsSm120.h has the layouts);
@@ -21,9 +21,10 @@
 #include "../Generator/Generator.h"
 
 /* Builds the body of one sm_120a variant's kernel function: `params` is the by-value
- * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol. */
+ * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol; `patchTensorMaps`:
+ * the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h). */
 void nvfp4BuildSm120Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                           const char *dynSmemGlobal);
+                           const char *dynSmemGlobal, bool patchTensorMaps);
 
 /* ---- internal: shared by the files of this folder ------------------------------------- */
 
