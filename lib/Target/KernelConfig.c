@@ -577,7 +577,8 @@ static bool validateSm120Spec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize)
                               ".cta_group::2 and the block-scaled GEMM runs in 1-CTA clusters)");
   if (s.tileN != 64 && s.tileN != 128 && !(swap && s.tileN == 32))
     return fail(msg, msgSize, "tile_n of an sm_120a variant must be 64 or 128 (swap-AB also "
-                              "32): a stage of a wider tile leaves no second stage in 99 KiB");
+                              "32): two 256-row stages exceed 99 KiB; a 192-row tile straddles "
+                              "two scale-factor atom rows");
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
     return fail(msg, msgSize, "an sm_120a tile has 128 M-role rows");
   if (s.streamK)
