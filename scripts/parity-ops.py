@@ -5,11 +5,12 @@ alpha off / on x C contiguous / strided<[ldc, 1]> x static / dynamic sizes x gro
 counts {1, 46, 47, 1024}: 192 ops, each a func.func with its own kernel_name, printed as one
 module for one target.
 
-  parity-ops.py --target sm_100a|sm_90a [--variants family|cycle] [--forms grouped,moe]
+  parity-ops.py --target TARGET [--variants family|cycle] [--forms grouped,moe]
                 [--groups 1,46,47,1024] [--representatives] [--list]
 
---variants family (default): no `variants` attribute, each op gets its target's default
-family (the verifier plans every variant of it). --variants cycle: each op names one variant
+TARGET: sm_100a, sm_100f, sm_103a (the tcgen05 kernels), sm_90a, sm_120a, sm_121a, sm_120f (the
+block-scaled mma.sync kernels). --variants family (default): no `variants` attribute, each op
+gets its target's default family (the verifier plans every variant of it). --variants cycle: each op names one variant
 of that family, the classes taking them in turn, so that compiling the matrix covers every
 variant with the options at a fraction of the cost. A class is the ops of one form, group
 count, C type and alpha: its four ops (C contiguous or strided, sizes static or dynamic)
@@ -18,10 +19,13 @@ differ only in what the kernel reads at run time, and get the same variant.
 (kernel name, class, variant) instead of the module."""
 import argparse
 
+TCGEN05 = ["ab_n128", "swap_n128", "swap_n256"]
+MMA_SYNC = ["ab_n128", "swap_n64", "swap_n128"]
 FAMILY = {
-    "sm_100a": ["ab_n128", "swap_n128", "swap_n256"],
+    "sm_100a": TCGEN05, "sm_100f": TCGEN05, "sm_103a": TCGEN05,
     "sm_90a": ["swap_n128", "swap_n64", "swap_n192", "swap_n128_m192", "swap_n64_m192",
                "swap_n128_m192_sk"],
+    "sm_120a": MMA_SYNC, "sm_121a": MMA_SYNC, "sm_120f": MMA_SYNC,
 }
 # the contiguous form's default family leaves the stream-K schedule out (it cuts its shares
 # from the group table)
