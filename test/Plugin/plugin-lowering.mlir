@@ -1,6 +1,7 @@
 // The pass plugin drives the whole lowering inside the stock mlir-opt (passes loaded by a
 // plugin are reachable through --pass-pipeline; their flag form is parsed too early), for
-// the tcgen05 targets (sm_100a, sm_100f, sm_103a) and the sm_12x ones, and both emulations.
+// the tcgen05 targets (sm_100a, sm_100f, sm_103a) and the sm_12x ones (sm_120a, sm_120f: the
+// family target, its metadata naming it; sm_121a), and both emulations.
 // RUN: %mlir_opt %s --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s
@@ -18,6 +19,9 @@
 // RUN: sed 's/"sm_100a"/"sm_103a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=B300
+// RUN: sed 's/"sm_100a"/"sm_120f"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul)" | FileCheck %s --check-prefix=RTXFAM
 // RUN: sed 's/"sm_100a"/"sm_121a"/' %s | %mlir_opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --pass-pipeline="builtin.module(nvfp4-lower-grouped-matmul,nvfp4-emulate-sm120)" \
@@ -32,6 +36,13 @@
 // FAMILY: nvvm.tcgen05.mma.block_scale
 // RTX: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">]
 // RTX: nvvm.mma.block_scale
+// RTXFAM: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_120f", features = "+ptx88">]
+// RTXFAM: nvfp4_kernel_metadata
+// RTXFAM-SAME: 736D5F31323066
+// RTXFAM: llvm.func @plugin_kernel_ab_n128({{.*}}nvfp4.plan = ["variant ab_n128", "threads 288"
+// RTXFAM: nvvm.mma.block_scale
+// RTXFAM: llvm.func @plugin_kernel_swap_n64(
+// RTXFAM: llvm.func @plugin_kernel_swap_n128(
 // B300: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_103a", features = "+ptx88", verifyTarget = false>]
 // RTXEMU: gpu.module @plugin_kernel_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88", link = [
 // RTXEMU-NOT: nvvm.mma.block_scale
