@@ -48,8 +48,10 @@ extern "C" {
  * 3: C element types and per-group alpha (metadata c_type, epilogue_flags; group record
  *    alpha pointer), and the contiguous (MoE) form (metadata form; its parameter block).
  * 4: the kernel's cost-model constants (metadata cost_decode_rows, cost_token_share), which
- *    the runtime's variant choice reads instead of its own copy. */
-#define NVFP4_ABI_VERSION 4u
+ *    the runtime's variant choice reads instead of its own copy.
+ * 5: the target the kernel was generated for (metadata source_target), which an emulation
+ *    or proxy build keeps when it retargets the record to sm_90a. */
+#define NVFP4_ABI_VERSION 5u
 
 /* ---- parameter block ------------------------------------------------------------ */
 
@@ -318,8 +320,13 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NV
 #define NVFP4_META_COST_DECODE_ROWS 228u   /* cost model (KernelConfig.h): token rows a tile's
                                               weight decode is worth (0: no decode) */
 #define NVFP4_META_COST_TOKEN_SHARE 232u   /* cost model: per mille of a token row's cost a
-                                              wider weight tile does not repeat (0..1000);
-                                              236..255 reserved, 0 */
+                                              wider weight tile does not repeat (0..1000) */
+#define NVFP4_META_SOURCE_TARGET 236u      /* char[16]: the target the kernel was generated
+                                              for (the op's, Targets.h): `target`, unless an
+                                              emulation or proxy build retargeted the record
+                                              to sm_90a (empty: not recorded; the compiler
+                                              always records it). 252..255 reserved, 0 */
+#define NVFP4_META_SOURCE_TARGET_BYTES 16u
 
 /* Every u32 field of the record as X(struct member, NVFP4_META_ offset suffix), so that
  * encoders and decoders list the fields once. */
@@ -353,6 +360,7 @@ typedef struct nvfp4_kernel_metadata {
   uint32_t cost_decode_rows, cost_token_share;
   char kernel_name[NVFP4_META_KERNEL_NAME_BYTES];
   char target[NVFP4_META_TARGET_BYTES];
+  char source_target[NVFP4_META_SOURCE_TARGET_BYTES];
 } nvfp4_kernel_metadata;
 
 static inline uint32_t nvfp4_meta_read_u32(const unsigned char *rec, uint32_t off) {

@@ -817,6 +817,7 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
 #undef F
   snprintf((char *)rec + NVFP4_META_KERNEL_NAME, NVFP4_META_KERNEL_NAME_BYTES, "%s", kernelName);
   snprintf((char *)rec + NVFP4_META_TARGET, NVFP4_META_TARGET_BYTES, "%s", target);
+  snprintf((char *)rec + NVFP4_META_SOURCE_TARGET, NVFP4_META_SOURCE_TARGET_BYTES, "%s", target);
 }
 
 /* ---- families -------------------------------------------------------------------------- */

@@ -154,6 +154,34 @@ static void copy_str(char *dst, size_t n, const unsigned char *src) {
   dst[n - 1] = 0;
 }
 
+/* The target the kernel was generated for, when the record names it (the compiler always
+ * does): a known one; the record's own unless a flag says an emulation or proxy build
+ * retargeted it, and then of the kernel that build rewrites (tcgen05 for the emulation and
+ * the proxy, the block-scaled mma.sync for its emulation). */
+static nvfp4rt_status check_source_target(const nvfp4_kernel_metadata *m) {
+  if (!m->source_target[0]) return NVFP4RT_STATUS_OK;
+  const nvfp4_target_info *src = nvfp4_target_find(m->source_target);
+  if (!src)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
+                        "metadata source target '%s' unsupported (this runtime knows %s)",
+                        m->source_target, nvfp4_target_names());
+  const uint32_t tc = NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY;
+  const int want = (m->flags & tc)                                   ? (int)NVFP4_TARGET_GEN_TCGEN05
+                   : (m->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC) ? (int)NVFP4_TARGET_GEN_MMA_SYNC
+                                                                     : -1;
+  if (want < 0 && strcmp(m->source_target, m->target) != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata source target '%s' differs from target '%s' without an "
+                        "emulation or proxy flag", m->source_target, m->target);
+  if (want >= 0 && src->generator != (uint32_t)want)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata flags 0x%x: %s build of a '%s' kernel", m->flags,
+                        want == (int)NVFP4_TARGET_GEN_TCGEN05 ? "a tcgen05 emulation or proxy"
+                                                              : "an mma.sync emulation",
+                        m->source_target);
+  return NVFP4RT_STATUS_OK;
+}
+
 nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                                        nvfp4_kernel_metadata *m) {
   if (!rec || !m) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "metadata_decode: NULL");
@@ -166,6 +194,7 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
 #undef F
   copy_str(m->kernel_name, NVFP4_META_KERNEL_NAME_BYTES, rec + NVFP4_META_KERNEL_NAME);
   copy_str(m->target, NVFP4_META_TARGET_BYTES, rec + NVFP4_META_TARGET);
+  copy_str(m->source_target, NVFP4_META_SOURCE_TARGET_BYTES, rec + NVFP4_META_SOURCE_TARGET);
 
   if (m->magic != NVFP4_METADATA_MAGIC)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata magic 0x%08x, expected 0x%08x",
@@ -178,7 +207,9 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata record_bytes %u, expected %u",
                         m->record_bytes, NVFP4_METADATA_BYTES);
   if (rec[NVFP4_META_KERNEL_NAME + NVFP4_META_KERNEL_NAME_BYTES - 1] != 0 ||
-      rec[NVFP4_META_TARGET + NVFP4_META_TARGET_BYTES - 1] != 0 || !m->kernel_name[0])
+      rec[NVFP4_META_TARGET + NVFP4_META_TARGET_BYTES - 1] != 0 ||
+      rec[NVFP4_META_SOURCE_TARGET + NVFP4_META_SOURCE_TARGET_BYTES - 1] != 0 ||
+      !m->kernel_name[0])
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata kernel name/target string empty or not NUL-terminated");
   if (m->max_groups == 0 || m->max_groups > NVFP4_ABI_MAX_GROUPS)
@@ -295,6 +326,8 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH,
                         "metadata target '%s' with target_sm %u (expected %u)", m->target,
                         m->target_sm, target->target_sm);
+  nvfp4rt_status st = check_source_target(m);
+  if (st != NVFP4RT_STATUS_OK) return st;
   /* the cost model's constants (KernelConfig.h): a decode worth at most a few tiles of token
    * rows, a share of at most the whole row */
   if (m->cost_decode_rows > NVFP4RT_MAX_COST_DECODE_ROWS || m->cost_token_share > 1000)
@@ -334,7 +367,8 @@ nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *rec, size_t si
         (!((m->variant_flags | m0->variant_flags) & NVFP4_META_VFLAG_STREAM_K) &&
          m->workspace_per_cta != m0->workspace_per_cta) ||
         m->form != m0->form || m->c_type != m0->c_type ||
-        m->epilogue_flags != m0->epilogue_flags || strcmp(m->target, m0->target) != 0)
+        m->epilogue_flags != m0->epilogue_flags || strcmp(m->target, m0->target) != 0 ||
+        strcmp(m->source_target, m0->source_target) != 0)
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                           "metadata record %u disagrees with record 0 on the kernel ABI", i);
     for (uint32_t j = 0; j < i; j++)
@@ -432,5 +466,7 @@ nvfp4rt_status nvfp4rt_metadata_encode(const nvfp4_kernel_metadata *m,
   memcpy(rec + NVFP4_META_KERNEL_NAME, m->kernel_name, n);
   n = strnlen(m->target, NVFP4_META_TARGET_BYTES - 1);
   memcpy(rec + NVFP4_META_TARGET, m->target, n);
+  n = strnlen(m->source_target, NVFP4_META_SOURCE_TARGET_BYTES - 1);
+  memcpy(rec + NVFP4_META_SOURCE_TARGET, m->source_target, n);
   return NVFP4RT_STATUS_OK;
 }

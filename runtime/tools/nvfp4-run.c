@@ -60,6 +60,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     json_str(path);
     printf(", \"target\": ");
     json_str(m0->target);
+    printf(", \"source_target\": ");
+    json_str(m0->source_target);
     printf(", \"target_sm\": %u, \"abi_version\": %u, "
            "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
@@ -95,11 +97,16 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     return;
   }
   printf("cubin:             %s\n", path);
-  printf("target:            %s (sm %u)%s\n", m0->target, m0->target_sm,
-         (m0->flags & NVFP4_META_FLAG_EMULATION)            ? " [tcgen05 emulation]"
-         : (m0->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC) ? " [mma.sync emulation of sm_120a]"
-         : (m0->flags & NVFP4_META_FLAG_PROXY)   ? " [timing proxy: tcgen05 free, C = 0]"
-                                                 : "");
+  /* an emulation or proxy build names the kernel it was made from (when its record does) */
+  const char *of = m0->source_target[0] ? " of " : "";
+  printf("target:            %s (sm %u)", m0->target, m0->target_sm);
+  if (m0->flags & NVFP4_META_FLAG_EMULATION)
+    printf(" [tcgen05 emulation%s%s]", of, m0->source_target);
+  else if (m0->flags & NVFP4_META_FLAG_EMULATION_MMA_SYNC)
+    printf(" [mma.sync emulation%s%s]", of, m0->source_target);
+  else if (m0->flags & NVFP4_META_FLAG_PROXY)
+    printf(" [timing proxy%s%s: tcgen05 free, C = 0]", of, m0->source_target);
+  printf("\n");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
   printf("flags:             0x%x\n", m0->flags);
   printf("form:              %s\n", form_name(m0));

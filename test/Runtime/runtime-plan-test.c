@@ -436,6 +436,40 @@ static void check_sm90_only_flag(const nvfp4_kernel_metadata *m, uint32_t flag, 
           sm, nvfp4rt_last_error_message());
 }
 
+/* Decodes `m` with source target `src` and expects `want`, its message holding `says`. */
+static void expect_source(nvfp4_kernel_metadata m, const char *src, nvfp4rt_status want,
+                          const char *says) {
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  nvfp4_kernel_metadata d;
+  snprintf(m.source_target, sizeof m.source_target, "%s", src);
+  nvfp4rt_metadata_encode(&m, rec);
+  const nvfp4rt_status st = nvfp4rt_metadata_decode(rec, sizeof rec, &d);
+  T_CHECK(st == want && (want != NVFP4RT_STATUS_OK || !strcmp(d.source_target, src)) &&
+              strstr(nvfp4rt_last_error_message(), says) != NULL,
+          "source target %s: %s", src, nvfp4rt_last_error_message());
+  if (st != NVFP4RT_STATUS_OK) printf("%s %s\n", nvfp4rt_status_string(st), nvfp4rt_last_error_message());
+}
+
+/* The target the kernel was generated for (metadata source_target): kept through a decode,
+ * the record's own target without an emulation or proxy flag, a tcgen05 kernel's for the
+ * tcgen05 emulation and the proxy, an sm_12x kernel's for the mma.sync emulation. */
+static void check_source_targets(void) {
+  nvfp4_kernel_metadata emu = make_meta(1, 8), native = make_meta(0, 8), mma = make_meta(1, 8);
+  mma.flags = NVFP4_META_FLAG_EMULATION_MMA_SYNC;
+  mma.workspace_per_cta = 0;
+  expect_source(emu, "sm_103a", NVFP4RT_STATUS_OK, "");
+  expect_source(mma, "sm_121a", NVFP4RT_STATUS_OK, "");
+  expect_source(native, "sm_100a", NVFP4RT_STATUS_OK, "");
+  expect_source(native, "sm_100f", NVFP4RT_STATUS_ABI_MISMATCH,
+                "source target 'sm_100f' differs from target 'sm_100a' without an emulation");
+  expect_source(emu, "sm_120a", NVFP4RT_STATUS_ABI_MISMATCH,
+                "a tcgen05 emulation or proxy build of a 'sm_120a' kernel");
+  expect_source(mma, "sm_100a", NVFP4RT_STATUS_ABI_MISMATCH,
+                "an mma.sync emulation build of a 'sm_100a' kernel");
+  expect_source(emu, "sm_110a", NVFP4RT_STATUS_TARGET_MISMATCH,
+                "source target 'sm_110a' unsupported");
+}
+
 static int test_meta(void) {
   nvfp4_kernel_metadata m = make_meta(1, 8), d;
   unsigned char rec[NVFP4_METADATA_BYTES];
@@ -480,6 +514,7 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_COST_DECODE_ROWS, 1u << 20, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_COST_DECODE_ROWS, 70, NVFP4RT_STATUS_OK);
   MUTATE(NVFP4_META_CLUSTER_X, 0xFFFFFFFFu, NVFP4RT_STATUS_ABI_MISMATCH);
+  check_source_targets();
   /* NULL arguments are statuses, not crashes */
   EXPECT_STATUS(nvfp4rt_metadata_encode(NULL, bad), NVFP4RT_STATUS_NULL_POINTER);
   EXPECT_STATUS(nvfp4rt_metadata_encode(&m, NULL), NVFP4RT_STATUS_NULL_POINTER);

@@ -514,9 +514,12 @@ static void sm120Tests(void) {
             nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) == NVFP4_META_VFLAG_DYNAMIC_N &&
             nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE) == NVFP4_META_EPILOGUE_DIRECT_STORE &&
             nvfp4_meta_read_u32(rec, NVFP4_META_DYN_SMEM_BYTES) <= MLIR_NVFP4_SM120_MAX_DYN_SMEM &&
-            nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0,
+            nvfp4_meta_read_u32(rec, NVFP4_META_TMEM_COLS) == 0 &&
+            !strcmp((const char *)rec + NVFP4_META_TARGET, "sm_120a") &&
+            !strcmp((const char *)rec + NVFP4_META_SOURCE_TARGET, "sm_120a"),
         "sm120 metadata: 288 threads, sm 120, n_align 16, DYNAMIC_N, direct stores, 99 KiB, no "
-        "TMEM; the plan keeps the name swap_n128", "sm120 metadata");
+        "TMEM, target and source target sm_120a; the plan keeps the name swap_n128",
+        "sm120 metadata");
 }
 
 /* The plan text (the lines the lowering attaches as nvfp4.plan): its length whatever the

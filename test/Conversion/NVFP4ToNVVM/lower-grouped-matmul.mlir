@@ -5,15 +5,15 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
 // The default family of one group: ab_n128, swap_n128, swap_n256 in one module, a
-// 3 x 256-byte metadata table (ABI 4), parameter block 64 + 704 = 768 bytes. Each kernel
+// 3 x 256-byte metadata table (ABI 5), parameter block 64 + 704 = 768 bytes. Each kernel
 // carries its plan (nvfp4.plan: the role map, shared-memory regions, mbarriers, TMEM) for
 // the passes after the lowering.
 // CHECK-LABEL: func.func @default_family
 // CHECK-SAME: nvfp4.kernel = @k1_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @k1_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// Record 0: magic "NVF4", ABI 4, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463404000000000100006400000000000000C0000000
+// Record 0: magic "NVF4", ABI 5, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000000000000C0000000
 // CHECK-SAME: : tensor<768xi8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<768 x i8>
 // CHECK: llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
