@@ -148,7 +148,7 @@ bool mlirNvfp4IsGroupedMatmul(MlirOperation op) {
 
 /* ---- attribute checks --------------------------------------------------------------- */
 
-static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
+static MlirLogicalResult verify_attributes(MlirOperation op) {
   MlirAttribute target = get_attr(op, "target");
   if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
     return fail(op, "requires a string attribute 'target'");
@@ -178,18 +178,11 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
     numStages = v;
   }
   /* The planner decides what fits (shared memory, Tensor Memory): the op is valid only if
-   * the lowering can build every variant of its kernel family. */
-  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+   * the lowering can build every variant of its kernel family. The plan is memoised, so the
+   * lowering builds from this very plan without running the planner again
+   * (mlirNvfp4MatmulPlanFamily). */
   char why[256];
-  intptr_t nSpecs = mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS,
-                                                          why, sizeof why);
-  if (nSpecs < 0) return fail(op, "%s", why);
-  MlirNvfp4KernelFamily *family = malloc(sizeof *family);
-  if (!family) return fail(op, "out of memory while planning the kernel family");
-  bool planned = mlirNvfp4KernelFamilyInit(family, (uint32_t)groups, specs, (uint32_t)nSpecs,
-                                           why, sizeof why);
-  free(family);
-  if (!planned) return fail(op, "%s", why);
+  if (!mlirNvfp4MatmulPlanFamily(op, NULL, why, sizeof why)) return fail(op, "%s", why);
 
   MlirAttribute name = get_attr(op, "kernel_name");
   if (!mlirAttributeIsNull(name)) {
@@ -380,7 +373,7 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
     return fail(op, "supports at most %u groups, got %d",
                 NVFP4_ABI_MAX_GROUPS, groups);
 
-  if (mlirLogicalResultIsFailure(verify_attributes(op, groups)))
+  if (mlirLogicalResultIsFailure(verify_attributes(op)))
     return mlirLogicalResultFailure();
 
   MlirType cElt = {NULL};
@@ -511,5 +504,5 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
                     "%llu (each expert's scales start on a 128-row atom)", (long long)r,
                 (long long)m, (long long)e,
                 (unsigned long long)nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e));
-  return verify_attributes(op, (int32_t)e);
+  return verify_attributes(op);
 }
