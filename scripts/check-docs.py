@@ -10,6 +10,10 @@ For README.md, CHANGELOG.md, docs/*.md and the README.md of every folder:
     (`plugin-pass-flags.mlir`, `KernelABI.h`) exists somewhere in the tree;
   - every section reference `FILE.md`, "Heading" (or `FILE.md` ("Heading")) names the start
     of a heading of FILE.md.
+In the sources, headers, tests and scripts, every docs/FILE.md named exists, and so does
+the heading of a docs/FILE.md, "Heading" reference. No file of the tree points at notes
+outside the repository (PROBLEM.md, DESIGN.md, SEED_NOTES, TOOLCHAIN_FACTS, ../shared/):
+what they held is in docs/format.md and docs/design.md.
 Paths under build*/, results/, .device*/ and /tmp, paths relative to an installed binary
 (../lib/nvfp4/), the changelog's history, placeholders in capitals (IN.mlir,
 OUT.cubin) and names a recipe creates are outputs, not files of the tree, and are skipped.
@@ -110,12 +114,42 @@ def check_path(tok, docdir):
     return None
 
 
+CODE_SUFFIXES = (".c", ".h", ".cpp", ".td", ".test", ".mlir", ".sh", ".py", ".txt", ".cu",
+                 ".ptx", ".cmake", ".in")
+OUTSIDE = re.compile(r"\b(PROBLEM\.md|DESIGN\.md|SEED_NOTES|TOOLCHAIN_FACTS)|\.\./shared\b")
+DOC_IN_CODE = re.compile(r"(docs/[\w-]+\.md)(?:(?:,| \() ?\"([^\"]+)\")?")
+
+
+def check_code(errors):
+    """docs/FILE.md references in the sources, headers, tests and scripts."""
+    for f in sorted(FILES):
+        if f.split("/")[0] not in TOP or f.startswith(("docs/", "test/Docs/")) or \
+                f == "scripts/check-docs.py" or not f.endswith(CODE_SUFFIXES):
+            continue  # (this checker and its test name broken references on purpose)
+        try:
+            lines = open(os.path.join(ROOT, f), encoding="utf-8").read().split("\n")
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(lines, 1):
+            m = OUTSIDE.search(line)
+            if m:
+                errors.append(f"{f}:{n}: {m.group(0)}: a file outside the repository")
+            for md, section in DOC_IN_CODE.findall(line):
+                if md not in FILES:
+                    errors.append(f"{f}:{n}: {md}: no such file")
+                elif section and not any(h.startswith(section) for h in headings(md)):
+                    errors.append(f"{f}:{n}: {md}, \"{section}\": no such heading")
+
+
 def main():
     errors = []
     for doc in documents():
         docdir = os.path.dirname(doc)
         in_fence = False
         for n, line in enumerate(open(os.path.join(ROOT, doc), encoding="utf-8"), 1):
+            m = OUTSIDE.search(line)
+            if m and doc != "CHANGELOG.md":  # the changelog may say where a fact came from
+                errors.append(f"{doc}:{n}: {m.group(0)}: a file outside the repository")
             if line.startswith("```"):
                 in_fence = not in_fence
                 continue
@@ -143,6 +177,7 @@ def main():
                     errors.append(f"{doc}:{n}: {md}: no such file")
                 elif not any(h.startswith(section) for h in headings(target)):
                     errors.append(f"{doc}:{n}: {md}, \"{section}\": no such heading")
+    check_code(errors)
     for e in errors:
         print(e)
     print(f"check-docs: {len(list(documents()))} documents, {len(errors)} broken references")
