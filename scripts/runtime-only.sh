@@ -2,9 +2,9 @@
 # runtime-only.sh — checks that the runtime builds on its own, as on a serving machine with
 # no LLVM/MLIR: configures build-rt/ (or $RT_BUILD_DIR) with gcc and -DNVFP4_RUNTIME_ONLY=ON,
 # builds everything that configuration has (libnvfp4rt shared and static, libnvfp4sim,
-# nvfp4-run, the benchmark programs), and runs the built nvfp4-run --version. The strict
-# C11 of the runtime's targets is compiled here without LLVM's compile definitions
-# (-D_GNU_SOURCE among them), which hide a missing feature-test macro in the full build.
+# nvfp4-run, the benchmark programs), and runs the built nvfp4-run --version: the
+# configuration and the link without LLVM on the machine. (The full build compiles the same
+# sources with the same flags, LLVM's definitions kept away from them: CMakeLists.txt.)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RT_BUILD_DIR=${RT_BUILD_DIR:-$ROOT/build-rt}
