@@ -148,21 +148,9 @@ static int parseArgs(int argc, char **argv, Options *o) {
 
 /* --emulate and --proxy rewrite the tcgen05 ops of the sm_100a kernel. An op for another
  * target has none (the sm_90a kernel is native), so the build would silently be that
- * native kernel: such an op is an error at its location. */
-static MlirWalkResult findNonSm100Op(MlirOperation op, void *user) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (strncmp(name.data, "nvfp4.", 6) != 0) return MlirWalkResultAdvance;
-  MlirAttribute t = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("target"));
-  if (mlirAttributeIsNull(t) || !mlirAttributeIsAString(t)) return MlirWalkResultAdvance;
-  MlirStringRef v = mlirStringAttrGetValue(t);
-  if (v.length == 7 && !strncmp(v.data, "sm_100a", 7)) return MlirWalkResultAdvance;
-  *(MlirOperation *)user = op;
-  return MlirWalkResultInterrupt;
-}
-
+ * native kernel: such an op is a usage error at its location (the C API refuses it too). */
 static int checkSm100Only(MlirOperation module, const char *flag) {
-  MlirOperation bad = {NULL};
-  mlirOperationWalk(module, findNonSm100Op, &bad, MlirWalkPreOrder);
+  MlirOperation bad = mlirNvfp4FindNonSm100aOp(module);
   if (mlirOperationIsNull(bad)) return 1;
   MlirStringRef v = mlirStringAttrGetValue(
       mlirOperationGetAttributeByName(bad, mlirStringRefCreateFromCString("target")));
