@@ -9,8 +9,9 @@
 # from the runtime tests' probe kernels, examples/test1.mlir compiled for sm_100a and for
 # the emulation, and an 8-expert nvfp4.moe_matmul family for sm_100a (when ptxas is
 # there); plus fuzz/regressions/. Working corpora, logs, crash artifacts and
-# summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
-# coverage, corpus, crashes) and exits non-zero if any harness found anything.
+# summary.json go to build-fuzz/fuzz-run/. The harnesses run at the same time (one core
+# each; FUZZ_PARALLEL=0 runs them one after the other). Prints one line per harness (execs,
+# exec/s, coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
 FUZZ_SECONDS=${1:-60}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,9 +66,13 @@ run() { # name binary extra-args...
   echo $? > "$OUT/$name.rc"
   set -e
 }
-run ir "$FUZZ_BUILD_DIR/bin/nvfp4-ir-fuzzer" -dict="$ROOT/fuzz/mlir.dict" -max_len=16384
+# The two harnesses run side by side (each is one process on one core), unless
+# FUZZ_PARALLEL=0: SECONDS of wall time for both instead of twice that.
+run ir "$FUZZ_BUILD_DIR/bin/nvfp4-ir-fuzzer" -dict="$ROOT/fuzz/mlir.dict" -max_len=16384 &
+[[ ${FUZZ_PARALLEL:-1} == 0 ]] && wait
 NVFP4RT_LIBCUDA_PATH=$FUZZ_BUILD_DIR/lib/libnvfp4-fake-cuda.so \
-  run cubin "$FUZZ_BUILD_DIR/bin/nvfp4-cubin-fuzzer" -max_len=1048576
+  run cubin "$FUZZ_BUILD_DIR/bin/nvfp4-cubin-fuzzer" -max_len=1048576 &
+wait
 
 python3 - "$OUT" "$FUZZ_SECONDS" <<'PY'
 import json, pathlib, re, sys

@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,12 +126,42 @@ void sim_plan_free(sim_plan *p) {
 
 /* ---- CPU objects ------------------------------------------------------------------------ */
 
+/* What the file is, before dlopen sees it: dlopen reports a file it cannot map (a cubin, a
+ * text file) or a name without a slash that is not on the library path all alike, as
+ * "cannot open shared object file", which names a file that exists. */
+static int check_object_file(const char *path, char *why, size_t size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return failf(why, size, "cannot open CPU object %s: %s", path, strerror(errno));
+  unsigned char h[20];
+  size_t n = fread(h, 1, sizeof h, f);
+  int err = ferror(f) ? errno : 0;
+  fclose(f);
+  if (err) return failf(why, size, "cannot read CPU object %s: %s", path, strerror(err));
+  if (n < sizeof h || memcmp(h, "\177ELF", 4) != 0)
+    return failf(why, size, "%s is not a CPU object (not an ELF shared object): nvfp4-compile "
+                 "--cpu writes one", path);
+  const unsigned type = h[16] | h[17] << 8, machine = h[18] | h[19] << 8;
+  if (h[5] == 1 && machine == 190) /* little-endian EM_CUDA */
+    return failf(why, size, "%s is a cubin (a CUDA ELF image), not a CPU object: run it on a "
+                 "GPU without --cpu, or write a CPU object with nvfp4-compile --cpu", path);
+  if (h[5] == 1 && type != 3) /* ET_DYN */
+    return failf(why, size, "%s is an ELF file of type %u, not a shared object: nvfp4-compile "
+                 "--cpu writes one", path, type);
+  return 0;
+}
+
 int nvfp4sim_module_load(const char *path, nvfp4sim_module **out, char *why, size_t size) {
-  if (!out) return failf(why, size, "module_load: out is NULL");
+  if (!out || !path) return failf(why, size, "module_load: NULL argument");
   *out = NULL;
+  if (check_object_file(path, why, size) != 0) return -1;
+  /* a name without a slash would send dlopen to the library path: this file is meant */
+  char local[4096];
+  const char *file = path;
+  if (!strchr(path, '/') && snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
+    file = local;
   nvfp4sim_module *m = calloc(1, sizeof *m);
   if (!m) return failf(why, size, "out of memory");
-  m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  m->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
   if (!m->handle) {
     failf(why, size, "cannot load CPU object %s: %s", path, dlerror());
     free(m);

@@ -2,8 +2,9 @@
  * the runtime (which packs the struct): the by-value parameter block of the generated
  * grouped-matmul kernels and the self-describing metadata table carried in the cubin.
  *
- * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (DESIGN.md §5); the
- * lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to pack.
+ * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (docs/design.md, "The kernel
+ * ABI"); the lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to
+ * pack.
  *
  * ABI version 2. A kernel compiled for G groups reads a *group table*:
  *

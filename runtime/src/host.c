@@ -1,6 +1,6 @@
 /* host.c — host-only helpers: FP4/E4M3/FP16 codecs, blocked scale-factor layout, the
- * SplitMix64 generator, the PROBLEM.md cases, random and edge-case shapes, the input
- * generator (optionally padded C stride), the tolerance check and the check for writes
+ * SplitMix64 generator, the named cases of docs/format.md, random and edge-case shapes, the
+ * input generator (optionally padded C stride), the tolerance check and the check for writes
  * outside C's M x N region. Pure C11, no driver. */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-cases.sh CPU_OBJECT VARIANT... — the CPU-target suite of one kernel family: for every
 # variant, the runs of the run matrix's case list cpu-cases (scripts/run-matrix.txt: the ten
-# PROBLEM.md test cases with schedule seeds 1..10, i.e. every completion profile, random
+# test cases of docs/format.md with schedule seeds 1..10, i.e. every completion profile, random
 # cases of 8 groups with ragged M/N, K up to 1024, full range, and edge cases of 12 groups —
 # empty groups, tiny and ragged M/N, K = 64 and 192, C row stride 24 past N — with 3 seeds
 # each), every run checked against the C reference and for writes outside C; few simulated

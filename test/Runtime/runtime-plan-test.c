@@ -279,7 +279,7 @@ static int test_grid(void) {
   return t_summary("grid");
 }
 
-/* PROBLEM.md's B1..B4 (and one large square case) for the variant-choice checks */
+/* B1..B4 of docs/format.md (and one large square case) for the variant-choice checks */
 typedef struct { const char *name; uint32_t g, n, k, m[8]; } bench_case;
 static const bench_case kBenchCases[] = {
     {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},
