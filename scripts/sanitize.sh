@@ -9,7 +9,8 @@
 # every test): tests whose time goes to work no sanitizer sees, or that repeat, at several
 # times the plain build's cost, simulator paths that tests kept here already run under the
 # sanitizers. docs/testing.md ("CI") lists each with what covers its code here:
-#   Pipeline/spills.test, spills-sm90a.test, emulation-cubin.test, moe-cubin.test
+#   Pipeline/spills.test, spills-sm90a.test, spills-sm90a-options.test, emulation-cubin.test,
+#   moe-cubin.test
 #       ptxas and LLVM's NVPTX back end on every kernel (not instrumented); the lowering and
 #       Serialize.c they drive run here in the CPU-target, Conversion, CAPI and Tools tests;
 #   CpuSim/run-swap.test, run-swap2.test, run-ab-st.test
@@ -21,7 +22,7 @@ source "$ROOT/scripts/san-build.sh"
 SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
 checked_build "$SAN_BUILD_DIR" "${SAN_CC:-gcc}" "${SAN_CXX:-g++}"
 export LIT_OPTS=${LIT_OPTS:---time-tests}   # the slowest tests, for CI's time budget
-SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st)\.test$'
+SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st)\.test$'
 filter_out=${SAN_FILTER_OUT-$SAN_FILTER_OUT_DEFAULT}
 if [[ -n $filter_out ]]; then   # (an empty LIT_FILTER_OUT would leave out every test)
   export LIT_FILTER_OUT=$filter_out
