@@ -72,9 +72,11 @@ NVFP4SIM_API int nvfp4sim_params_build(const nvfp4_kernel_metadata *meta,
 
 typedef struct nvfp4sim_module nvfp4sim_module;
 
-/* dlopen()s a CPU object, decodes and validates its metadata table
- * (nvfp4rt_metadata_decode_table), finds every variant's host function and plan text.
- * 0 on success, -1 with `why`. */
+/* Checks that `path` is a complete ELF shared object of this host (every segment and
+ * table inside the file: a truncated object is refused, never mapped), dlopen()s it (a
+ * path without '/' names a file in the current directory, not a library search),
+ * decodes and validates its metadata table (nvfp4rt_metadata_decode_table), finds every
+ * variant's host function and parses its plan text. 0 on success, -1 with `why`. */
 NVFP4SIM_API int nvfp4sim_module_load(const char *path, nvfp4sim_module **out, char *why,
                                       size_t why_size);
 NVFP4SIM_API void nvfp4sim_module_destroy(nvfp4sim_module *mod);

@@ -343,9 +343,35 @@ bool sim_tmap_decode(const void *slot, sim_tmap *out, char *why, size_t size);
 void sim_tc_exit_check(sim_cta *c);
 
 /* module.c */
+#define NVFP4SIM_MAX_SITES (1u << 20) /* site ids of a plan text: 0 .. 2^20 - 1 */
+#if defined(__x86_64__)
+#define SIM_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define SIM_ELF_MACHINE EM_AARCH64
+#else
+#define SIM_ELF_MACHINE EM_NONE
+#endif
+#define SIM_ELF_DATA (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB)
+
+struct nvfp4sim_module {
+  void *handle;
+  nvfp4rt_metadata_table table;
+  void (*kernels[NVFP4_METADATA_MAX_VARIANTS])(void *);
+  sim_plan plans[NVFP4_METADATA_MAX_VARIANTS];
+};
+
 uint32_t sim_tmap_elem_bits(uint32_t data_type);
 uint32_t sim_swizzle_bytes(uint32_t swizzle);
+/* A plan text (NUL-terminated, or its first len bytes); 0, or -1 with why. */
 int sim_plan_parse(const char *text, sim_plan *plan, char *why, size_t size);
+int sim_plan_parse_n(const char *text, size_t len, sim_plan *plan, char *why, size_t size);
 void sim_plan_free(sim_plan *plan);
+/* 0 when the file behind fd is a complete ELF shared object of this host, else -1 with why */
+int sim_elf_check(int fd, const char *path, char *why, size_t size);
+/* A CPU object's symbols: its address and size in bytes (0: unknown), or NULL. */
+typedef const void *(*sim_symbol_fn)(void *ctx, const char *name, size_t *bytes);
+/* The metadata table, kernels and plans of m from its symbols; 0, or -1 with why. */
+int sim_module_bind(nvfp4sim_module *m, sim_symbol_fn symbol, void *ctx, const char *path,
+                    char *why, size_t size);
 
 #endif /* NVFP4SIM_INTERNAL_H */
