@@ -10,7 +10,7 @@
  *     pointers (!llvm.ptr<7>) into 64-bit cluster addresses, Tensor Memory pointers
  *     (!llvm.ptr<6>) into their 32-bit TMEM addresses; generic loads and stores of shared
  *     memory go to the CTA's host window (nvfp4_sim_smem_base) after a checking call,
- *     global stores (!llvm.ptr<1>) to host addresses after nvfp4_sim_global_store;
+ *     global loads and stores (!llvm.ptr<1>) to host addresses after nvfp4_sim_global_access;
  *   - every tcgen05.ld into a call that fills a per-load buffer at tcgen05.wait::ld, and
  *     every use of its registers into a checked load of that buffer;
  *   - the empty inline-asm register fence after tcgen05.wait::ld into its operands (its
@@ -58,6 +58,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_dyn_smem() -> i32",
     "llvm.func @nvfp4_sim_smem_access(i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
+    "llvm.func @nvfp4_sim_global_access(!llvm.ptr, i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_global_release_u32(i64, i32, i32)",
     "llvm.func @nvfp4_sim_global_acquire_u32(i64, i32) -> i32",
     "llvm.func @nvfp4_sim_global_atomic_add_u32(i64, i32, i32) -> i32",
@@ -414,6 +415,19 @@ static bool rewriteBf16Mul(Rewriter *r, MlirOperation op) {
   return true;
 }
 
+/* A generic global load or store of `vt` at the host pointer `host`: the simulator's checks
+ * (range, the instruction's alignment, ordering against other threads' stores) first. */
+static void globalAccess(Rewriter *r, MlirOperation op, KbValue host, MlirType vt, bool store) {
+  KbBuilder *b = &r->b;
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str("alignment"));
+  const int64_t align = mlirAttributeIsNull(a) ? 0 : mlirIntegerAttrGetValueInt(a);
+  char what[64];
+  snprintf(what, sizeof what, "%s %u B.global", store ? "st" : "ld", byteSize(vt));
+  KbValue args[5] = {host, kbI32(b, byteSize(vt)), kbI32(b, align > 0 && align <= 4096 ? align : 0),
+                     kbI32(b, store), site(r, what, NULL)};
+  call(r, "nvfp4_sim_global_access", 5, args);
+}
+
 /* Rewrites one operation (the builder inserts before it). Returns true when the op is to
  * be erased. */
 static bool rewrite(Rewriter *r, MlirOperation op) {
@@ -449,12 +463,7 @@ static bool rewrite(Rewriter *r, MlirOperation op) {
         return false;
       }
       KbValue host = kbIntToPtr(b, mlirOperationGetOperand(def, 0), b->ptr);
-      if (store) {
-        char full[80];
-        snprintf(full, sizeof full, "%s.global", what);
-        KbValue args[3] = {host, kbI32(b, byteSize(vt)), site(r, full, NULL)};
-        call(r, "nvfp4_sim_global_store", 3, args);
-      }
+      globalAccess(r, op, host, vt, store);
       mlirOperationSetOperand(op, store ? 1 : 0, host);
     } else if (!isPtr(pt, 0)) {
       fail(r, op, "load/store in an address space the CPU target does not map");

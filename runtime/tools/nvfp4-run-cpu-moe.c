@@ -40,7 +40,7 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
                             uint32_t grid, nvfp4h_moe_problem *p, void *c,
                             const nvfp4sim_options *opts, int threads, int json, const char *label) {
   memcpy(c, p->c, p->c_alloc_bytes);
-  nvfp4sim_range writable = {c, p->c_alloc_bytes};
+  nvfp4sim_range writable = {c, p->c_alloc_bytes, "C"};
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
   if (grid) nvfp4sim_launch(mod, v, block, grid, &writable, 1, opts, &res);
@@ -226,7 +226,14 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
            k, tokens, nvfp4h_moe_routing_name((nvfp4h_moe_routing)routing),
            (unsigned long long)seed, full ? "full-range" : "competition");
   }
-  nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD};
+  /* what the kernel may only read: the inputs, the routing, alpha and the parameter block */
+  const nvfp4sim_range readable[7] = {
+      {p.a, p.a_bytes, "A"}, {p.b, p.b_bytes, "B"}, {p.sfa, p.sfa_bytes, "SFA"},
+      {p.sfb, p.sfb_bytes, "SFB"}, {p.offsets, sizeof *p.offsets * (p.num_experts + 1u), "offsets"},
+      {p.alpha, sizeof *p.alpha * p.num_experts, "alpha"},
+      {block, (meta->param_bytes + 63) / 64 * 64, "the parameter block"}};
+  nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, readable,
+                           7, 0};
   rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, "launch");
   for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);
