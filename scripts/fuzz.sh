@@ -5,10 +5,14 @@
 #   ir      MLIR text -> parse -> verify -> lower -> emulate   (fuzz/ir_fuzzer.c)
 #   cubin   the runtime's cubin/metadata reader, plans, module loading through the libcuda
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
+#   cpuobj  the simulator's CPU-object loader (ELF check, metadata, kernels and plan texts
+#           through the object's symbols) and its plan-text parser and reports
+#                                                               (fuzz/cpuobj_fuzzer.c)
 # Seeds: ir from examples/*.mlir and every .mlir under test/ split at "// -----"; cubin
 # from the runtime tests' probe kernels, examples/test1.mlir compiled for sm_100a and for
 # the emulation, and an 8-expert nvfp4.moe_matmul family for sm_100a (when ptxas is
-# there); plus fuzz/regressions/. Working corpora, logs, crash artifacts and
+# there); cpuobj from examples/test1.mlir compiled --cpu for sm_100a and sm_90a and the plan
+# texts inside them; plus fuzz/regressions/. Working corpora, logs, crash artifacts and
 # summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
 # coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
@@ -17,9 +21,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/scripts/san-build.sh"
 FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
 checked_build "$FUZZ_BUILD_DIR" clang-22 clang++-22 -DNVFP4_FUZZ=ON -- nvfp4-ir-fuzzer \
-  nvfp4-cubin-fuzzer nvfp4-fake-cuda nvfp4_emu_bitcode nvfp4-compile
+  nvfp4-cubin-fuzzer nvfp4-cpuobj-fuzzer nvfp4-fake-cuda nvfp4_emu_bitcode nvfp4-compile
 OUT=$FUZZ_BUILD_DIR/fuzz-run
-rm -rf "$OUT" && mkdir -p "$OUT/corpus/ir" "$OUT/corpus/cubin" "$OUT/artifacts/ir" "$OUT/artifacts/cubin"
+rm -rf "$OUT" && mkdir -p "$OUT/corpus/ir" "$OUT/corpus/cubin" "$OUT/corpus/cpuobj" \
+  "$OUT/artifacts/ir" "$OUT/artifacts/cubin" "$OUT/artifacts/cpuobj"
 
 # ir seeds: one file per "// -----" chunk
 python3 - "$ROOT" "$OUT/corpus/ir" <<'PY'
@@ -49,8 +54,23 @@ else
   echo "fuzz: no ptxas: the cubin harness starts from a minimal ELF header"
   printf '\177ELF\002\001\001' > "$OUT/corpus/cubin/elf-header"
 fi
+# cpuobj seeds: CPU objects of both targets and their plan texts
+"$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$ROOT/examples/test1.mlir" --cpu "$OUT/corpus/cpuobj/test1_sm100a.so"
+sed 's/target = "sm_100a"/target = "sm_90a", variants = ["swap_n64", "swap_n64_sk"]/' \
+  "$ROOT/examples/test1.mlir" > "$OUT/test1_sm90a.mlir"
+"$FUZZ_BUILD_DIR/bin/nvfp4-compile" "$OUT/test1_sm90a.mlir" --cpu "$OUT/corpus/cpuobj/test1_sm90a.so"
+python3 - "$OUT/corpus/cpuobj" <<'PY'
+import pathlib, re, sys
+out = pathlib.Path(sys.argv[1])
+n = 0
+for so in sorted(out.glob("*.so")):
+    for m in re.finditer(rb"kernel [A-Za-z_0-9]+\nvariant [^\0]*?\0", so.read_bytes()):
+        (out / f"plan-{n:02d}.txt").write_bytes(m.group(0)[:-1])
+        n += 1
+print(f"fuzz: {n} plan texts")
+PY
 # inputs that once found something (fuzz/regressions/<harness>/) stay in the corpus
-for name in ir cubin; do
+for name in ir cubin cpuobj; do
   [[ -d $ROOT/fuzz/regressions/$name ]] && cp "$ROOT/fuzz/regressions/$name/"* "$OUT/corpus/$name/"
 done
 echo "fuzz: $(ls "$OUT/corpus/cubin" | wc -l) cubin seeds"
@@ -68,12 +88,13 @@ run() { # name binary extra-args...
 run ir "$FUZZ_BUILD_DIR/bin/nvfp4-ir-fuzzer" -dict="$ROOT/fuzz/mlir.dict" -max_len=16384
 NVFP4RT_LIBCUDA_PATH=$FUZZ_BUILD_DIR/lib/libnvfp4-fake-cuda.so \
   run cubin "$FUZZ_BUILD_DIR/bin/nvfp4-cubin-fuzzer" -max_len=1048576
+run cpuobj "$FUZZ_BUILD_DIR/bin/nvfp4-cpuobj-fuzzer" -max_len=1048576
 
 python3 - "$OUT" "$FUZZ_SECONDS" <<'PY'
 import json, pathlib, re, sys
 out, seconds = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 summary, bad = {}, False
-for name in ("ir", "cubin"):
+for name in ("ir", "cubin", "cpuobj"):
     log = (out / f"{name}.log").read_text(errors="replace")
     stat = dict(re.findall(r"^stat::(\w+):\s+(\d+)", log, re.M))
     cov = re.findall(r"cov: (\d+) ft: (\d+) corp: (\d+)", log)
