@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # mutation-check.sh — evidence that the CPU execution target catches generator bugs: applies,
-# one at a time, deliberate bugs to the kernel generator (lib/Conversion, lib/Target),
-# rebuilds nvfp4-compile, compiles the whole kernel family for the CPU target, runs the CPU
-# suite's cases until one catches the bug — a failed reference or outside-C check (exit 1),
-# a hazard or illegal-operation report (exit 4) or a deadlock report (exit 3); any other
-# exit is an error of the check itself and stops it — and prints
-# one table row per mutation: what was changed, which run caught it and how. The sources
-# are restored (and the build brought back) on exit, also on failure or interrupt.
+# one at a time, deliberate bugs to the kernel generator (lib/Conversion: the sm_100a and
+# sm_90a kernels and the shared generator; lib/Target), rebuilds nvfp4-compile, compiles the
+# kernel family of the mutated target for the CPU target (sm_100a: one CTA and CTA pairs;
+# sm_90a: the persistent and the stream-K variants), runs the CPU suite's cases until one
+# catches the bug — a failed reference or outside-C check (exit 1), a hazard or
+# illegal-operation report (exit 4) or a deadlock report (exit 3) — and prints one table
+# row per mutation: what was changed, which run caught it and how. A run that ends any other
+# way (a crash of the simulator or of nvfp4-run, a hang past 300 s, an error) is a failure
+# of the check: the row says so and the mutation does not count as caught. The sources are
+# restored (and the build brought back) on exit, also on failure or interrupt.
 #   usage: scripts/mutation-check.sh [--all] [--only ID[,ID...]] [BUILD_DIR]
 #   --all: run every case for every mutation (default: stop at the first catch)
-# Exit status: 0 when every mutation was caught. Takes ~1-2 minutes per mutation on 2 cores.
+# Exit status: 0 when every mutation was caught. Takes ~1-3 minutes per mutation on 2 cores.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ALL=0 ONLY=""
@@ -24,7 +27,9 @@ BUILD=${1:-$ROOT/build}
 RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
-FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Target/KernelConfig.c"
+FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Target/KernelConfig.c
+       lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
+       lib/Conversion/Sm90/Producer.c lib/Conversion/Sm90/TokenDecoder.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 restore() {
   for f in $FILES; do cmp -s "$WORK/orig/$f" "$ROOT/$f" || cp "$WORK/orig/$f" "$ROOT/$f"; done
@@ -85,33 +90,70 @@ m14() { mutate lib/Conversion/Sm100/Epilogue.c "  nvFenceProxyAsyncShared(b);
   nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
+# The planted bugs of issue 33's independent round that are not m1-m14 (which cover three of
+# them: m1, m4, m7), then mutations of the sm_90a kernel.
+r1() { mutate lib/Conversion/Sm90/Epilogue.c "      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's sums, then the count */
+" ""; }
+r2() { mutate lib/Conversion/Generator/Generator.c "for (uint32_t i = 0; i < p->pos.size; ++i) {" "for (uint32_t i = 0; i + 1 < p->pos.size; ++i) {"; }
+r3() { mutate lib/Conversion/Sm100/Epilogue.c "kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64))" "kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, kbSelect(b, kbCmp(b, KB_UGT, kbAddI(b, t->cRow0, 128), t->m), t->n, t->ldc), b->i64))"; }
+r4() { mutate lib/Conversion/Sm90/Mainloop.c "nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);" "nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth + 1);"; }
+r5() { mutate lib/Conversion/Sm90/TokenDecoder.c "  nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
+" ""; }
+r6() { mutate lib/Conversion/Sm90/Epilogue.c "  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);
+  nvNamedBarrierAt(b, wgBarrier, 128);" "  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);"; }
+s1() { mutate lib/Conversion/Sm90/Producer.c "kbAdd(b, kbI32(b, cfg->txBytesFixed), kbMulI(b, genRoleNRows(g, t), cfg->tileK / 2))" "kbAdd(b, kbI32(b, cfg->txBytesFixed - 16), kbMulI(b, genRoleNRows(g, t), cfg->tileK / 2))"; }
+s2() { mutate lib/Conversion/Sm90/Epilogue.c "    nvGlobalReleaseStoreU32(b, counter, kbI32(b, 0));
+" ""; }
+s3() { mutate lib/Conversion/Sm90/Epilogue.c "for (uint32_t pass = 0; pass * 128u < n; ++pass) {" "for (uint32_t pass = 0; pass < 1u; ++pass) {"; }
+s4() { mutate lib/Conversion/Sm90/Kernel.c "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));" "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 2), last));"; }
 
+# "ID|TARGET|description": the family compiled and the cases run are TARGET's.
 MUTATIONS=(
-  "m1|the row check of C stores one row past M (row < M became row <= M in every epilogue)"
-  "m2|the SFB column shift (n0 mod 128) / 32 dropped from the MMA's scale-factor address"
-  "m3|ring phases never flip (genRingAdvance keeps the phase bit at the wrap)"
-  "m4|expect_tx of every stage 16 bytes short"
-  "m5|accumulator-empty barrier initialised with one arrival too few (127, 255 for a pair)"
-  "m6|the stage's tcgen05.commit issued before its MMAs (the stage is released, and its next TMA issued, while they read it)"
-  "m7|tcgen05.wait::ld removed after the epilogue's tcgen05.ld"
-  "m8|the accumulator released (accEmpty arrive) after its first tcgen05.ld instead of its last"
-  "m9|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
-  "m10|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
-  "m11|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
-  "m12|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
-  "m13|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
-  "m14|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
+  "m1|sm100|the row check of C stores one row past M (row < M became row <= M in every epilogue)"
+  "m2|sm100|the SFB column shift (n0 mod 128) / 32 dropped from the MMA's scale-factor address"
+  "m3|sm100|ring phases never flip (genRingAdvance keeps the phase bit at the wrap)"
+  "m4|sm100|expect_tx of every stage 16 bytes short"
+  "m5|sm100|accumulator-empty barrier initialised with one arrival too few (127, 255 for a pair)"
+  "m6|sm100|the stage's tcgen05.commit issued before its MMAs (the stage is released, and its next TMA issued, while they read it)"
+  "m7|sm100|tcgen05.wait::ld removed after the epilogue's tcgen05.ld"
+  "m8|sm100|the accumulator released (accEmpty arrive) after its first tcgen05.ld instead of its last"
+  "m9|sm100|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
+  "m10|sm100|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
+  "m11|sm100|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
+  "m12|sm100|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
+  "m13|sm100|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
+  "m14|sm100|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
+  "r1|sm90|issue 33 (missed): stream-K, the barrier between the partial-sum stores and the atomic add that publishes them deleted"
+  "r2|sm100|issue 33 (missed): the pipeline drain at kernel exit waits one stage too few (the producer's last stage, the MMA's last scale-factor slot)"
+  "r3|sm100|issue 33 (crashed the simulator): direct C stores with row stride N instead of ldc on the last partial tile"
+  "r4|sm90|issue 33: the consumers' wgmma.wait_group one group deeper than the decoded ring allows (the kernel's first form)"
+  "r5|sm90|issue 33: the token decoders' fence.proxy.async removed (wgmma reads generic stores no proxy fence made visible)"
+  "r6|sm90|issue 33: the epilogue's named barrier between stmatrix and the TMA store removed"
+  "s1|sm90|expect_tx of every stage 16 bytes short (sm_90a producer)"
+  "s2|sm90|stream-K: a completed tile's counter not returned to zero (the next launch's tiles never complete)"
+  "s3|sm90|the epilogue's tail columns (N mod 8) stored only for the first 128 token rows"
+  "s4|sm90|the consumers release a stage after its third chunk instead of its fourth"
 )
 
 VARIANTS1='"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256"'
 VARIANTS2='"ab2_n64", "ab2_n128", "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128", "swap2_n192", "swap2_n256"'
+VARIANTS3='"swap_n128", "swap_n64", "swap_n192", "swap_n128_m192", "swap_n64_m192", "swap_n128_sk", "swap_n64_sk", "swap_n192_sk", "swap_n128_m192_sk", "swap_n64_m192_sk"'
 # The cases each mutation is run on, in order (variant, then nvfp4-run arguments).
-CASES=()
+CASES_sm100=() CASES_sm90=()
 for v in ab_n128_st ab_n64 ab_n192 ab_n128 ab_n256 swap_n64 swap_n128 swap_n256 ab2_n128 swap2_n128 ab_n64_st ab_n192_st ab_n256_st swap_n192 ab2_n64 ab2_n192 ab2_n256 swap2_n64 swap2_n192 swap2_n256; do
-  CASES+=("$v|--case test:1 --schedule-seed 1 --sms 4")
-  CASES+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
-  CASES+=("$v|--case test:5 --schedule-seed 3 --sms 2")
-  CASES+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
+  CASES_sm100+=("$v|--case test:1 --schedule-seed 1 --sms 4")
+  CASES_sm100+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
+  CASES_sm100+=("$v|--case test:5 --schedule-seed 3 --sms 2")
+  CASES_sm100+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
+done
+for v in swap_n128_sk swap_n64 swap_n128 swap_n192 swap_n128_m192 swap_n64_m192 swap_n64_sk swap_n192_sk swap_n128_m192_sk swap_n64_m192_sk; do
+  CASES_sm90+=("$v|--case test:1 --schedule-seed 1 --sms 4")
+  CASES_sm90+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
+  CASES_sm90+=("$v|--case test:5 --schedule-seed 3 --sms 2")
+  CASES_sm90+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
+  [[ $v == *_sk ]] && CASES_sm90+=("$v|--groups 64,256,1024;40,128,512 --sms 4 --launches 2")
 done
 
 how() {
@@ -121,7 +163,7 @@ how() {
        else
          echo "reference check: $(grep -m1 -E '^check' "$2" | sed 's/^check *//; s/  */ /g')"
        fi ;;
-    3) echo "deadlock report: $(grep -m1 -E '^  CTA' "$2" | sed -E 's/  */ /g; s/ \(site [0-9]+\)//' | cut -c1-200)" ;;
+    3) echo "deadlock report: $(grep -E '^  CTA' "$2" | grep -v ': exited$' | head -1 | sed -E 's/  */ /g; s/ \(site [0-9]+\)//' | cut -c1-200)" ;;
     4) grep -m1 -E '^nvfp4-sim: (HAZARD|FAULT)' "$2" |
          sed -E 's/^nvfp4-sim: ([A-Z]+) ([a-z-]+): CTA [0-9]+ \(cluster [0-9]+ rank [0-9]+\) (warp [0-9]+) lane [0-9]+ \(([^)]*)\): /\1 report `\2`, \3 (\4): /;
                  s/^nvfp4-sim: ([A-Z]+) ([a-z-]+): asynchronous completion: [^:]*: /\1 report `\2`: /;
@@ -133,7 +175,7 @@ how() {
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
 for entry in "${MUTATIONS[@]}"; do
-  id=${entry%%|*}; desc=${entry#*|}
+  id=${entry%%|*}; rest=${entry#*|}; target=${rest%%|*}; desc=${rest#*|}
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
   if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
@@ -141,21 +183,26 @@ for entry in "${MUTATIONS[@]}"; do
   if ! ninja -C "$BUILD" nvfp4-compile > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; continue
   fi
-  for fam in 1 2; do
-    list=VARIANTS$fam
-    sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = [${!list}]/" "$ROOT/examples/any16.mlir" > "$WORK/f$fam.mlir"
+  fams="1 2"; [[ $target == sm90 ]] && fams=3
+  for fam in $fams; do
+    list=VARIANTS$fam; chip=sm_100a; [[ $fam == 3 ]] && chip=sm_90a
+    sed "s/target = \"sm_100a\"/target = \"$chip\", variants = [${!list}]/" "$ROOT/examples/any16.mlir" > "$WORK/f$fam.mlir"
     "$COMPILE" "$WORK/f$fam.mlir" --cpu "$WORK/f$fam.so" > "$WORK/compile$fam.log" 2>&1 || { echo "mutation-check: $id: the family does not compile" >&2; cat "$WORK/compile$fam.log" >&2; }
   done
-  first="" mode="" caught=0 ran=0
-  for c in "${CASES[@]}"; do
+  first="" mode="" caught=0 ran=0 broke=""
+  cases=CASES_$target[@]
+  for c in "${!cases}"; do
     v=${c%%|*}; args=${c#*|}
-    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so
-    timeout 300 "$RUN" --cpu "$so" --variant "$v" $args > "$WORK/run.log" 2>&1; rc=$?
+    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so; [[ $target == sm90 ]] && so=$WORK/f3.so
+    read -r -a argv <<< "$args"
+    timeout 300 "$RUN" --cpu "$so" --variant "$v" "${argv[@]}" > "$WORK/run.log" 2>&1; rc=$?
     ran=$((ran + 1))
     if [[ $rc -ne 0 && $rc -ne 1 && $rc -ne 3 && $rc -ne 4 ]]; then
-      echo "mutation-check: $id: $v $args did not run (exit $rc):" >&2
+      why="exit $rc"; [[ $rc -eq 124 ]] && why="timed out after 300 s"; [[ $rc -gt 128 && $rc -ne 124 ]] && why="killed by signal $((rc - 128))"
+      echo "mutation-check: $id: $v $args did not run to an outcome ($why):" >&2
       tail -3 "$WORK/run.log" >&2
-      exit 2
+      broke="\`$v $args\`: $why"
+      break
     fi
     if [[ $rc -ne 0 ]]; then
       caught=$((caught + 1))
@@ -165,7 +212,10 @@ for entry in "${MUTATIONS[@]}"; do
     fi
   done
   secs=$(( $(date +%s) - t0 ))
-  if [[ -z $first ]]; then
+  if [[ -n $broke ]]; then
+    caught_all=0
+    echo "| $id | $desc | CHECK FAILED: $broke | |" >> "$WORK/table.md"
+  elif [[ -z $first ]]; then
     caught_all=0
     echo "| $id | $desc | NOT CAUGHT ($ran runs) | |" >> "$WORK/table.md"
   else
