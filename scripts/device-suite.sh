@@ -16,7 +16,10 @@
 # hopper: the native sm_90a kernel family (its own block at the end; in the default).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
+# The variant lists and the cases with their seeds are the run matrix's (run-matrix.txt,
+# read through run-matrix.sh beside this script: scripts/, or the package's copy).
 set -uo pipefail
+source "$(dirname "$0")/run-matrix.sh" || exit 2
 cd "$(dirname "$0")/.."
 D=${DEVICE_DIR:-.device}
 LOG=${1:-/tmp/nvfp4-device}
@@ -24,7 +27,7 @@ mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
 PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy}
-VARIANTS=${VARIANTS:-ab_n64 ab_n128 ab_n192 ab_n256 ab_n128_st swap_n64 swap_n128 swap_n256 ab2_n64 ab2_n128 ab2_n192 ab2_n256 swap2_n64 swap2_n128 swap2_n192 swap2_n256}
+VARIANTS=${VARIANTS:-$(matrix_variants sm100-family)} || exit 2
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 pass=0 fail=0
@@ -33,7 +36,7 @@ results="$LOG/results.txt"
 one() { # name, then nvfp4-run arguments
   local name=$1; shift
   local t0=$(date +%s%N)
-  if timeout "${RUN_TIMEOUT:-300}" "$RUN" "$@" > "$LOG/$name.log" 2>&1; then
+  if timeout "${RUN_TIMEOUT:-300}" "$RUN" "$@" > "$LOG/$name.log" 2>&1 < /dev/null; then
     pass=$((pass + 1)); st=PASS
   else
     rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
@@ -61,46 +64,37 @@ done
 fi
 
 ONE="--iters 1 --warmup 0 --launch-iters 0"
-# A first look at each variant: a 2-group and a 4-group test case (ragged M, several N
-# tiles) and a 3-group random full-range case.
-has smoke && for v in $VARIANTS; do
-  one "${v}_smoke_test0" "$FAM" --variant $v --case test:0 $ONE
-  one "${v}_smoke_test8" "$FAM" --variant $v --case test:8 $ONE
-  one "${v}_smoke_random3" "$FAM" --variant $v --case random:3 --seed 33 --full-range $ONE
-done
+# The per-variant cases of the family (the matrix's case list `family`): smoke (a first look
+# at each variant: a 2-group and a 4-group test case, ragged M, several N tiles, and a
+# 3-group random full-range case), then per variant tests, random, edge and bench.
+FAMILY_CASES=$(matrix_runs family) || exit 2
+family_part() { # VARIANT PART...: the variant's runs of these parts
+  local v=$1 part name args; shift
+  while IFS='|' read -r part name args; do
+    [[ " $* " == *" $part "* ]] && one "${v}_$name" "$FAM" --variant $v $args $ONE
+  done <<< "$FAMILY_CASES"
+}
+has smoke && for v in $VARIANTS; do family_part $v smoke; done
 for v in $VARIANTS; do
-  has tests && for i in 0 1 2 3 4 5 6 7 8 9; do
-    one "${v}_test$i" "$FAM" --variant $v --case "test:$i" $ONE
-  done
-  seed=100
-  has random && for g in 1 3 8 16; do
-    seed=$((seed + 1))
-    one "${v}_random_g${g}_s${seed}" "$FAM" --variant $v --case "random:$g" --seed $seed $ONE
-    seed=$((seed + 1))
-    one "${v}_random_g${g}_s${seed}_full" "$FAM" --variant $v --case "random:$g" --seed $seed --full-range $ONE
-  done
-  has edge && one "${v}_edge_g6" "$FAM" --variant $v --case edge:6 --seed 64 $ONE
-  has edge && one "${v}_edge_g16_ldcpad24" "$FAM" --variant $v --case edge:16 --seed 65 --ldc-pad 24 --full-range $ONE
-  has bench && for b in B1 B2 B3 B4; do
-    one "${v}_bench_$b" "$FAM" --variant $v --case $b $ONE
-  done
+  family_part $v $(for p in tests random edge bench; do has $p && echo $p; done)
 done
 # The default family, the runtime choosing the variant.
-has auto && for c in test:8 B1 B3 random:16; do
-  one "auto_${c/:/_}" "$D/cubin/emu_default.cubin" --case $c --seed 9 $ONE
-done
+has auto && while IFS='|' read -r _ name args; do
+  one "auto_$name" "$D/cubin/emu_default.cubin" $args $ONE
+done <<< "$(matrix_runs auto)"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+SAN_CASES=$(matrix_runs sanitizer) || exit 2
 has sanitizer && for tool in memcheck racecheck synccheck; do
-  for v in ${SAN_VARIANTS:-ab_n128 swap_n256 ab2_n128}; do
-    for c in test:0 test:8 random:3; do
-      name="sanitizer_${tool}_${v}_${c/:/_}"
-      if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v --case $c --seed 7 $ONE > "$LOG/$name.log" 2>&1; then
+  for v in ${SAN_VARIANTS:-$(matrix_variants sm100-sanitizer)}; do
+    while IFS='|' read -r _ c args; do
+      name="sanitizer_${tool}_${v}_$c"
+      if timeout 300 "$CS" --tool $tool --error-exitcode 9 "$RUN" "$FAM" --variant $v $args $ONE > "$LOG/$name.log" 2>&1 < /dev/null; then
         pass=$((pass + 1)); st=PASS
       else
         rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
       fi
       printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/$name.log")" | tee -a "$results"
-    done
+    done <<< "$SAN_CASES"
   done
 done
 # The host lowering: the clang-built program calling the host-lowered function with the
@@ -135,21 +129,9 @@ fi
 if has proxy; then
 PX="$D/cubin/proxy_family.cubin"
 "$RUN" --info "$PX" > "$LOG/proxy_info.txt"
-for i in 0 1 2 3 4 5 6 7 8 9; do
-  one "proxy_test$i" "$PX" --all-variants --case "test:$i"
-done
-seed=200
-for g in 1 3 8 16; do
-  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}" "$PX" --all-variants --case "random:$g" --seed $seed
-  seed=$((seed + 1)); one "proxy_random_g${g}_s${seed}_pad" "$PX" --all-variants --case "random:$g" --seed $seed --ldc-pad 40
-done
-one proxy_edge_g6 "$PX" --all-variants --case edge:6 --seed 64
-one proxy_edge_g16_ldcpad24 "$PX" --all-variants --case edge:16 --seed 65 --ldc-pad 24
-one proxy_edge_g16_patch "$PX" --all-variants --case edge:16 --seed 66 --ldc-pad 24 --tmap-update kernel-patch
-for b in B1 B2 B3 B4; do
-  one "proxy_bench_$b" "$PX" --all-variants --case $b
-done
-one proxy_fresh_sets_test8 "$PX" --case test:8 --fresh-sets 5 --calls 200 --e2e-calls 10
+while IFS='|' read -r _ name args; do
+  one "proxy_$name" "$PX" $args
+done <<< "$(matrix_runs proxy)"
 one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
 fi
 
@@ -170,7 +152,7 @@ if has hopper; then
       fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
     fi
     local t0=$(date +%s%N) rc=0
-    timeout "$to" "$@" > "$LOG/$name.log" 2>&1 || rc=$?
+    timeout "$to" "$@" > "$LOG/$name.log" 2>&1 < /dev/null || rc=$?
     if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
     [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
     local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -180,44 +162,32 @@ if has hopper; then
   }
   "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
   HT=${HOPPER_TIMEOUT:-60}
-  for v in ${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
-    for i in 0 1 2 3 4 5 6 7 8 9; do
-      hone "sm90_${v}_test$i" "$HT" "$RUN" "$HF" --variant $v --case "test:$i" $H1
-    done
-    seed=200
-    for g in 1 3 8 16; do
-      seed=$((seed + 1))
-      hone "sm90_${v}_random_g${g}_s${seed}" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed $H1
-      seed=$((seed + 1))
-      hone "sm90_${v}_random_g${g}_s${seed}_full" "$HT" "$RUN" "$HF" --variant $v --case "random:$g" --seed $seed --full-range $H1
-    done
-    hone "sm90_${v}_edge_g6" "$HT" "$RUN" "$HF" --variant $v --case edge:6 --seed 64 $H1
-    hone "sm90_${v}_edge_g16_ldcpad24" "$HT" "$RUN" "$HF" --variant $v --case edge:16 --seed 65 --ldc-pad 24 --full-range $H1
-    for b in B1 B2 B3 B4; do
-      hone "sm90_${v}_bench_$b" "$HT" "$RUN" "$HF" --variant $v --case $b $H1
-      hone "sm90_${v}_bench_${b}_full" "$HT" "$RUN" "$HF" --variant $v --case $b --full-range $H1
-    done
+  SM90=$(matrix_variants sm90-family) || exit 2
+  HOPPER_CASES=$(matrix_runs hopper) || exit 2
+  for v in ${HOPPER_VARIANTS:-$SM90}; do
+    while IFS='|' read -r _ name args; do
+      hone "sm90_${v}_$name" "$HT" "$RUN" "$HF" --variant $v $args $H1
+    done <<< "$HOPPER_CASES"
   done
-  for c in test:8 B1 B2 B3 B4 random:16; do
-    hone "sm90_auto_${c/:/_}" "$HT" "$RUN" "$HF" --case $c --seed 9 $H1
-  done
+  while IFS='|' read -r _ name args; do
+    hone "sm90_auto_$name" "$HT" "$RUN" "$HF" $args $H1
+  done <<< "$(matrix_runs hopper-auto)"
   # Beside other work: the checked launch while a kernel on another stream holds N of the
   # 132 SMs (nvfp4-run --busy-sms, with its grid-barrier control). Stream-K shares and
   # persistent tiles never wait for another CTA, so they must complete on the SMs left.
-  for v in ${HOPPER_BUSY_VARIANTS:-swap_n128_m192_sk swap_n128_m192 swap_n64_m192}; do
-    for n in 66 124 131; do
-      hone "sm90_${v}_busy${n}_B1" "$HT" "$RUN" "$HF" --variant $v --case B1 --busy-sms $n $H1
-    done
-    hone "sm90_${v}_busy100_random16" "$HT" "$RUN" "$HF" --variant $v --case random:16 --seed 31 \
-      --busy-sms 100 $H1
+  BUSY_CASES=$(matrix_runs hopper-busy) || exit 2
+  for v in ${HOPPER_BUSY_VARIANTS:-$(matrix_variants sm90-busy)}; do
+    while IFS='|' read -r _ name args; do
+      hone "sm90_${v}_$name" "$HT" "$RUN" "$HF" --variant $v $args $H1
+    done <<< "$BUSY_CASES"
   done
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
-    for v in ${HOPPER_SAN_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}; do
-      for c in test:0 test:8 random:3; do
-        hone "sm90_san_${tool}_${v}_${c/:/_}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
-          "$RUN" "$HF" --variant $v --case $c --seed 7 $H1
-      done
+    for v in ${HOPPER_SAN_VARIANTS:-$SM90}; do
+      while IFS='|' read -r _ c args; do
+        hone "sm90_san_${tool}_${v}_$c" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+          "$RUN" "$HF" --variant $v $args $H1
+      done <<< "$SAN_CASES"
     done
   done
 fi
@@ -230,15 +200,15 @@ fi
 # E), memcheck and racecheck on adversarial offsets, and the host cost of a launch with 256
 # experts (cached plan; fresh pointers: update + launch), the default family choosing.
 if has moe; then
-  MOE_VARIANTS=${MOE_VARIANTS:-ab_n128 ab_n128_st swap_n128 swap_n256}
+  MOE_VARIANTS=${MOE_VARIANTS:-$(matrix_variants one-cta)} || exit 2
   for ec in 8:f16 64:bf16 256:f32; do
     e=${ec%%:*}
     cub="$D/cubin/emu_moe_e${e}_${ec#*:}.cubin" m=$((8 * e + 300))
+    MOE_CASES=$(matrix_runs "device-moe-e$e") || exit 2
     for v in $MOE_VARIANTS; do
-      for r in random empty one decreasing beyond; do
-        one "moe_e${e}_${v}_$r" "$cub" --moe "$e,$m,200,320" --tokens $((m - 37)) --routing $r \
-            --variant $v --full-range --ldc-pad 8 --seed $((e + ${#r}))
-      done
+      while IFS='|' read -r _ name args; do
+        one "moe_e${e}_${v}_$name" "$cub" --variant $v $args
+      done <<< "$MOE_CASES"
     done
     one "moe_e${e}_graph_replays" "$cub" --moe "$e,$m,256,512" --tokens $((m - 37)) --graph-replays 6
   done
@@ -246,7 +216,7 @@ if has moe; then
   for tool in memcheck racecheck; do
     name="sanitizer_${tool}_moe_e64_beyond"
     if timeout 300 "$MCS" --tool $tool --error-exitcode 9 "$RUN" "$D/cubin/emu_moe_e64_bf16.cubin" \
-         --moe 64,812,200,320 --routing beyond --variant swap_n128 > "$LOG/$name.log" 2>&1; then
+         --moe 64,812,200,320 --routing beyond --variant swap_n128 > "$LOG/$name.log" 2>&1 < /dev/null; then
       pass=$((pass + 1)); st=PASS
     else
       rc=$?; fail=$((fail + 1)); st="FAIL(rc=$rc)"
@@ -273,13 +243,15 @@ fi
 # memory, bf16 C with a per-group alpha, random and edge shapes (empty groups, tiny and
 # ragged M/N) on two variants; f32 C with alpha on 16 groups for every 1-CTA variant.
 if has groups256; then
-  for v in ab_n128 swap_n128; do
-    one "g256_${v}_random" "$D/cubin/emu_g256_bf16.cubin" --case random:256 --seed 256 --variant $v $ONE
-    one "g256_${v}_edge" "$D/cubin/emu_g256_bf16.cubin" --case edge:256 --seed 257 --variant $v --full-range $ONE
+  for v in $(matrix_variants groups256); do
+    while IFS='|' read -r _ name args; do
+      one "g256_${v}_$name" "$D/cubin/emu_g256_bf16.cubin" --variant $v $args $ONE
+    done <<< "$(matrix_runs groups256)"
   done
-  for v in ab_n128 ab_n128_st swap_n128 swap_n256; do
-    one "g16_f32_alpha_${v}_random" "$D/cubin/emu_g16_f32.cubin" --case random:16 --seed 16 --variant $v --full-range $ONE
-    one "g16_f32_alpha_${v}_test8" "$D/cubin/emu_g16_f32.cubin" --case test:8 --variant $v $ONE
+  for v in $(matrix_variants one-cta); do
+    while IFS='|' read -r _ name args; do
+      one "g16_f32_alpha_${v}_$name" "$D/cubin/emu_g16_f32.cubin" --variant $v $args $ONE
+    done <<< "$(matrix_runs groups16-f32)"
   done
 fi
 echo "$pass passed, $fail failed" | tee -a "$results"

@@ -2,12 +2,18 @@
 """Prints an nvfp4 op with every size dynamic except the group / expert count, for the
 device suite's packages and for tests:
 
-  gen-ops.py grouped G [--c f16|bf16|f32] [--alpha] [--variants a,b,...] [--name NAME]
-  gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...] [--name NAME]
+  gen-ops.py grouped G [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
+                       [--name NAME]
+  gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
+                       [--name NAME]
 
 grouped: nvfp4.grouped_matmul with G groups (one memref per group in each list);
-moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1)."""
+moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1). --variant-set names a
+variant list of the run matrix (scripts/run-matrix.txt, read through run-matrix.sh)."""
 import argparse
+import os
+import subprocess
+import sys
 
 p = argparse.ArgumentParser()
 p.add_argument("form", choices=["grouped", "moe"])
@@ -15,8 +21,15 @@ p.add_argument("count", type=int)
 p.add_argument("--c", default="f16", choices=["f16", "bf16", "f32"])
 p.add_argument("--alpha", action="store_true")
 p.add_argument("--variants", default="")
+p.add_argument("--variant-set", default="")
 p.add_argument("--name", default="")
 a = p.parse_args()
+if a.variant_set:
+    matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run-matrix.sh")
+    r = subprocess.run(["bash", matrix, "variants", a.variant_set], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("gen-ops.py: " + r.stderr.strip())
+    a.variants = ",".join(r.stdout.split())
 n = a.count
 fp4, sf = "memref<?x?xf4E2M1FN>", "memref<?x?x32x4x4xf8E4M3FN>"
 c = "memref<?x?x%s>" % a.c

@@ -5,6 +5,7 @@
 #   usage: scripts/package-device.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/run-matrix.sh  # the variant lists (scripts/run-matrix.txt)
 BUILD=${1:-build}
 OUT=${DEVICE_DIR:-.device}
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/cubin"
@@ -17,10 +18,8 @@ for p in probe_sm90a:sm_90a probe_sm100a:sm_100a nometa:sm_90a; do
 done
 # The kernel family of the suite: the 1-CTA variants and the 2-CTA (cta_group::2, 1x2
 # cluster) variants, 16 kernels compiled into one cubin from examples/any16.mlir (16
-# groups, every dimension dynamic); the suite forces each variant.
-VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n128_st", "swap_n64", "swap_n128", "swap_n256", "ab2_n64", "ab2_n128", "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128", "swap2_n192", "swap2_n256"]'
-sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $VARIANTS/" examples/any16.mlir > "$OUT/any16_family.mlir"
-grep -q "variants = " "$OUT/any16_family.mlir" || { echo "package-device: examples/any16.mlir has no target = \"sm_100a\" to extend" >&2; exit 1; }
+# groups, every dimension dynamic; the matrix's sm100-family); the suite forces each variant.
+matrix_family sm100-family sm_100a examples/any16.mlir > "$OUT/any16_family.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" --emulate -o "$OUT/cubin/emu_family.cubin"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_family.mlir" -o "$OUT/cubin/sm100_family.cubin"
 # The default family (what an op without `variants` gets), for the runtime's own choice.
@@ -36,7 +35,7 @@ done
 # The timing proxy of every variant, 1-CTA and CTA pair (the suite's `proxy` part), built to
 # patch its own tensor maps too; the emulated default family built the same way, for the
 # kernel-patch path with distinct inputs per call.
-PROXY_VARIANTS='["ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256", "ab2_n128", "ab2_n256", "swap2_n128", "swap2_n192", "swap2_n256"]'
+PROXY_VARIANTS="[$(matrix_attr sm100-proxy)]"
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $PROXY_VARIANTS, nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_proxy.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_proxy.mlir" --proxy -o "$OUT/cubin/proxy_family.cubin"
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_patch.mlir"
@@ -45,23 +44,22 @@ sed "s/target = \"sm_100a\"/target = \"sm_100a\", nvfp4.patch_tmaps/" examples/a
 # families of every 1-CTA variant for 8 experts (f16), 64 (bf16, alpha) and 256 (f32,
 # alpha), the default family of 256 experts (bf16, alpha) for the host cost, 256 groups of
 # the pointer-array form (bf16, alpha) and 16 groups with f32 C and alpha.
-MV=ab_n128,ab_n128_st,swap_n128,swap_n256
 for spec in "8 f16" "64 bf16 --alpha" "256 f32 --alpha"; do
   set -- $spec
-  python3 scripts/gen-ops.py moe "$1" --c "$2" ${3:-} --variants $MV > "$OUT/moe_e$1.mlir"
+  python3 scripts/gen-ops.py moe "$1" --c "$2" ${3:-} --variant-set one-cta > "$OUT/moe_e$1.mlir"
   "$BUILD"/bin/nvfp4-compile "$OUT/moe_e$1.mlir" --emulate -o "$OUT/cubin/emu_moe_e$1_$2.cubin"
 done
 python3 scripts/gen-ops.py moe 256 --c bf16 --alpha > "$OUT/moe_e256_default.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/moe_e256_default.mlir" --emulate -o "$OUT/cubin/emu_moe_e256_bf16_default.cubin"
-python3 scripts/gen-ops.py grouped 256 --c bf16 --alpha --variants ab_n128,swap_n128 > "$OUT/g256.mlir"
+python3 scripts/gen-ops.py grouped 256 --c bf16 --alpha --variant-set groups256 > "$OUT/g256.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/g256.mlir" --emulate -o "$OUT/cubin/emu_g256_bf16.cubin"
-python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variants $MV > "$OUT/g16_f32.mlir"
+python3 scripts/gen-ops.py grouped 16 --c f32 --alpha --variant-set one-cta > "$OUT/g16_f32.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/g16_f32.mlir" --emulate -o "$OUT/cubin/emu_g16_f32.cubin"
 # DeepSeek-V3's up-projection through the timing proxy (the suite's moeproxy part).
 "$BUILD"/bin/nvfp4-compile examples/moe_deepseek_up.mlir --proxy -o "$OUT/cubin/proxy_moe_up.cubin"
-# The suite itself travels with the package (the GPU machine gets another checkout's scripts):
-# run it as `bash $OUT/device-suite.sh` from the repository root.
-cp scripts/device-suite.sh "$OUT/"
+# The suite itself travels with the package (the GPU machine gets another checkout's scripts),
+# with the run matrix it reads: run it as `bash $OUT/device-suite.sh` from the repository root.
+cp scripts/device-suite.sh scripts/run-matrix.sh scripts/run-matrix.txt "$OUT/"
 # The native sm_90a family (its default: swap_n128, swap_n64, swap_n192, swap_n128_m192,
 # swap_n64_m192, swap_n128_m192_sk) and the Hopper benchmark.
 sed 's/target = "sm_100a"/target = "sm_90a"/' examples/any16.mlir > "$OUT/any16_sm90.mlir"

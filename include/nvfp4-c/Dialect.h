@@ -53,6 +53,18 @@ MLIR_CAPI_EXPORTED intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(
     MlirOperation op, struct MlirNvfp4VariantSpec *out, intptr_t max, char *msg,
     size_t msgSize);
 
+/* The kernel family of an nvfp4.grouped_matmul or nvfp4.moe_matmul, planned once: its
+ * variant specs (above) for its group count, through the planner's memo
+ * (mlirNvfp4KernelFamilyInitMemoized, nvfp4-c/KernelConfig.h). The verifier asks first
+ * (is every variant buildable?); the lowering then gets the same plan without running the
+ * planner again, and attaches it to the kernels it builds (`nvfp4.plan`) for the later
+ * passes. `family` may be NULL (the verdict only). Returns false with a message in `msg`
+ * when the attributes are malformed or a variant cannot be built. */
+struct MlirNvfp4KernelFamily;
+MLIR_CAPI_EXPORTED bool mlirNvfp4MatmulPlanFamily(MlirOperation op,
+                                                  struct MlirNvfp4KernelFamily *family,
+                                                  char *msg, size_t msgSize);
+
 /* Limits enforced by the verifier (tile and pipeline limits: nvfp4-c/KernelConfig.h). */
 #define NVFP4_OP_NAME "nvfp4.grouped_matmul"
 #define NVFP4_MOE_OP_NAME "nvfp4.moe_matmul"

@@ -46,8 +46,10 @@ extern "C" {
 
 /* Version of the parameter block and metadata layout below. Bump on any change.
  * 3: C element types and per-group alpha (metadata c_type, epilogue_flags; group record
- *    alpha pointer), and the contiguous (MoE) form (metadata form; its parameter block). */
-#define NVFP4_ABI_VERSION 3u
+ *    alpha pointer), and the contiguous (MoE) form (metadata form; its parameter block).
+ * 4: the kernel's cost-model constants (metadata cost_decode_rows, cost_token_share), which
+ *    the runtime's variant choice reads instead of its own copy. */
+#define NVFP4_ABI_VERSION 4u
 
 /* ---- parameter block ------------------------------------------------------------ */
 
@@ -308,6 +310,11 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NV
 #define NVFP4_META_C_TYPE 216u             /* C element type (NVFP4_META_C_*) */
 #define NVFP4_META_EPILOGUE_FLAGS 220u     /* NVFP4_META_EFLAG_* */
 #define NVFP4_META_FORM 224u               /* NVFP4_META_FORM_* */
+#define NVFP4_META_COST_DECODE_ROWS 228u   /* cost model (KernelConfig.h): token rows a tile's
+                                              weight decode is worth (0: no decode) */
+#define NVFP4_META_COST_TOKEN_SHARE 232u   /* cost model: per mille of a token row's cost a
+                                              wider weight tile does not repeat (0..1000);
+                                              236..255 reserved, 0 */
 
 /* Every u32 field of the record as X(struct member, NVFP4_META_ offset suffix), so that
  * encoders and decoders list the fields once. */
@@ -324,7 +331,8 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NV
   X(variant_count, VARIANT_COUNT) X(orientation, ORIENTATION) X(cta_group, CTA_GROUP)    \
   X(epilogue, EPILOGUE) X(variant_flags, VARIANT_FLAGS) X(m_box_rows, M_BOX_ROWS)        \
   X(n_box_rows, N_BOX_ROWS) X(sfm_atoms, SFM_ATOMS) X(store_box_rows, STORE_BOX_ROWS)    \
-  X(n_align, N_ALIGN) X(c_type, C_TYPE) X(epilogue_flags, EPILOGUE_FLAGS) X(form, FORM)
+  X(n_align, N_ALIGN) X(c_type, C_TYPE) X(epilogue_flags, EPILOGUE_FLAGS) X(form, FORM)   \
+  X(cost_decode_rows, COST_DECODE_ROWS) X(cost_token_share, COST_TOKEN_SHARE)
 
 /* A decoded metadata record (host side convenience; the bytes above are the contract). */
 typedef struct nvfp4_kernel_metadata {
@@ -337,6 +345,7 @@ typedef struct nvfp4_kernel_metadata {
   uint32_t variant_index, variant_count, orientation, cta_group, epilogue, variant_flags;
   uint32_t m_box_rows, n_box_rows, sfm_atoms, store_box_rows, n_align;
   uint32_t c_type, epilogue_flags, form;
+  uint32_t cost_decode_rows, cost_token_share;
   char kernel_name[NVFP4_META_KERNEL_NAME_BYTES];
   char target[NVFP4_META_TARGET_BYTES];
 } nvfp4_kernel_metadata;

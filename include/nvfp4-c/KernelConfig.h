@@ -47,11 +47,30 @@ extern "C" {
 #define MLIR_NVFP4_MOE_RECORD_BYTES 16u /* per expert in the schedule: tile start, first
                                            row, rows, first sfa atom row (u32 each) */
 
-/* Warp roles (6 warps, 192 threads). */
+/* The sm_100a kernel's warps (6 warps, 192 threads): the planner's role map
+ * (MlirNvfp4KernelConfig.roles) is built from these; everything else reads the map. */
 #define MLIR_NVFP4_NUM_EPILOGUE_WARPS 4u
 #define MLIR_NVFP4_PRODUCER_WARP 4u
 #define MLIR_NVFP4_MMA_WARP 5u
 #define MLIR_NVFP4_NUM_THREADS 192u
+
+/* What a range of warps does (the role map; the numbering is the CPU simulator's too). */
+typedef enum MlirNvfp4WarpRole {
+  MLIR_NVFP4_ROLE_EPILOGUE = 0, /* sm_100a: accumulator (TMEM) -> C */
+  MLIR_NVFP4_ROLE_PRODUCER = 1, /* TMA loads (issued by one thread) */
+  MLIR_NVFP4_ROLE_MMA = 2,      /* sm_100a: tcgen05.cp / mma issuer (one thread) */
+  MLIR_NVFP4_ROLE_CONSUMER = 3, /* sm_90a: weight decode, wgmma, C */
+  MLIR_NVFP4_ROLE_DECODER = 4,  /* sm_90a: token decode */
+  MLIR_NVFP4_ROLE_COUNT = 5
+} MlirNvfp4WarpRole;
+
+/* Warps first .. first + count - 1 of a CTA (count 0: the kernel has no such role). */
+typedef struct MlirNvfp4WarpRange {
+  uint32_t first, count;
+} MlirNvfp4WarpRange;
+
+/* "epilogue", "producer", "mma", "consumer", "decoder" (the plan text's role names). */
+const char *mlirNvfp4WarpRoleName(MlirNvfp4WarpRole role);
 
 /* The generator that builds a variant (zero: sm_100a, so existing specs keep their meaning). */
 typedef enum MlirNvfp4Target {
@@ -163,11 +182,22 @@ typedef struct MlirNvfp4Sm90Plan {
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
   uint32_t producerRegs, consumerRegs, decoderRegs; /* setmaxnreg per warpgroup role */
   /* stream-K: the cost of one 256-K stage of a tile is tileN + streamKCost (token rows; the
-   * weight decode of the stage is worth streamKCost of them); a CTA's workspace has two
-   * slots (Sm90/Epilogue.c), each skFlagBytes of counters and stage ends, then skSlotBytes
-   * of partial sums per consumer warpgroup */
+   * weight decode of the stage is worth streamKCost of them: the cost model below at this
+   * tile's weight rows); a CTA's workspace has two slots (Sm90/Epilogue.c), each
+   * skFlagBytes of counters and stage ends, then skSlotBytes of partial sums per consumer
+   * warpgroup */
   uint32_t streamKCost, skSlotBytes, skFlagBytes;
 } MlirNvfp4Sm90Plan;
+
+/* The cost model of a native sm_90a tile, shared by the planner (the stream-K split) and the
+ * runtime's variant choice (runtime/src/plan.c), which reads both constants from the
+ * metadata record (cost_decode_rows, cost_token_share): a tile of W weight rows and T token
+ * rows costs W (T + D) - S (W - 128) T token-row-weights, D = decode rows (the weights of a
+ * tile are decoded once whatever T, which costs about what D more token rows would), S = the
+ * share of a token row's cost a wider weight tile does not repeat (a token row is decoded
+ * once per tile). Fitted on an H200 (docs/performance.md). */
+#define MLIR_NVFP4_SM90_DECODE_ROWS 70u
+#define MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE 900u
 
 typedef struct MlirNvfp4KernelConfig {
   MlirNvfp4VariantSpec spec;
@@ -235,6 +265,13 @@ typedef struct MlirNvfp4KernelConfig {
   bool streamK;            /* stream-K schedule (spec.streamK): GenTile.kBegin / kEnd */
   uint32_t workspacePerCta;/* bytes of device workspace per CTA (metadata), or 0 */
   MlirNvfp4Sm90Plan sm90;  /* sm_90a only (zero otherwise) */
+
+  /* The role map: which warps run which role (the kernel builders dispatch on it, the CPU
+   * target's plan text names it). */
+  MlirNvfp4WarpRange roles[MLIR_NVFP4_ROLE_COUNT];
+  /* The cost-model constants of the metadata record (sm_90a: the model above; 0 for a
+   * kernel without a decode). */
+  uint32_t costDecodeRows, costTokenSharePermille;
 } MlirNvfp4KernelConfig;
 
 /* The default spec of an op with tile_n = N and stages = S (the v1 shape): AB, 1 CTA,
@@ -290,8 +327,35 @@ bool mlirNvfp4KernelFamilyInit(MlirNvfp4KernelFamily *family, uint32_t numGroups
                                const MlirNvfp4VariantSpec *specs, uint32_t count, char *msg,
                                size_t msgSize);
 
+/* The memoised planner: mlirNvfp4KernelFamilyInit's result for these inputs, planned at most
+ * once per distinct (numGroups, specs) among the last MLIR_NVFP4_PLAN_MEMO families asked
+ * for in this process (thread-safe). The verifier asks first and the lowering gets the same
+ * plan: the planner runs once per op. `family` may be NULL (only the verdict). */
+#define MLIR_NVFP4_PLAN_MEMO 64u
+bool mlirNvfp4KernelFamilyInitMemoized(MlirNvfp4KernelFamily *family, uint32_t numGroups,
+                                       const MlirNvfp4VariantSpec *specs, uint32_t count,
+                                       char *msg, size_t msgSize);
+
+/* Testing hook: the variants planned so far in this process (every run of
+ * mlirNvfp4KernelConfigInitVariant, successful or not). With the environment variable
+ * NVFP4_DEBUG_PLANNER set, each run also writes a line to stderr:
+ *   nvfp4-planner: run <n>: <variant> for <G> groups */
+uint64_t mlirNvfp4KernelConfigPlanRuns(void);
+
 /* Writes a human-readable table of the plan (regions, barriers, TMEM) to `out`. */
 void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file);
+
+/* Writes the plan text of the variant (the lines the lowering attaches to its kernel as
+ * `nvfp4.plan` and the CPU target hands to the simulator, cpusim/README.md):
+ *   variant <name> / threads <n> / cluster <n> / dyn_smem <bytes>
+ *   role <first warp> <last warp> <role name>               (each role the kernel has)
+ *   smem <offset> <bytes> <copies> <stride> <name>          (shared-memory regions)
+ *   stagepart <offset> <bytes> <name>                       (the 4 parts of a stage)
+ *   barrier <shared offset> <count> <arrivals> <name>       (mbarrier arrays)
+ *   tmem <column> <columns> <copies> <stride> <name>        (Tensor Memory regions)
+ * one per line, '\n'-terminated, into out (at most size bytes, NUL-terminated). Returns the
+ * length of the whole text (as snprintf does). */
+size_t mlirNvfp4KernelConfigPlanText(const MlirNvfp4KernelConfig *cfg, char *out, size_t size);
 
 /* Writes the 256-byte metadata record (KernelABI.h) of this variant: `variantIndex` of
  * `variantCount` kernels in the cubin. */

@@ -6,7 +6,22 @@
  * caller (mlirNvfp4CompileOptionsGetDefault and mlirNvfp4CompileResultInit, inline below,
  * do it in the caller's own build) or left 0, which means the 2.0 layout; the library reads
  * and writes only that many bytes, so fields can be appended later without breaking
- * compiled callers.
+ * compiled callers. Fields marked 2.1 were appended after the 2.0 layout: a caller built
+ * against 2.0 gets their defaults (jobs 0, no cache) and never sees the 2.1 results.
+ *
+ * Parallel compilation: the kernels of a family (one per variant) are translated to LLVM
+ * IR one after another, then optimised and turned into PTX by up to `jobs` threads, each
+ * kernel in an LLVM context of its own; ptxas assembles the family in one process using up
+ * to `jobs` CPUs. The PTX and the cubin are the same for every `jobs`.
+ *
+ * Compile cache (opt-in, for programs that compile at run time): with `cacheDir` set, a
+ * compilation whose inputs were seen before returns the stored PTX, cubin and ptxas log
+ * without lowering, LLVM or ptxas, and leaves the module as it was (not lowered). Entries
+ * are keyed by the module's generic text (locations excluded), the compiler build, the
+ * LLVM version, the ptxas binary, the emulation library and the options that change the
+ * output; they are written to a temporary file and renamed into place, so several
+ * processes can share one directory, and an unusable entry is deleted and compiled anew.
+ * Nothing ever removes old entries: delete the directory's `*.nvfp4c` files to clear it.
  */
 #ifndef NVFP4_C_PIPELINE_H
 #define NVFP4_C_PIPELINE_H
@@ -30,6 +45,10 @@ typedef struct MlirNvfp4CompileOptions {
   bool ptxasVerbose;       /* pass -v to ptxas; its report goes to the log */
   bool stopAfterLowering;  /* only lower (and emulate): leave the kernel IR in the module */
   bool proxy;              /* build the sm_90a timing proxy (exclusive with emulate) */
+  /* 2.1 */
+  int jobs;                /* threads for LLVM and CPUs for ptxas; 0 (or less): as many as
+                              this thread may run on */
+  const char *cacheDir;    /* compile cache directory (created when needed); NULL: none */
 } MlirNvfp4CompileOptions;
 
 typedef struct MlirNvfp4CompileResult {
@@ -40,6 +59,11 @@ typedef struct MlirNvfp4CompileResult {
   size_t cubinSize;
   char *log;          /* NUL-terminated: what went wrong, and ptxas' output */
   double lowerMs, llvmMs, ptxasMs; /* time per phase */
+  /* 2.1 */
+  double lowerCpuMs, llvmCpuMs, ptxasCpuMs; /* CPU time per phase: the lowering, LLVM on
+                                               every thread, the ptxas process */
+  unsigned kernels;   /* kernels (variants) in the PTX */
+  bool cacheHit;      /* PTX, cubin and log came from the compile cache */
 } MlirNvfp4CompileResult;
 
 /* Default options: toolkit from the build, sm_100a, cubin, quiet. */

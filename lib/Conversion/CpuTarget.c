@@ -23,10 +23,11 @@
  *     no register file).
  *   - f32 -> bf16 truncations (a bf16 C) into integer round-to-nearest-even (the host's
  *     libcall for them is missing from older runtime libraries).
- * Each kernel gets a plan text (the planner's shared-memory regions, mbarrier arrays and
- * TMEM regions, recomputed from its metadata record, plus the table of rewritten
- * operations the calls' `site` numbers index) as the string global
- * `<kernel>__nvfp4_cpu_plan`; the simulator names resources and instructions with it.
+ * Each kernel gets a plan text (its role map, shared-memory regions, mbarrier arrays and
+ * TMEM regions: the plan the lowering computed and attached to the kernel as `nvfp4.plan`,
+ * never recomputed here; plus the table of rewritten operations the calls' `site` numbers
+ * index) as the string global `<kernel>__nvfp4_cpu_plan`; the simulator names resources and
+ * instructions with it.
  * The module's target becomes the host: the gpu.module is marked `nvfp4.cpu` and holds
  * only LLVM-dialect operations, which lib/Target/CpuObject.c translates and compiles.
  * Anything the simulator does not implement is rejected with a diagnostic at the op.
@@ -39,6 +40,7 @@
 #include "KernelBuilder.h"
 #include "LoweringCommon.h"
 #include "Nvvm.h"
+#include "OpTable.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/GPU.h"
@@ -125,7 +127,7 @@ typedef struct Rewriter {
   MlirValue smemBase;  /* !llvm.ptr: the CTA's shared-memory window */
   Text sites;          /* "site <id> <what>" lines of the plan */
   uint32_t nextSite;
-  const char *error;   /* first failure */
+  char error[160];     /* first failure */
   MlirOperation errorOp;
 } Rewriter;
 
@@ -140,8 +142,8 @@ static const char *opName(MlirOperation op, char *buf, size_t size) {
 }
 
 static void fail(Rewriter *r, MlirOperation op, const char *why) {
-  if (!r->error) {
-    r->error = why;
+  if (!r->error[0]) {
+    snprintf(r->error, sizeof r->error, "%s", why);
     r->errorOp = op;
   }
 }
@@ -165,23 +167,12 @@ static KbValue site(Rewriter *r, const char *what, const char *detail) {
   return kbI32(&r->b, id);
 }
 
-/* A call whose only argument is a new site. */
 /* Operations without operands that become one simulator call taking only their site. */
 static const struct { const char *op, *callee, *what; } kSiteOnlyOps[] = {
     {"nvvm.cp.async.bulk.commit.group", "nvfp4_sim_bulk_commit_group", "cp.async.bulk.commit_group"},
     {"nvvm.wgmma.fence.aligned", "nvfp4_sim_wgmma_fence", "wgmma.fence.sync.aligned"},
     {"nvvm.wgmma.commit.group.sync.aligned", "nvfp4_sim_wgmma_commit", "wgmma.commit_group.sync.aligned"},
 };
-
-static bool siteOnlyCall(Rewriter *r, const char *name) {
-  for (size_t i = 0; i < sizeof kSiteOnlyOps / sizeof kSiteOnlyOps[0]; i++)
-    if (!strcmp(name, kSiteOnlyOps[i].op)) {
-      KbValue s = site(r, kSiteOnlyOps[i].what, NULL);
-      kbCall(&r->b, kSiteOnlyOps[i].callee, (MlirType){NULL}, 1, &s);
-      return true;
-    }
-  return false;
-}
 
 static MlirOperation definingOp(MlirValue v) {
   return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : (MlirOperation){NULL};
@@ -415,385 +406,544 @@ static bool rewriteBf16Mul(Rewriter *r, MlirOperation op) {
   return true;
 }
 
-/* A generic global load or store of `vt` at the host pointer `host`: the simulator's checks
- * (range, the instruction's alignment, ordering against other threads' stores) first. */
-static void globalAccess(Rewriter *r, MlirOperation op, KbValue host, MlirType vt, bool store) {
-  KbBuilder *b = &r->b;
-  MlirAttribute a = mlirOperationGetAttributeByName(op, str("alignment"));
-  const int64_t align = mlirAttributeIsNull(a) ? 0 : mlirIntegerAttrGetValueInt(a);
-  char what[64];
-  snprintf(what, sizeof what, "%s %u B.global", store ? "st" : "ld", byteSize(vt));
-  KbValue args[5] = {host, kbI32(b, byteSize(vt)), kbI32(b, align > 0 && align <= 4096 ? align : 0),
-                     kbI32(b, store), site(r, what, NULL)};
-  call(r, "nvfp4_sim_global_access", 5, args);
+/* ---- the handlers: one per operation of the kernels (kOps below) ------------------------ */
+
+/* The operands of op (at most 8), and their count. */
+static intptr_t operands(MlirOperation op, MlirValue o[8]) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < 8; ++i) o[i] = i < n ? mlirOperationGetOperand(op, i) : (MlirValue){NULL};
+  return n;
 }
 
-/* Rewrites one operation (the builder inserts before it). Returns true when the op is to
- * be erased. */
-static bool rewrite(Rewriter *r, MlirOperation op) {
+static Nvfp4OpAction refuse(Rewriter *r, MlirOperation op, const char *why) {
+  fail(r, op, why);
+  return NVFP4_OP_FAILED;
+}
+
+/* Operations without operands that become one simulator call taking only their site. */
+static Nvfp4OpAction siteOnly(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  for (size_t i = 0; i < sizeof kSiteOnlyOps / sizeof kSiteOnlyOps[0]; i++)
+    if (nvfp4OpIs(op, kSiteOnlyOps[i].op)) {
+      KbValue s = site(r, kSiteOnlyOps[i].what, NULL);
+      kbCall(&r->b, kSiteOnlyOps[i].callee, (MlirType){NULL}, 1, &s);
+      return NVFP4_OP_ERASE;
+    }
+  return refuse(r, op, "internal error: not a site-only operation");
+}
+
+static Nvfp4OpAction keep(void *pass, MlirOperation op) {
+  (void)pass, (void)op;
+  return NVFP4_OP_KEEP;
+}
+
+static Nvfp4OpAction erase(void *pass, MlirOperation op) {
+  (void)pass, (void)op;
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction unsupported(void *pass, MlirOperation op) {
+  return refuse(pass, op, "this NVVM operation has no CPU implementation");
+}
+
+/* ---- generic memory and arithmetic ---- */
+
+/* A shared-memory access: checked, then on the CTA's host window. */
+static void sharedAccess(Rewriter *r, MlirOperation op, MlirValue p, MlirType vt, bool store,
+                         const char *what) {
   KbBuilder *b = &r->b;
+  KbValue a = sharedAddr(r, op, p);
+  char full[80];
+  snprintf(full, sizeof full, "%s.shared", what);
+  KbValue args[4] = {a, kbI32(b, byteSize(vt)), kbI32(b, store), site(r, full, NULL)};
+  call(r, "nvfp4_sim_smem_access", 4, args);
+  KbValue host = kbGepDyn(b, r->smemBase, kbZExt(b, a, b->i64));
+  mlirOperationSetOperand(op, store ? 1 : 0, host);
+}
+
+/* A global load or store: on the host address, after the simulator's checks (range, the
+ * instruction's alignment, ordering against other threads' stores). */
+static Nvfp4OpAction globalAccess(Rewriter *r, MlirOperation op, MlirValue p, MlirType vt,
+                                  bool store, const char *what) {
+  KbBuilder *b = &r->b;
+  MlirOperation def = definingOp(p);
+  if (mlirOperationIsNull(def) || !nvfp4OpIs(def, "llvm.inttoptr"))
+    return refuse(r, op, "global pointer not built from an integer address (inttoptr)");
+  KbValue host = kbIntToPtr(b, mlirOperationGetOperand(def, 0), b->ptr);
+  MlirAttribute al = mlirOperationGetAttributeByName(op, str("alignment"));
+  const int64_t align = mlirAttributeIsNull(al) ? 0 : mlirIntegerAttrGetValueInt(al);
+  char full[80];
+  snprintf(full, sizeof full, "%s.global", what);
+  KbValue args[5] = {host, kbI32(b, byteSize(vt)), kbI32(b, align > 0 && align <= 4096 ? align : 0),
+                     kbI32(b, store), site(r, full, NULL)};
+  call(r, "nvfp4_sim_global_access", 5, args);
+  mlirOperationSetOperand(op, store ? 1 : 0, host);
+  return NVFP4_OP_KEEP;
+}
+
+static Nvfp4OpAction loadStore(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  MlirValue o[8];
+  operands(op, o);
+  const bool store = nvfp4OpIs(op, "llvm.store");
+  MlirValue p = store ? o[1] : o[0];
+  MlirType pt = mlirValueGetType(p);
+  MlirType vt = store ? mlirValueGetType(o[0]) : mlirValueGetType(mlirOperationGetResult(op, 0));
+  char what[64];
+  snprintf(what, sizeof what, "%s %u B", store ? "st" : "ld", byteSize(vt));
+  if (isPtr(pt, 3)) sharedAccess(r, op, p, vt, store, what);
+  else if (isPtr(pt, 1)) return globalAccess(r, op, p, vt, store, what);
+  else if (!isPtr(pt, 0)) fail(r, op, "load/store in an address space the CPU target does not map");
+  return NVFP4_OP_KEEP;
+}
+
+static Nvfp4OpAction fmul(void *pass, MlirOperation op) {
+  if (!isBf16Vector(mlirValueGetType(mlirOperationGetResult(op, 0)))) return NVFP4_OP_KEEP;
+  return rewriteBf16Mul(pass, op) ? NVFP4_OP_ERASE : NVFP4_OP_KEEP;
+}
+
+static Nvfp4OpAction ptrToInt(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  MlirValue p = mlirOperationGetOperand(op, 0);
+  if (!isPtr(mlirValueGetType(p), 3)) return NVFP4_OP_KEEP;
+  KbValue a = sharedAddr(r, op, p);
+  MlirValue res = mlirOperationGetResult(op, 0);
+  if (!mlirTypeEqual(mlirValueGetType(res), b->i32)) a = kbZExt(b, a, mlirValueGetType(res));
+  mlirValueReplaceAllUsesOfWith(res, a);
+  return NVFP4_OP_ERASE;
+}
+
+/* The inline assembly of the generated kernels (Nvvm.h's NV_ASM_* and the register fence). */
+static Nvfp4OpAction inlineAsm(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  MlirValue o[8];
+  operands(op, o);
+  MlirAttribute s = mlirOperationGetAttributeByName(op, str("asm_string"));
+  if (mlirAttributeIsNull(s))
+    return refuse(r, op, "inline assembly has no CPU implementation (only the empty register fence)");
+  if (mlirStringAttrGetValue(s).length == 0) {
+    rewriteRegisterFence(r, op);
+    return NVFP4_OP_ERASE;
+  }
+  MlirStringRef t = mlirStringAttrGetValue(s);
+  char text[4096];
+  snprintf(text, sizeof text, "%.*s", (int)t.length, t.data);
+  if (!strcmp(text, NV_ASM_RELEASE_STORE_U32)) { /* a stream-K flag: published */
+    KbValue args[3] = {o[0], o[1], site(r, "st.relaxed.gpu.global.b32", "after fence.acq_rel.gpu")};
+    call(r, "nvfp4_sim_global_release_u32", 3, args);
+    return NVFP4_OP_ERASE;
+  }
+  KbValue v;
+  const char *what;
+  if (!strcmp(text, NV_ASM_ACQUIRE_LOAD_U32)) { /* a stream-K counter: read */
+    KbValue args[2] = {o[0], site(r, "ld.acquire.gpu.global.b32", NULL)};
+    v = kbCall(b, "nvfp4_sim_global_acquire_u32", b->i32, 2, args);
+    what = "acquire-load inline asm";
+  } else if (!strcmp(text, NV_ASM_BARRIER_OR)) { /* bar.red.or.pred id, threads */
+    KbValue args[4] = {o[0], o[1], o[2], site(r, "bar.red.or.pred id, threads", NULL)};
+    v = kbCall(b, "nvfp4_sim_barrier_or", b->i32, 4, args);
+    what = "bar.red.or inline asm";
+  } else if (!strcmp(text, NV_ASM_ATOMIC_ADD_U32)) { /* a stream-K counter: added to */
+    KbValue args[3] = {o[0], o[1], site(r, "atom.acq_rel.gpu.global.add.u32", NULL)};
+    v = kbCall(b, "nvfp4_sim_global_atomic_add_u32", b->i32, 3, args);
+    what = "atomic-add inline asm";
+  } else {
+    return rewriteWgmma(r, op, text) ? NVFP4_OP_ERASE : NVFP4_OP_FAILED;
+  }
+  return replaceExtracts(r, op, what, sameValue, &v) ? NVFP4_OP_ERASE : NVFP4_OP_FAILED;
+}
+
+/* f32 -> bf16 (a bf16 C): the host backend calls __truncsfbf2, which older runtime libraries
+ * (libgcc 12) lack; round to nearest even with integer ops instead, as cvt.rn.bf16.f32 does
+ * (NaN stays a quiet NaN). */
+static Nvfp4OpAction fpTrunc(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  MlirValue res = mlirOperationGetResult(op, 0);
+  if (!mlirTypeIsABF16(mlirValueGetType(res))) return NVFP4_OP_KEEP;
+  KbValue x = kbBitcast(b, mlirOperationGetOperand(op, 0), b->i32);
+  KbValue hi = kbLShr(b, x, kbI32(b, 16));
+  KbValue rne = kbLShr(b, kbAdd(b, x, kbAddI(b, kbAnd(b, hi, kbI32(b, 1)), 0x7FFF)), kbI32(b, 16));
+  KbValue nan = kbCmp(b, KB_UGT, kbAnd(b, x, kbI32(b, 0x7FFFFFFF)), kbI32(b, 0x7F800000));
+  KbValue bits32 = kbSelect(b, nan, kbOr(b, hi, kbI32(b, 0x40)), rne);
+  KbValue bits = mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &b->i16, 1, &bits32, 0, NULL), 0);
+  mlirValueReplaceAllUsesOfWith(res, kbBitcast(b, bits, b->bf16));
+  return NVFP4_OP_ERASE;
+}
+
+/* ---- special registers, barriers, fences ---- */
+
+static Nvfp4OpAction sreg(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
   char name[128];
   opName(op, name, sizeof name);
-  intptr_t n = mlirOperationGetNumOperands(op);
-  MlirValue o[8] = {{NULL}};
-  for (intptr_t i = 0; i < n && i < 8; ++i) o[i] = mlirOperationGetOperand(op, i);
-  const uint32_t cg = ctaGroupOf(r, op);
-  if (siteOnlyCall(r, name)) return true;
-
-  /* ---- generic memory ---- */
-  if (!strcmp(name, "llvm.load") || !strcmp(name, "llvm.store")) {
-    const bool store = name[5] == 's';
-    MlirValue p = store ? o[1] : o[0];
-    MlirType pt = mlirValueGetType(p);
-    MlirType vt = store ? mlirValueGetType(o[0]) : mlirValueGetType(mlirOperationGetResult(op, 0));
-    char what[64];
-    snprintf(what, sizeof what, "%s %u B", store ? "st" : "ld", byteSize(vt));
-    if (isPtr(pt, 3)) {
-      KbValue a = sharedAddr(r, op, p);
-      char full[80];
-      snprintf(full, sizeof full, "%s.shared", what);
-      KbValue args[4] = {a, kbI32(b, byteSize(vt)), kbI32(b, store), site(r, full, NULL)};
-      call(r, "nvfp4_sim_smem_access", 4, args);
-      KbValue host = kbGepDyn(b, r->smemBase, kbZExt(b, a, b->i64));
-      mlirOperationSetOperand(op, store ? 1 : 0, host);
-    } else if (isPtr(pt, 1)) {
-      MlirOperation def = definingOp(p);
-      if (mlirOperationIsNull(def) || !nvfp4OpIs(def, "llvm.inttoptr")) {
-        fail(r, op, "global pointer not built from an integer address (inttoptr)");
-        return false;
-      }
-      KbValue host = kbIntToPtr(b, mlirOperationGetOperand(def, 0), b->ptr);
-      globalAccess(r, op, host, vt, store);
-      mlirOperationSetOperand(op, store ? 1 : 0, host);
-    } else if (!isPtr(pt, 0)) {
-      fail(r, op, "load/store in an address space the CPU target does not map");
-    }
-    return false;
-  }
-  if (!strcmp(name, "llvm.fmul"))
-    return isBf16Vector(mlirValueGetType(mlirOperationGetResult(op, 0))) && rewriteBf16Mul(r, op);
-  if (!strcmp(name, "llvm.ptrtoint")) {
-    if (!isPtr(mlirValueGetType(o[0]), 3)) return false;
-    KbValue a = sharedAddr(r, op, o[0]);
-    MlirValue res = mlirOperationGetResult(op, 0);
-    if (!mlirTypeEqual(mlirValueGetType(res), b->i32)) a = kbZExt(b, a, mlirValueGetType(res));
-    mlirValueReplaceAllUsesOfWith(res, a);
-    return true;
-  }
-  if (!strcmp(name, "llvm.inline_asm")) {
-    MlirAttribute s = mlirOperationGetAttributeByName(op, str("asm_string"));
-    if (!mlirAttributeIsNull(s) && mlirStringAttrGetValue(s).length != 0) {
-      MlirStringRef t = mlirStringAttrGetValue(s);
-      char text[4096];
-      snprintf(text, sizeof text, "%.*s", (int)t.length, t.data);
-      if (!strcmp(text, NV_ASM_RELEASE_STORE_U32)) { /* a stream-K flag: published */
-        KbValue args[3] = {o[0], o[1], site(r, "st.relaxed.gpu.global.b32", "after fence.acq_rel.gpu")};
-        call(r, "nvfp4_sim_global_release_u32", 3, args);
-        return true;
-      }
-      if (!strcmp(text, NV_ASM_ACQUIRE_LOAD_U32)) { /* a stream-K counter: read */
-        KbValue args[2] = {o[0], site(r, "ld.acquire.gpu.global.b32", NULL)};
-        KbValue v = kbCall(b, "nvfp4_sim_global_acquire_u32", b->i32, 2, args);
-        return replaceExtracts(r, op, "acquire-load inline asm", sameValue, &v);
-      }
-      if (!strcmp(text, NV_ASM_BARRIER_OR)) { /* bar.red.or.pred id, threads */
-        KbValue args[4] = {o[0], o[1], o[2], site(r, "bar.red.or.pred id, threads", NULL)};
-        KbValue v = kbCall(b, "nvfp4_sim_barrier_or", b->i32, 4, args);
-        return replaceExtracts(r, op, "bar.red.or inline asm", sameValue, &v);
-      }
-      if (!strcmp(text, NV_ASM_ATOMIC_ADD_U32)) { /* a stream-K counter: added to */
-        KbValue args[3] = {o[0], o[1], site(r, "atom.acq_rel.gpu.global.add.u32", NULL)};
-        KbValue v = kbCall(b, "nvfp4_sim_global_atomic_add_u32", b->i32, 3, args);
-        return replaceExtracts(r, op, "atomic-add inline asm", sameValue, &v);
-      }
-      return rewriteWgmma(r, op, text);
-    }
-    if (mlirAttributeIsNull(s)) {
-      fail(r, op, "inline assembly has no CPU implementation (only the empty register fence)");
-      return false;
-    }
-    rewriteRegisterFence(r, op);
-    return true;
-  }
-  if (!strcmp(name, "llvm.fptrunc")) {
-    /* f32 -> bf16 (a bf16 C): the host backend calls __truncsfbf2, which older runtime
-     * libraries (libgcc 12) lack; round to nearest even with integer ops instead, as
-     * cvt.rn.bf16.f32 does (NaN stays a quiet NaN). */
-    MlirValue res = mlirOperationGetResult(op, 0);
-    if (!mlirTypeIsABF16(mlirValueGetType(res))) return false;
-    KbValue x = kbBitcast(b, mlirOperationGetOperand(op, 0), b->i32);
-    KbValue hi = kbLShr(b, x, kbI32(b, 16));
-    KbValue rne = kbLShr(b, kbAdd(b, x, kbAddI(b, kbAnd(b, hi, kbI32(b, 1)), 0x7FFF)), kbI32(b, 16));
-    KbValue nan = kbCmp(b, KB_UGT, kbAnd(b, x, kbI32(b, 0x7FFFFFFF)), kbI32(b, 0x7F800000));
-    KbValue bits32 = kbSelect(b, nan, kbOr(b, hi, kbI32(b, 0x40)), rne);
-    KbValue bits = mlirOperationGetResult(kbOp(b, "llvm.trunc", 1, &b->i16, 1, &bits32, 0, NULL), 0);
-    mlirValueReplaceAllUsesOfWith(res, kbBitcast(b, bits, b->bf16));
-    return true;
-  }
-  if (strncmp(name, "nvvm.", 5) != 0) return false;
-
-  /* ---- special registers and barriers ---- */
-  if (!strncmp(name, "nvvm.read.ptx.sreg.", 19)) {
-    int id = sregId(name + 19);
-    if (id < 0) {
-      fail(r, op, "special register without a CPU implementation");
-      return false;
-    }
-    KbValue arg = kbI32(b, id);
-    KbValue v = kbCall(b, "nvfp4_sim_sreg", b->i32, 1, &arg);
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.barrier0")) {
-    KbValue args[3] = {kbI32(b, 0), kbI32(b, 0), site(r, "bar.sync 0", NULL)};
-    call(r, "nvfp4_sim_barrier", 3, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.barrier")) {
-    if (segment(op, 0) != 1 || segment(op, 1) != 1 || segment(op, 2) != 0) {
-      fail(r, op, "only bar.sync id, threads (no reduction) is implemented");
-      return false;
-    }
-    KbValue args[3] = {o[0], o[1], site(r, "bar.sync id, threads", NULL)};
-    call(r, "nvfp4_sim_barrier", 3, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.bar.warp.sync")) {
-    KbValue args[2] = {o[0], site(r, "bar.warp.sync", NULL)};
-    call(r, "nvfp4_sim_warp_sync", 2, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.cluster.arrive") || !strcmp(name, "nvvm.cluster.wait")) {
-    const bool arrive = name[13] == 'a';
-    KbValue s = site(r, arrive ? "barrier.cluster.arrive.aligned" : "barrier.cluster.wait.aligned",
-                     NULL);
-    call(r, arrive ? "nvfp4_sim_cluster_arrive" : "nvfp4_sim_cluster_wait", 1, &s);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.fence.mbarrier.init") || !strcmp(name, "nvvm.fence.proxy") ||
-      !strcmp(name, "nvvm.tcgen05.fence")) {
-    uint32_t kind;
-    const char *what;
-    if (name[11] == 'm') {
-      kind = NVFP4_SIM_FENCE_MBARRIER_INIT;
-      what = "fence.mbarrier_init";
-    } else if (name[5] == 'f') {
-      if (!attrIs(r, op, "kind", "#nvvm.proxy_kind<async.shared>")) {
-        fail(r, op, "only fence.proxy.async.shared::cta is implemented");
-        return false;
-      }
-      kind = NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED;
-      what = "fence.proxy.async.shared::cta";
-    } else {
-      const bool before = attrIs(r, op, "kind", "#nvvm.tcgen05_fence<before>");
-      kind = before ? NVFP4_SIM_FENCE_TC_BEFORE : NVFP4_SIM_FENCE_TC_AFTER;
-      what = before ? "tcgen05.fence::before_thread_sync" : "tcgen05.fence::after_thread_sync";
-    }
-    KbValue args[2] = {kbI32(b, kind), site(r, what, NULL)};
-    call(r, "nvfp4_sim_fence", 2, args);
-    return true;
-  }
-
-  /* ---- mbarriers ---- */
-  if (!strcmp(name, "nvvm.mbarrier.init")) {
-    KbValue args[3] = {sharedAddr(r, op, o[0]), o[1], site(r, "mbarrier.init", NULL)};
-    call(r, "nvfp4_sim_mbar_init", 3, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.mbarrier.arrive.expect_tx")) {
-    if (n != 2) {
-      fail(r, op, "mbarrier.arrive.expect_tx with a predicate is not implemented");
-      return false;
-    }
-    KbValue args[3] = {sharedAddr(r, op, o[0]), o[1], site(r, "mbarrier.arrive.expect_tx", NULL)};
-    call(r, "nvfp4_sim_mbar_arrive_expect_tx", 3, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.mbarrier.arrive")) {
-    if (n != 1) {
-      fail(r, op, "mbarrier.arrive with a count is not implemented");
-      return false;
-    }
-    if (mlirOperationGetNumResults(op) == 1)
-      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbI64(b, 0));
-    if (isPtr(mlirValueGetType(o[0]), 7)) {
-      KbValue args[2] = {clusterAddr(r, op, o[0]), site(r, "mbarrier.arrive.release.cluster", NULL)};
-      call(r, "nvfp4_sim_mbar_arrive_cluster", 2, args);
-    } else {
-      KbValue args[2] = {sharedAddr(r, op, o[0]), site(r, "mbarrier.arrive", NULL)};
-      call(r, "nvfp4_sim_mbar_arrive", 2, args);
-    }
-    return true;
-  }
-  if (!strcmp(name, "nvvm.mbarrier.try_wait") || !strcmp(name, "nvvm.mbarrier.try_wait.parity")) {
-    const bool cluster = attrIs(r, op, "scope", "#nvvm.mem_scope<cluster>");
-    KbValue args[4] = {sharedAddr(r, op, o[0]), asI32(r, o[1]), kbI32(b, cluster),
-                       site(r, cluster ? "mbarrier.try_wait.parity.acquire.cluster"
-                                       : "mbarrier.try_wait.parity",
-                            NULL)};
-    KbValue v = kbCall(b, "nvfp4_sim_mbar_try_wait", b->i32, 4, args);
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbCmpI(b, KB_NE, v, 0));
-    return true;
-  }
-  if (!strcmp(name, "nvvm.mapa")) return false; /* folded into its users (clusterAddr) */
-
-  /* ---- TMA and bulk groups ---- */
-  if (!strcmp(name, "nvvm.cp.async.bulk.tensor.shared.cluster.global")) {
-    /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
-     * predicate */
-    if (segment(op, 2) != 2 || segment(op, 4) != 0 || segment(op, 5) != 0 || segment(op, 7) > 0) {
-      fail(r, op, "only 2-D tiled TMA loads without im2col, multicast or predicate are implemented");
-      return false;
-    }
-    const bool hint = segment(op, 6) == 1;
-    KbValue args[8] = {clusterAddr(r, op, o[0]), o[1], o[2], o[3], sharedAddr(r, op, o[4]),
-                       hint ? o[5] : kbI64(b, 0), kbI32(b, hint),
-                       site(r, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
-                            operandTag(op))};
-    call(r, "nvfp4_sim_tma_load", 8, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.cp.async.bulk.tensor.global.shared.cta")) {
-    /* tmaDescriptor, srcMem, coordinates, l2CacheHint, predicate */
-    if (segment(op, 2) != 2 || segment(op, 3) > 0 || segment(op, 4) > 0) {
-      fail(r, op, "only 2-D tiled TMA stores without cache hint or predicate are implemented");
-      return false;
-    }
-    KbValue args[5] = {o[0], sharedAddr(r, op, o[1]), o[2], o[3],
-                       site(r, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", operandTag(op))};
-    call(r, "nvfp4_sim_tma_store", 5, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.cp.async.bulk.wait_group")) {
-    MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
-    const bool read = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("read")));
-    KbValue args[3] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),
-                       kbI32(b, read),
-                       site(r, read ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group",
-                            NULL)};
-    call(r, "nvfp4_sim_bulk_wait_group", 3, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.prefetch")) {
-    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tensormap")))) {
-      fail(r, op, "only prefetch.tensormap is implemented");
-      return false;
-    }
-    KbValue args[2] = {o[0], site(r, "prefetch.tensormap", NULL)};
-    call(r, "nvfp4_sim_prefetch_tensormap", 2, args);
-    return true;
-  }
-
-  /* ---- tcgen05 ---- */
-  char cgText[24];
-  snprintf(cgText, sizeof cgText, "cta_group::%u", cg);
-  if (!strcmp(name, "nvvm.tcgen05.alloc")) {
-    KbValue dst = isPtr(mlirValueGetType(o[0]), 3) ? sharedAddr(r, op, o[0]) : (KbValue){NULL};
-    if (mlirValueIsNull(dst)) {
-      fail(r, op, "tcgen05.alloc destination must be a shared::cta pointer");
-      return false;
-    }
-    KbValue args[4] = {dst, o[1], kbI32(b, cg), site(r, "tcgen05.alloc", cgText)};
-    call(r, "nvfp4_sim_tc_alloc", 4, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.dealloc")) {
-    KbValue args[4] = {tmemAddr(r, op, o[0]), o[1], kbI32(b, cg), site(r, "tcgen05.dealloc", cgText)};
-    call(r, "nvfp4_sim_tc_dealloc", 4, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.relinquish_alloc_permit")) {
-    KbValue args[2] = {kbI32(b, cg), site(r, "tcgen05.relinquish_alloc_permit", cgText)};
-    call(r, "nvfp4_sim_tc_relinquish", 2, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.cp")) {
-    if (!attrIs(r, op, "shape", "#nvvm.tcgen05_cp_shape<shape_32x128b>") ||
-        !attrIs(r, op, "multicast", "#nvvm.tcgen05_cp_multicast<warpx4>") ||
-        !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("srcFormat")))) {
-      fail(r, op, "only tcgen05.cp .32x128b.warpx4 without decompression is implemented");
-      return false;
-    }
-    KbValue args[4] = {tmemAddr(r, op, o[0]), o[1], kbI32(b, cg),
-                       site(r, "tcgen05.cp.32x128b.warpx4", cgText)};
-    call(r, "nvfp4_sim_tc_cp", 4, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.mma.block_scale")) {
-    if (!attrIs(r, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
-        !attrIs(r, op, "blockScale", "#nvvm.tcgen05_mma_block_scale<block16>") || n != 7 ||
-        !mlirTypeEqual(mlirValueGetType(o[1]), b->i64)) {
-      fail(r, op, "only tcgen05.mma.kind::mxf4nvf4.block_scale.block16 with A in shared memory "
-                  "is implemented");
-      return false;
-    }
-    KbValue args[9] = {tmemAddr(r, op, o[0]), o[1], o[2], o[3], kbZExt(b, o[4], b->i32),
-                       tmemAddr(r, op, o[5]), tmemAddr(r, op, o[6]), kbI32(b, cg),
-                       site(r, "tcgen05.mma.kind::mxf4nvf4.block_scale.block16", cgText)};
-    call(r, "nvfp4_sim_tc_mma", 9, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.commit")) {
-    if (!isPtr(mlirValueGetType(o[0]), 3)) {
-      fail(r, op, "tcgen05.commit barrier must be a shared::cta pointer");
-      return false;
-    }
-    KbValue args[4] = {sharedAddr(r, op, o[0]), n > 1 ? asI32(r, o[1]) : kbI32(b, 0), kbI32(b, cg),
-                       site(r, n > 1 ? "tcgen05.commit.mbarrier::arrive::one.multicast::cluster"
-                                     : "tcgen05.commit.mbarrier::arrive::one",
-                            cgText)};
-    call(r, "nvfp4_sim_tc_commit", 4, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.ld")) {
-    MlirValue res = mlirOperationGetResult(op, 0);
-    MlirType ty = mlirValueGetType(res);
-    if (!attrIs(r, op, "shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>") || n != 1 ||
-        !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("pack"))) ||
-        !(mlirTypeIsAVector(ty) || mlirTypeEqual(ty, b->i32))) {
-      fail(r, op, "only tcgen05.ld .32x32b without pack is implemented");
-      return false;
-    }
-    int64_t num = mlirTypeIsAVector(ty) ? mlirShapedTypeGetDimSize(ty, 0) : 1;
-    char detail[32];
-    snprintf(detail, sizeof detail, ".x%lld", (long long)num);
-    KbValue s = site(r, "tcgen05.ld.sync.aligned.32x32b", detail);
-    KbVar buf = kbVar(b, ty, (MlirValue){NULL});
-    KbValue args[4] = {tmemAddr(r, op, o[0]), kbI32(b, num), buf.slot, s};
-    call(r, "nvfp4_sim_tc_ld", 4, args);
-    rewriteLdUses(r, res, buf, s);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.tcgen05.wait")) {
-    const bool ld = attrIs(r, op, "kind", "#nvvm.tcgen05_wait<load>");
-    KbValue args[2] = {kbI32(b, ld), site(r, ld ? "tcgen05.wait::ld" : "tcgen05.wait::st", NULL)};
-    call(r, "nvfp4_sim_tc_wait", 2, args);
-    return true;
-  }
-  /* ---- sm_90a ---- */
-  if (!strcmp(name, "nvvm.setmaxregister")) return true; /* no register file to rebalance */
-  if (!strcmp(name, "nvvm.wgmma.wait.group.sync.aligned")) {
-    MlirAttribute g = mlirOperationGetAttributeByName(op, str("group"));
-    KbValue args[2] = {kbI32(b, mlirAttributeIsNull(g) ? 0 : mlirIntegerAttrGetValueInt(g)),
-                       site(r, "wgmma.wait_group.sync.aligned", NULL)};
-    call(r, "nvfp4_sim_wgmma_wait", 2, args);
-    return true;
-  }
-  if (!strcmp(name, "nvvm.stmatrix")) {
-    if (n != 5 || !attrIs(r, op, "layout", "#nvvm.mma_layout<col>") ||
-        !attrIs(r, op, "shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>") ||
-        !attrIs(r, op, "eltType", "#nvvm.ld_st_matrix_elt_type<b16>")) {
-      fail(r, op, "only stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 is implemented");
-      return false;
-    }
-    KbValue args[6] = {sharedAddr(r, op, o[0]), o[1], o[2], o[3], o[4],
-                       site(r, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", NULL)};
-    call(r, "nvfp4_sim_stmatrix_x4_trans", 6, args);
-    return true;
-  }
-  fail(r, op, "this NVVM operation has no CPU implementation");
-  return false;
+  int id = sregId(name + strlen("nvvm.read.ptx.sreg."));
+  if (id < 0) return refuse(r, op, "special register without a CPU implementation");
+  KbValue arg = kbI32(&r->b, id);
+  KbValue v = kbCall(&r->b, "nvfp4_sim_sreg", r->b.i32, 1, &arg);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+  return NVFP4_OP_ERASE;
 }
+
+static Nvfp4OpAction barrier0(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  (void)op;
+  KbValue args[3] = {kbI32(&r->b, 0), kbI32(&r->b, 0), site(r, "bar.sync 0", NULL)};
+  call(r, "nvfp4_sim_barrier", 3, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction barrier(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  if (segment(op, 0) != 1 || segment(op, 1) != 1 || segment(op, 2) != 0)
+    return refuse(r, op, "only bar.sync id, threads (no reduction) is implemented");
+  KbValue args[3] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1),
+                     site(r, "bar.sync id, threads", NULL)};
+  call(r, "nvfp4_sim_barrier", 3, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction warpSync(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbValue args[2] = {mlirOperationGetOperand(op, 0), site(r, "bar.warp.sync", NULL)};
+  call(r, "nvfp4_sim_warp_sync", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction clusterBarrier(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  const bool arrive = nvfp4OpIs(op, "nvvm.cluster.arrive");
+  KbValue s = site(r, arrive ? "barrier.cluster.arrive.aligned" : "barrier.cluster.wait.aligned",
+                   NULL);
+  call(r, arrive ? "nvfp4_sim_cluster_arrive" : "nvfp4_sim_cluster_wait", 1, &s);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction fenceCall(Rewriter *r, uint32_t kind, const char *what) {
+  KbValue args[2] = {kbI32(&r->b, kind), site(r, what, NULL)};
+  call(r, "nvfp4_sim_fence", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction fenceMbarInit(void *pass, MlirOperation op) {
+  (void)op;
+  return fenceCall(pass, NVFP4_SIM_FENCE_MBARRIER_INIT, "fence.mbarrier_init");
+}
+
+static Nvfp4OpAction fenceProxy(void *pass, MlirOperation op) {
+  if (!attrIs(pass, op, "kind", "#nvvm.proxy_kind<async.shared>"))
+    return refuse(pass, op, "only fence.proxy.async.shared::cta is implemented");
+  return fenceCall(pass, NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED, "fence.proxy.async.shared::cta");
+}
+
+static Nvfp4OpAction tcFence(void *pass, MlirOperation op) {
+  const bool before = attrIs(pass, op, "kind", "#nvvm.tcgen05_fence<before>");
+  return fenceCall(pass, before ? NVFP4_SIM_FENCE_TC_BEFORE : NVFP4_SIM_FENCE_TC_AFTER,
+                   before ? "tcgen05.fence::before_thread_sync" : "tcgen05.fence::after_thread_sync");
+}
+
+/* ---- mbarriers ---- */
+
+/* An mbarrier operation on a shared::cta barrier and one i32 operand (count, tx bytes). */
+static Nvfp4OpAction mbarCall(Rewriter *r, MlirOperation op, const char *callee, const char *what) {
+  KbValue args[3] = {sharedAddr(r, op, mlirOperationGetOperand(op, 0)), mlirOperationGetOperand(op, 1),
+                     site(r, what, NULL)};
+  call(r, callee, 3, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction mbarInit(void *pass, MlirOperation op) {
+  return mbarCall(pass, op, "nvfp4_sim_mbar_init", "mbarrier.init");
+}
+
+static Nvfp4OpAction mbarArriveExpectTx(void *pass, MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) != 2)
+    return refuse(pass, op, "mbarrier.arrive.expect_tx with a predicate is not implemented");
+  return mbarCall(pass, op, "nvfp4_sim_mbar_arrive_expect_tx", "mbarrier.arrive.expect_tx");
+}
+
+static Nvfp4OpAction mbarArrive(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  if (mlirOperationGetNumOperands(op) != 1)
+    return refuse(r, op, "mbarrier.arrive with a count is not implemented");
+  MlirValue bar = mlirOperationGetOperand(op, 0);
+  if (mlirOperationGetNumResults(op) == 1)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbI64(&r->b, 0));
+  if (isPtr(mlirValueGetType(bar), 7)) {
+    KbValue args[2] = {clusterAddr(r, op, bar), site(r, "mbarrier.arrive.release.cluster", NULL)};
+    call(r, "nvfp4_sim_mbar_arrive_cluster", 2, args);
+  } else {
+    KbValue args[2] = {sharedAddr(r, op, bar), site(r, "mbarrier.arrive", NULL)};
+    call(r, "nvfp4_sim_mbar_arrive", 2, args);
+  }
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction mbarTryWait(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  const bool cluster = attrIs(r, op, "scope", "#nvvm.mem_scope<cluster>");
+  KbValue args[4] = {sharedAddr(r, op, mlirOperationGetOperand(op, 0)),
+                     asI32(r, mlirOperationGetOperand(op, 1)), kbI32(b, cluster),
+                     site(r, cluster ? "mbarrier.try_wait.parity.acquire.cluster"
+                                     : "mbarrier.try_wait.parity",
+                          NULL)};
+  KbValue v = kbCall(b, "nvfp4_sim_mbar_try_wait", b->i32, 4, args);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), kbCmpI(b, KB_NE, v, 0));
+  return NVFP4_OP_ERASE;
+}
+
+/* ---- TMA and bulk groups ---- */
+
+static Nvfp4OpAction tmaLoad(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  MlirValue o[8];
+  operands(op, o);
+  /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
+   * predicate */
+  if (segment(op, 2) != 2 || segment(op, 4) != 0 || segment(op, 5) != 0 || segment(op, 7) > 0)
+    return refuse(r, op, "only 2-D tiled TMA loads without im2col, multicast or predicate are "
+                         "implemented");
+  const bool hint = segment(op, 6) == 1;
+  KbValue args[8] = {clusterAddr(r, op, o[0]), o[1], o[2], o[3], sharedAddr(r, op, o[4]),
+                     hint ? o[5] : kbI64(b, 0), kbI32(b, hint),
+                     site(r, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                          operandTag(op))};
+  call(r, "nvfp4_sim_tma_load", 8, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tmaStore(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  MlirValue o[8];
+  operands(op, o);
+  /* tmaDescriptor, srcMem, coordinates, l2CacheHint, predicate */
+  if (segment(op, 2) != 2 || segment(op, 3) > 0 || segment(op, 4) > 0)
+    return refuse(r, op, "only 2-D tiled TMA stores without cache hint or predicate are implemented");
+  KbValue args[5] = {o[0], sharedAddr(r, op, o[1]), o[2], o[3],
+                     site(r, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", operandTag(op))};
+  call(r, "nvfp4_sim_tma_store", 5, args);
+  return NVFP4_OP_ERASE;
+}
+
+/* The integer attribute `name` of op, or 0. */
+static int64_t intAttr(MlirOperation op, const char *name) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str(name));
+  return mlirAttributeIsNull(a) ? 0 : mlirIntegerAttrGetValueInt(a);
+}
+
+static Nvfp4OpAction bulkWaitGroup(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  const bool read = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("read")));
+  KbValue args[3] = {kbI32(&r->b, intAttr(op, "group")), kbI32(&r->b, read),
+                     site(r, read ? "cp.async.bulk.wait_group.read" : "cp.async.bulk.wait_group",
+                          NULL)};
+  call(r, "nvfp4_sim_bulk_wait_group", 3, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction prefetch(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tensormap"))))
+    return refuse(r, op, "only prefetch.tensormap is implemented");
+  KbValue args[2] = {mlirOperationGetOperand(op, 0), site(r, "prefetch.tensormap", NULL)};
+  call(r, "nvfp4_sim_prefetch_tensormap", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+/* ---- tcgen05 ---- */
+
+/* A tcgen05 operation's operands and cta_group (the simulator's argument and the site's
+ * detail). */
+typedef struct TcOp {
+  MlirValue o[8];
+  intptr_t n;
+  uint32_t cg;
+  char cgText[24];
+} TcOp;
+
+static TcOp tcOp(Rewriter *r, MlirOperation op) {
+  TcOp t;
+  t.n = operands(op, t.o);
+  t.cg = ctaGroupOf(r, op);
+  snprintf(t.cgText, sizeof t.cgText, "cta_group::%u", t.cg);
+  return t;
+}
+
+static Nvfp4OpAction tcAlloc(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  TcOp t = tcOp(r, op);
+  if (!isPtr(mlirValueGetType(t.o[0]), 3))
+    return refuse(r, op, "tcgen05.alloc destination must be a shared::cta pointer");
+  KbValue args[4] = {sharedAddr(r, op, t.o[0]), t.o[1], kbI32(&r->b, t.cg),
+                     site(r, "tcgen05.alloc", t.cgText)};
+  call(r, "nvfp4_sim_tc_alloc", 4, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcDealloc(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  TcOp t = tcOp(r, op);
+  KbValue args[4] = {tmemAddr(r, op, t.o[0]), t.o[1], kbI32(&r->b, t.cg),
+                     site(r, "tcgen05.dealloc", t.cgText)};
+  call(r, "nvfp4_sim_tc_dealloc", 4, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcRelinquish(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  TcOp t = tcOp(r, op);
+  KbValue args[2] = {kbI32(&r->b, t.cg), site(r, "tcgen05.relinquish_alloc_permit", t.cgText)};
+  call(r, "nvfp4_sim_tc_relinquish", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcCp(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  TcOp t = tcOp(r, op);
+  if (!attrIs(r, op, "shape", "#nvvm.tcgen05_cp_shape<shape_32x128b>") ||
+      !attrIs(r, op, "multicast", "#nvvm.tcgen05_cp_multicast<warpx4>") ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("srcFormat"))))
+    return refuse(r, op, "only tcgen05.cp .32x128b.warpx4 without decompression is implemented");
+  KbValue args[4] = {tmemAddr(r, op, t.o[0]), t.o[1], kbI32(&r->b, t.cg),
+                     site(r, "tcgen05.cp.32x128b.warpx4", t.cgText)};
+  call(r, "nvfp4_sim_tc_cp", 4, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcMma(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  TcOp t = tcOp(r, op);
+  const MlirValue *o = t.o;
+  if (!attrIs(r, op, "kind", "#nvvm.block_scale_kind<mxf4nvf4>") ||
+      !attrIs(r, op, "blockScale", "#nvvm.tcgen05_mma_block_scale<block16>") || t.n != 7 ||
+      !mlirTypeEqual(mlirValueGetType(o[1]), b->i64))
+    return refuse(r, op, "only tcgen05.mma.kind::mxf4nvf4.block_scale.block16 with A in shared "
+                         "memory is implemented");
+  KbValue args[9] = {tmemAddr(r, op, o[0]), o[1], o[2], o[3], kbZExt(b, o[4], b->i32),
+                     tmemAddr(r, op, o[5]), tmemAddr(r, op, o[6]), kbI32(b, t.cg),
+                     site(r, "tcgen05.mma.kind::mxf4nvf4.block_scale.block16", t.cgText)};
+  call(r, "nvfp4_sim_tc_mma", 9, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcCommit(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  TcOp t = tcOp(r, op);
+  if (!isPtr(mlirValueGetType(t.o[0]), 3))
+    return refuse(r, op, "tcgen05.commit barrier must be a shared::cta pointer");
+  const bool multicast = t.n > 1;
+  KbValue args[4] = {sharedAddr(r, op, t.o[0]), multicast ? asI32(r, t.o[1]) : kbI32(b, 0),
+                     kbI32(b, t.cg),
+                     site(r, multicast ? "tcgen05.commit.mbarrier::arrive::one.multicast::cluster"
+                                       : "tcgen05.commit.mbarrier::arrive::one",
+                          t.cgText)};
+  call(r, "nvfp4_sim_tc_commit", 4, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcLd(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  MlirValue res = mlirOperationGetResult(op, 0);
+  MlirType ty = mlirValueGetType(res);
+  if (!attrIs(r, op, "shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>") ||
+      mlirOperationGetNumOperands(op) != 1 ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("pack"))) ||
+      !(mlirTypeIsAVector(ty) || mlirTypeEqual(ty, b->i32)))
+    return refuse(r, op, "only tcgen05.ld .32x32b without pack is implemented");
+  int64_t num = mlirTypeIsAVector(ty) ? mlirShapedTypeGetDimSize(ty, 0) : 1;
+  char detail[32];
+  snprintf(detail, sizeof detail, ".x%lld", (long long)num);
+  KbValue s = site(r, "tcgen05.ld.sync.aligned.32x32b", detail);
+  KbVar buf = kbVar(b, ty, (MlirValue){NULL});
+  KbValue args[4] = {tmemAddr(r, op, mlirOperationGetOperand(op, 0)), kbI32(b, num), buf.slot, s};
+  call(r, "nvfp4_sim_tc_ld", 4, args);
+  rewriteLdUses(r, res, buf, s);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction tcWait(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  const bool ld = attrIs(r, op, "kind", "#nvvm.tcgen05_wait<load>");
+  KbValue args[2] = {kbI32(&r->b, ld), site(r, ld ? "tcgen05.wait::ld" : "tcgen05.wait::st", NULL)};
+  call(r, "nvfp4_sim_tc_wait", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+/* ---- sm_90a ---- */
+
+static Nvfp4OpAction wgmmaWait(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbValue args[2] = {kbI32(&r->b, intAttr(op, "group")),
+                     site(r, "wgmma.wait_group.sync.aligned", NULL)};
+  call(r, "nvfp4_sim_wgmma_wait", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction stmatrix(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  MlirValue o[8];
+  if (operands(op, o) != 5 || !attrIs(r, op, "layout", "#nvvm.mma_layout<col>") ||
+      !attrIs(r, op, "shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>") ||
+      !attrIs(r, op, "eltType", "#nvvm.ld_st_matrix_elt_type<b16>"))
+    return refuse(r, op, "only stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 is implemented");
+  KbValue args[6] = {sharedAddr(r, op, o[0]), o[1], o[2], o[3], o[4],
+                     site(r, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", NULL)};
+  call(r, "nvfp4_sim_stmatrix_x4_trans", 6, args);
+  return NVFP4_OP_ERASE;
+}
+
+/* What the CPU target does with each operation of a kernel: first match wins; every NVVM
+ * operation not named before "nvvm.*" is refused. */
+static const Nvfp4OpEntry kOps[] = {
+    {"llvm.load", NULL, loadStore},
+    {"llvm.store", NULL, loadStore},
+    {"llvm.ptrtoint", NULL, ptrToInt},
+    {"llvm.inline_asm", NULL, inlineAsm},
+    {"llvm.fmul", NULL, fmul},
+    {"llvm.fptrunc", NULL, fpTrunc},
+    {"nvvm.read.ptx.sreg.*", NULL, sreg},
+    {"nvvm.barrier0", NULL, barrier0},
+    {"nvvm.barrier", NULL, barrier},
+    {"nvvm.bar.warp.sync", NULL, warpSync},
+    {"nvvm.cluster.arrive", NULL, clusterBarrier},
+    {"nvvm.cluster.wait", NULL, clusterBarrier},
+    {"nvvm.fence.mbarrier.init", NULL, fenceMbarInit},
+    {"nvvm.fence.proxy", NULL, fenceProxy},
+    {"nvvm.mbarrier.init", NULL, mbarInit},
+    {"nvvm.mbarrier.arrive.expect_tx", NULL, mbarArriveExpectTx},
+    {"nvvm.mbarrier.arrive", NULL, mbarArrive},
+    {"nvvm.mbarrier.try_wait", NULL, mbarTryWait},
+    {"nvvm.mbarrier.try_wait.parity", NULL, mbarTryWait},
+    {"nvvm.mapa", NULL, keep}, /* folded into its users (clusterAddr) */
+    {"nvvm.cp.async.bulk.tensor.shared.cluster.global", NULL, tmaLoad},
+    {"nvvm.cp.async.bulk.tensor.global.shared.cta", NULL, tmaStore},
+    {"nvvm.cp.async.bulk.commit.group", NULL, siteOnly},
+    {"nvvm.cp.async.bulk.wait_group", NULL, bulkWaitGroup},
+    {"nvvm.prefetch", NULL, prefetch},
+    {"nvvm.tcgen05.alloc", NULL, tcAlloc},
+    {"nvvm.tcgen05.dealloc", NULL, tcDealloc},
+    {"nvvm.tcgen05.relinquish_alloc_permit", NULL, tcRelinquish},
+    {"nvvm.tcgen05.cp", NULL, tcCp},
+    {"nvvm.tcgen05.mma.block_scale", NULL, tcMma},
+    {"nvvm.tcgen05.commit", NULL, tcCommit},
+    {"nvvm.tcgen05.ld", NULL, tcLd},
+    {"nvvm.tcgen05.wait", NULL, tcWait},
+    {"nvvm.tcgen05.fence", NULL, tcFence},
+    {"nvvm.setmaxregister", NULL, erase}, /* no register file to rebalance */
+    {"nvvm.wgmma.fence.aligned", NULL, siteOnly},
+    {"nvvm.wgmma.commit.group.sync.aligned", NULL, siteOnly},
+    {"nvvm.wgmma.wait.group.sync.aligned", NULL, wgmmaWait},
+    {"nvvm.stmatrix", NULL, stmatrix},
+    {"nvvm.*", NULL, unsupported},
+};
+static const Nvfp4OpTable kOpTable = NVFP4_OP_TABLE(kOps);
 
 typedef struct OpList { MlirOperation *ops; int n, cap; bool oom; } OpList;
 
@@ -806,16 +956,6 @@ static void push(OpList *l, MlirOperation op) {
     l->cap = cap;
   }
   l->ops[l->n++] = op;
-}
-
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  char name[128];
-  opName(op, name, sizeof name);
-  if (!strncmp(name, "nvvm.", 5) || !strcmp(name, "llvm.load") || !strcmp(name, "llvm.store") ||
-      !strcmp(name, "llvm.ptrtoint") || !strcmp(name, "llvm.inline_asm") ||
-      !strcmp(name, "llvm.fmul") || !strcmp(name, "llvm.fptrunc"))
-    push(user, op);
-  return MlirWalkResultAdvance;
 }
 
 /* Pointer-producing ops left without uses after the rewrite (repeated: chains). */
@@ -834,6 +974,22 @@ static MlirWalkResult collectDead(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* The walk's callbacks: the builder inserts before each operation; a failure recorded by a
+ * handler or the builder stops the walk. */
+static Nvfp4OpAction beforeOp(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  r->b.loc = mlirOperationGetLocation(op);
+  r->b.cur = mlirOperationGetBlock(op);
+  r->b.insertBefore = op;
+  return NVFP4_OP_REWRITE;
+}
+
+static Nvfp4OpAction afterOp(void *pass, MlirOperation op, Nvfp4OpAction done) {
+  Rewriter *r = pass;
+  (void)op;
+  return r->error[0] || r->b.failed ? NVFP4_OP_FAILED : done;
+}
+
 static bool rewriteKernel(MlirOperation func, Text *plan) {
   MlirContext ctx = mlirOperationGetContext(func);
   MlirRegion region = mlirOperationGetRegion(func, 0);
@@ -846,23 +1002,15 @@ static bool rewriteKernel(MlirOperation func, Text *plan) {
   r.b.insertBefore = mlirOperationGetNextInBlock(r.b.allocaAnchor);
   r.smemBase = kbCall(&r.b, "nvfp4_sim_smem_base", r.b.ptr, 0, NULL);
 
-  OpList list = {0};
-  mlirOperationWalk(func, collect, &list, MlirWalkPreOrder);
-  bool ok = !list.oom;
-  for (int i = 0; ok && i < list.n; ++i) {
-    MlirOperation op = list.ops[i];
-    r.b.loc = mlirOperationGetLocation(op);
-    r.b.cur = mlirOperationGetBlock(op);
-    r.b.insertBefore = op;
-    bool erase = rewrite(&r, op);
-    if (r.error || r.b.failed) {
-      char msg[320];
-      snprintf(msg, sizeof msg, "nvfp4-cpu-target: %s", r.error ? r.error : "internal error");
-      nvfp4EmitError(mlirOperationGetLocation(r.errorOp.ptr ? r.errorOp : op), msg);
-      ok = false;
-      break;
-    }
-    if (erase) mlirOperationDestroy(op);
+  const Nvfp4OpWalk walk = {&kOpTable, &r, beforeOp, afterOp};
+  MlirOperation failed;
+  bool ok = nvfp4OpTableRewrite(func, &walk, &failed);
+  if (!ok) {
+    char msg[320];
+    snprintf(msg, sizeof msg, "nvfp4-cpu-target: %s",
+             r.error[0] ? r.error : r.b.failed ? "internal error" : "out of memory");
+    MlirOperation at = r.errorOp.ptr ? r.errorOp : failed.ptr ? failed : func;
+    nvfp4EmitError(mlirOperationGetLocation(at), msg);
   }
   for (bool again = ok; again;) {
     OpList dead = {0};
@@ -871,68 +1019,25 @@ static bool rewriteKernel(MlirOperation func, Text *plan) {
     again = dead.n > 0;
     free(dead.ops);
   }
-  free(list.ops);
   if (ok) textf(plan, "%s", r.sites.data ? r.sites.data : "");
   free(r.sites.data);
   return ok && !r.sites.oom;
 }
 
-/* ---- the plan text: the planner's tables of the variant, from its metadata record ---- */
+/* ---- the plan text: the kernel's name, then the plan the lowering attached -------------- */
 
-static bool planOf(const unsigned char *rec, const char *kernel, Text *t, char *why, size_t size) {
-  nvfp4_kernel_metadata m;
-  memset(&m, 0, sizeof m);
-#define F(field, off) m.field = nvfp4_meta_read_u32(rec, NVFP4_META_##off);
-  NVFP4_META_U32_FIELDS(F)
-#undef F
-  const bool sm90 = m.target_sm == 90 && !(m.flags & NVFP4_META_FLAG_EMULATION);
-  MlirNvfp4VariantSpec spec = {.orientation = (MlirNvfp4Orientation)m.orientation,
-                               .ctaGroup = m.cta_group, .tileN = m.tile_n,
-                               .epilogue = (MlirNvfp4EpilogueKind)m.epilogue,
-                               .stages = m.stages,
-                               .target = sm90 ? MLIR_NVFP4_TARGET_SM90A : MLIR_NVFP4_TARGET_SM100A,
-                               .output = (MlirNvfp4OutputType)m.c_type,
-                               .alpha = (m.epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0,
-                               .form = (MlirNvfp4Form)m.form};
-  MlirNvfp4KernelConfig *cfg = malloc(sizeof *cfg);
-  if (!cfg || !mlirNvfp4KernelConfigInitVariant(cfg, m.max_groups, spec, why, size)) {
-    free(cfg);
-    return false;
+/* The plan text of `func` (nvfp4.plan: the lines of mlirNvfp4KernelConfigPlanText, which the
+ * lowering computed); false when it has none. */
+static bool planOf(MlirOperation func, const char *kernel, Text *t) {
+  MlirAttribute lines = mlirOperationGetAttributeByName(func, str("nvfp4.plan"));
+  if (mlirAttributeIsNull(lines) || !mlirAttributeIsAArray(lines)) return false;
+  textf(t, "kernel %s\n", kernel);
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(lines); ++i) {
+    MlirAttribute line = mlirArrayAttrGetElement(lines, i);
+    if (!mlirAttributeIsAString(line)) return false;
+    MlirStringRef s = mlirStringAttrGetValue(line);
+    textf(t, "%.*s\n", (int)s.length, s.data);
   }
-  char vname[32];
-  mlirNvfp4VariantName(spec, vname, sizeof vname);
-  textf(t, "kernel %s\nvariant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", kernel, vname,
-        m.block[0], m.cluster[0], m.dyn_smem_bytes);
-  if (sm90) { /* warpgroup 0 produces; the consumer warpgroups decode the weights, issue
-                 wgmma and store C; the decoder warpgroups after them decode the tokens */
-    const uint32_t warps = m.block[0] / 32, consumerEnd = 4u * (1u + cfg->sm90.consumerGroups);
-    textf(t, "role %u %u epilogue\nrole %u %u mma\nrole 0 3 producer\nrole 4 %u consumer\n",
-          warps, warps - 1, warps, warps - 1, consumerEnd - 1);
-    if (consumerEnd < warps) textf(t, "role %u %u decoder\n", consumerEnd, warps - 1);
-  }
-  else
-    textf(t, "role 0 %u epilogue\nrole %u %u producer\nrole %u %u mma\n",
-          MLIR_NVFP4_NUM_EPILOGUE_WARPS - 1, MLIR_NVFP4_PRODUCER_WARP, MLIR_NVFP4_PRODUCER_WARP,
-          MLIR_NVFP4_MMA_WARP, MLIR_NVFP4_MMA_WARP);
-  for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
-    const MlirNvfp4SmemRegion *s = &cfg->smem[i];
-    textf(t, "smem %u %u %u %u %s\n", s->offset, s->bytes, s->copies, s->stride, s->name);
-  }
-  /* the parts of a stage, so that reports can name the tile a byte belongs to */
-  textf(t, "stagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\nstagepart %u %u %s\n",
-        cfg->mOffset, cfg->mBytes, "M-role tile", cfg->nOffset, cfg->nBytes, "N-role tile",
-        cfg->sfmOffset, cfg->sfmBytes, "M-role scale factors", cfg->sfnOffset, cfg->sfnBytes,
-        "N-role scale factors");
-  for (uint32_t i = 0; i < cfg->numBarrierArrays; ++i) {
-    const MlirNvfp4BarrierArray *a = &cfg->barriers[i];
-    textf(t, "barrier %u %u %u %s\n", cfg->barrierOffset + 8u * a->first, a->count, a->arrivals,
-          a->name);
-  }
-  for (uint32_t i = 0; i < cfg->numTmemRegions; ++i) {
-    const MlirNvfp4TmemRegion *s = &cfg->tmem[i];
-    textf(t, "tmem %u %u %u %u %s\n", s->column, s->columns, s->copies, s->stride, s->name);
-  }
-  free(cfg);
   return true;
 }
 
@@ -970,34 +1075,17 @@ static bool kernelName(MlirOperation func, char *out, size_t size) {
   return true;
 }
 
-/* The kernel's metadata record (the one whose name field is the kernel's). */
-static const unsigned char *recordOf(const unsigned char *table, size_t count, const char *kernel) {
-  for (size_t i = 0; i < count; ++i) {
-    const unsigned char *rec = table + i * NVFP4_METADATA_BYTES;
-    if (!strncmp((const char *)rec + NVFP4_META_KERNEL_NAME, kernel, NVFP4_META_KERNEL_NAME_BYTES))
-      return rec;
-  }
-  return NULL;
-}
-
 static bool convertModule(MlirOperation gpuModule) {
   MlirContext ctx = mlirOperationGetContext(gpuModule);
   MlirLocation loc = mlirOperationGetLocation(gpuModule);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(gpuModule, 0));
   MlirOperation meta = nvfp4FindSymbol(gpuModule, NVFP4_METADATA_SYMBOL);
   MlirAttribute v = mlirOperationGetAttributeByName(meta, str("value"));
-  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v)) {
+  if (mlirAttributeIsNull(v) || !mlirAttributeIsADenseElements(v) ||
+      mlirElementsAttrGetNumElements(v) % NVFP4_METADATA_BYTES) {
     nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
     return false;
   }
-  int64_t nbytes = mlirElementsAttrGetNumElements(v);
-  unsigned char *table = malloc((size_t)nbytes + 1);
-  if (!table || nbytes % NVFP4_METADATA_BYTES) {
-    free(table);
-    nvfp4EmitError(loc, "nvfp4-cpu-target: malformed metadata table");
-    return false;
-  }
-  for (int64_t i = 0; i < nbytes; ++i) table[i] = (unsigned char)mlirDenseElementsAttrGetInt8Value(v, i);
   /* Host globals live in the default address space. */
   mlirOperationSetAttributeByName(meta, str("addr_space"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
 
@@ -1008,14 +1096,13 @@ static bool convertModule(MlirOperation gpuModule) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); ok && !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!isKernel(op)) continue;
-    char kernel[NVFP4_META_KERNEL_NAME_BYTES + 1], why[256];
+    char kernel[NVFP4_META_KERNEL_NAME_BYTES + 1];
     if (!kernelName(op, kernel, sizeof kernel)) continue;
-    const unsigned char *rec = recordOf(table, (size_t)nbytes / NVFP4_METADATA_BYTES, kernel);
     Text plan = {0};
-    if (!rec || !planOf(rec, kernel, &plan, why, sizeof why)) {
+    if (!planOf(op, kernel, &plan)) {
       char msg[400];
-      snprintf(msg, sizeof msg, "nvfp4-cpu-target: kernel %s: %s", kernel,
-               rec ? why : "has no metadata record");
+      snprintf(msg, sizeof msg, "nvfp4-cpu-target: kernel %s has no plan (the nvfp4.plan "
+               "array of strings --nvfp4-lower-grouped-matmul attaches)", kernel);
       nvfp4EmitError(mlirOperationGetLocation(op), msg);
       ok = false;
     }
@@ -1028,13 +1115,13 @@ static bool convertModule(MlirOperation gpuModule) {
                             "nvvm.cluster_dim"};
       for (size_t d = 0; d < sizeof drop / sizeof drop[0]; ++d)
         mlirOperationRemoveAttributeByName(op, str(drop[d]));
+      mlirOperationRemoveAttributeByName(op, str("nvfp4.plan")); /* now the plan global */
       mlirOperationSetAttributeByName(op, str("nvfp4.cpu_kernel"), mlirUnitAttrGet(ctx));
       ok = !plan.oom && addPlanGlobal(ctx, body, kernel, &plan);
       if (!ok) nvfp4EmitError(loc, "nvfp4-cpu-target: cannot build the plan text");
     }
     free(plan.data);
   }
-  free(table);
   if (!ok) return false;
   /* The dynamic shared-memory symbol is the simulator's now (nvfp4_sim_dyn_smem). */
   MlirOperation dyn = nvfp4FindSymbol(gpuModule, "nvfp4_dyn_smem");

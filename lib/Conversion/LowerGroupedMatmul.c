@@ -138,6 +138,32 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
   return t.data;
 }
 
+/* The variant's plan on its kernel, for the passes after this one (the CPU target's plan
+ * text): `nvfp4.plan`, an array of the lines of mlirNvfp4KernelConfigPlanText. False when out
+ * of memory. */
+static bool attachPlan(MlirOperation func, const MlirNvfp4KernelConfig *cfg) {
+  MlirContext ctx = mlirOperationGetContext(func);
+  size_t len = mlirNvfp4KernelConfigPlanText(cfg, NULL, 0);
+  char *text = malloc(len + 1);
+  MlirAttribute *lines = malloc(sizeof *lines * (len + 1));
+  if (!text || !lines) {
+    free(text);
+    free(lines);
+    return false;
+  }
+  mlirNvfp4KernelConfigPlanText(cfg, text, len + 1);
+  intptr_t n = 0;
+  for (char *line = text, *end; *line; line = end + 1) {
+    end = strchr(line, '\n');
+    lines[n++] = mlirStringAttrGet(ctx, (MlirStringRef){line, (size_t)(end - line)});
+  }
+  mlirOperationSetAttributeByName(func, mlirStringRefCreateFromCString("nvfp4.plan"),
+                                  mlirArrayAttrGet(ctx, n, lines));
+  free(lines);
+  free(text);
+  return true;
+}
+
 /* Lowers one op; returns false after emitting a diagnostic. */
 static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   MlirContext ctx = mlirOperationGetContext(op);
@@ -163,14 +189,10 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  /* The plan the verifier asked for (memoised: the planner does not run again). */
   char why[256];
-  intptr_t nSpecs =
-      mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS, why, sizeof why);
   MlirNvfp4KernelFamily *family = malloc(sizeof *family);
-  bool planned = nSpecs > 0 && family &&
-                 mlirNvfp4KernelFamilyInit(family, groups, specs, (uint32_t)nSpecs, why, sizeof why);
-  if (!planned) {
+  if (!family || !mlirNvfp4MatmulPlanFamily(op, family, why, sizeof why)) {
     snprintf(msg, sizeof msg, "nvfp4-lower-grouped-matmul: %s",
              family ? why : "out of memory");
     nvfp4EmitError(loc, msg);
@@ -231,6 +253,11 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
 
   for (uint32_t i = 0; i < family->count; ++i) {
     MlirOperation func = nvfp4FindSymbol(gpuModule, names[i]);
+    if (!attachPlan(func, &family->variants[i])) {
+      nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: out of memory");
+      free(family);
+      return false;
+    }
     MlirRegion body = mlirOperationGetRegion(func, 0);
     MlirBlock entry = mlirRegionGetFirstBlock(body);
     mlirOperationDestroy(mlirBlockGetFirstOperation(entry)); /* the placeholder return */

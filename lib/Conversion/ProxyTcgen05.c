@@ -34,8 +34,6 @@
 #include "nvfp4-c/KernelABI.h"
 #include "nvfp4-c/Passes.h"
 
-static bool nameIs(MlirOperation op, const char *name) { return nvfp4OpIs(op, name); }
-
 /* The value of an integer constant, or -1 when `v` is not one. */
 static int64_t constantValue(MlirValue v) {
   if (!mlirValueIsAOpResult(v)) return -1;
@@ -50,38 +48,65 @@ static KbValue sharedPtr(KbBuilder *b, KbValue p) {
   return mlirTypeEqual(mlirValueGetType(p), b->ptrShared) ? p : kbAddrSpaceCast(b, p, b->ptrShared);
 }
 
-/* Rewrites one tcgen05 op into its cheapest protocol-preserving form (Nvfp4Tcgen05Rewrite). */
-static const char *rewrite(KbBuilder *b, MlirOperation op, MlirValue params, void *user) {
-  (void)params;
-  (void)user;
-  intptr_t nOps = mlirOperationGetNumOperands(op);
-  if (nameIs(op, "nvvm.tcgen05.alloc")) {
-    kbStore(b, kbI32(b, 0), mlirOperationGetOperand(op, 0), 4);
-  } else if (nameIs(op, "nvvm.tcgen05.commit")) {
-    KbValue bar = sharedPtr(b, mlirOperationGetOperand(op, 0));
-    if (nOps == 1) {
-      nvMbarArrive(b, bar);
-    } else {
-      int64_t mask = constantValue(mlirOperationGetOperand(op, 1));
-      if (mask < 0) return "tcgen05.commit with a multicast mask that is not a constant";
-      for (int r = 0; r < 16; ++r)
-        if (mask >> r & 1) nvMbarArriveCluster(b, nvMapa(b, bar, kbI32(b, r)));
-    }
-  } else if (nameIs(op, "nvvm.tcgen05.ld")) {
-    MlirValue res = mlirOperationGetResult(op, 0);
-    MlirType ty = mlirValueGetType(res);
-    MlirOperation zero = kbOp(b, "llvm.mlir.zero", 1, &ty, 0, NULL, 0, NULL);
-    if (mlirOperationIsNull(zero)) return "internal error: no zero of the tcgen05.ld type";
-    mlirValueReplaceAllUsesOfWith(res, mlirOperationGetResult(zero, 0));
-  } else if (!nameIs(op, "nvvm.tcgen05.dealloc") &&
-             !nameIs(op, "nvvm.tcgen05.relinquish_alloc_permit") &&
-             !nameIs(op, "nvvm.tcgen05.cp") && !nameIs(op, "nvvm.tcgen05.mma.block_scale") &&
-             !nameIs(op, "nvvm.tcgen05.fence") && !nameIs(op, "nvvm.tcgen05.wait")) {
-    return "this tcgen05 operation has no proxy form";
-  }
-  mlirOperationDestroy(op);
-  return NULL;
+/* ---- one handler per tcgen05 op: its cheapest protocol-preserving form ---- */
+
+static Nvfp4OpAction proxyAlloc(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  kbStore(&r->b, kbI32(&r->b, 0), mlirOperationGetOperand(op, 0), 4);
+  return NVFP4_OP_ERASE;
 }
+
+static Nvfp4OpAction proxyCommit(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  KbBuilder *b = &r->b;
+  KbValue bar = sharedPtr(b, mlirOperationGetOperand(op, 0));
+  if (mlirOperationGetNumOperands(op) == 1) {
+    nvMbarArrive(b, bar);
+    return NVFP4_OP_ERASE;
+  }
+  int64_t mask = constantValue(mlirOperationGetOperand(op, 1));
+  if (mask < 0)
+    return nvfp4RetargetRefuse(r, "tcgen05.commit with a multicast mask that is not a constant");
+  for (int rank = 0; rank < 16; ++rank)
+    if (mask >> rank & 1) nvMbarArriveCluster(b, nvMapa(b, bar, kbI32(b, rank)));
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction proxyLd(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  MlirValue res = mlirOperationGetResult(op, 0);
+  MlirType ty = mlirValueGetType(res);
+  MlirOperation zero = kbOp(&r->b, "llvm.mlir.zero", 1, &ty, 0, NULL, 0, NULL);
+  if (mlirOperationIsNull(zero))
+    return nvfp4RetargetRefuse(r, "internal error: no zero of the tcgen05.ld type");
+  mlirValueReplaceAllUsesOfWith(res, mlirOperationGetResult(zero, 0));
+  return NVFP4_OP_ERASE;
+}
+
+/* dealloc, relinquish_alloc_permit, cp, mma, fence, wait: nothing to do */
+static Nvfp4OpAction proxyNothing(void *pass, MlirOperation op) {
+  (void)pass, (void)op;
+  return NVFP4_OP_ERASE;
+}
+
+static Nvfp4OpAction noProxyForm(void *pass, MlirOperation op) {
+  (void)op;
+  return nvfp4RetargetRefuse(pass, "this tcgen05 operation has no proxy form");
+}
+
+static const Nvfp4OpEntry kOps[] = {
+    {"nvvm.tcgen05.alloc", NULL, proxyAlloc},
+    {"nvvm.tcgen05.commit", NULL, proxyCommit},
+    {"nvvm.tcgen05.ld", NULL, proxyLd},
+    {"nvvm.tcgen05.dealloc", NULL, proxyNothing},
+    {"nvvm.tcgen05.relinquish_alloc_permit", NULL, proxyNothing},
+    {"nvvm.tcgen05.cp", NULL, proxyNothing},
+    {"nvvm.tcgen05.mma.block_scale", NULL, proxyNothing},
+    {"nvvm.tcgen05.fence", NULL, proxyNothing},
+    {"nvvm.tcgen05.wait", NULL, proxyNothing},
+    {"nvvm.tcgen05.*", NULL, noProxyForm},
+};
+static const Nvfp4OpTable kOpTable = NVFP4_OP_TABLE(kOps);
 
 static void runProxy(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
@@ -92,7 +117,7 @@ static void runProxy(MlirOperation module, MlirExternalPass pass, void *userData
                              0,
                              NVFP4_META_FLAG_PROXY,
                              0,
-                             rewrite,
+                             &kOpTable,
                              NULL};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }

@@ -1,7 +1,7 @@
 /* RetargetSm90.c — the retargeting of an nvfp4 kernel module to sm_90a shared by the
  * tcgen05 emulation and the timing proxy (RetargetSm90.h): target attribute, A/B TMA x
- * coordinate in bytes, metadata records, and the walk that hands every tcgen05 op to the
- * target's rewrite with a builder tagging what it creates. */
+ * coordinate in bytes, metadata records, and the walk (OpTable.h) that hands every tcgen05
+ * op to the target's handler with a builder tagging what it creates. */
 #include "RetargetSm90.h"
 
 #include <stdio.h>
@@ -13,27 +13,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/KernelABI.h"
 
-#define MAX_REWRITES 4096
-
-typedef struct Work {
-  MlirOperation ops[MAX_REWRITES];
-  int n;
-  bool overflow;
-} Work;
-
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
-
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  Work *w = user;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  bool tc = name.length > 13 && strncmp(name.data, "nvvm.tcgen05.", 13) == 0;
-  bool tagged = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("nvfp4.operand")));
-  if (tc || tagged) {
-    if (w->n < MAX_REWRITES) w->ops[w->n++] = op;
-    else w->overflow = true;
-  }
-  return MlirWalkResultAdvance;
-}
 
 bool nvfp4OpAttrIs(KbBuilder *b, MlirOperation op, const char *name, const char *text) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, str(name));
@@ -47,25 +27,40 @@ static MlirOperation enclosingFunc(MlirOperation op) {
   return p;
 }
 
+Nvfp4OpAction nvfp4RetargetRefuse(Nvfp4Retarget *r, const char *why) {
+  r->why = why;
+  return NVFP4_OP_FAILED;
+}
+
 /* A/B TMA loads (operands: dst, tensor map, x, y, mbar[, hint]): x in FP4 elements ->
- * bytes. Other tagged operands (scale factors, C stores) stay. Returns why a tag cannot be
- * honoured: not a string, an A/B tag on anything but such a load (a two-operand prefetch
- * crashed here), a tag on an op that is no tensor-map copy. */
-static const char *byteCoordinates(KbBuilder *b, MlirOperation op) {
+ * bytes; the op stays. Other tagged operands (scale factors, C stores) stay as they are.
+ * Refused: a tag that is not a string, an A/B tag on anything but such a load (a
+ * two-operand prefetch crashed here), a tag on an op that is no tensor-map copy. */
+static Nvfp4OpAction byteCoordinates(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  KbBuilder *b = &r->b;
   MlirAttribute tag = mlirOperationGetAttributeByName(op, str("nvfp4.operand"));
-  if (!mlirAttributeIsAString(tag)) return "the nvfp4.operand tag must be a string";
+  if (!mlirAttributeIsAString(tag))
+    return nvfp4RetargetRefuse(r, "the nvfp4.operand tag must be a string");
   MlirStringRef t = mlirStringAttrGetValue(tag);
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length < 25 || strncmp(name.data, "nvvm.cp.async.bulk.tensor", 25) != 0)
-    return "the nvfp4.operand tag marks tensor-map copies only";
+    return nvfp4RetargetRefuse(r, "the nvfp4.operand tag marks tensor-map copies only");
   if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b')) {
     if (!mlirStringRefEqual(name, str("nvvm.cp.async.bulk.tensor.shared.cluster.global")) ||
         mlirOperationGetNumOperands(op) < 4)
-      return "an A/B operand tag on an op that is not a tensor-map load into shared memory";
+      return nvfp4RetargetRefuse(r, "an A/B operand tag on an op that is not a tensor-map load "
+                                    "into shared memory");
     mlirOperationSetOperand(op, 2, kbLShr(b, mlirOperationGetOperand(op, 2), kbI32(b, 1)));
   }
-  return NULL;
+  return NVFP4_OP_KEEP;
 }
+
+/* The retargeting's own entries, after the target's tcgen05 handlers. */
+static const Nvfp4OpEntry kRetargetOps[] = {
+    {NULL, "nvfp4.operand", byteCoordinates},
+};
+static const Nvfp4OpTable kRetargetTable = NVFP4_OP_TABLE(kRetargetOps);
 
 /* The metadata table's bytes: the value of an llvm.mlir.global holding dense, non-splat i8
  * elements (a splat has one element, not 256), at most 16 records; NULL otherwise. */
@@ -145,6 +140,36 @@ static void insertEntryCalls(MlirOperation gpuModule, const Nvfp4Sm90Target *t) 
   }
 }
 
+/* The walk's callbacks: a builder per kernel (tagging what it adds, so that tests can
+ * check nothing else changed) inserting before each op; ops outside a kernel stay. */
+static Nvfp4OpAction beforeOp(void *pass, MlirOperation op) {
+  Nvfp4Retarget *r = pass;
+  MlirOperation func = enclosingFunc(op);
+  if (mlirOperationIsNull(func)) return NVFP4_OP_KEEP;
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(region);
+  if (!mlirOperationEqual(func, r->func)) {
+    MlirContext ctx = mlirOperationGetContext(op);
+    kbInit(&r->b, ctx, mlirOperationGetLocation(op), region, entry);
+    r->b.tag = r->target->tag;
+    mlirOperationSetAttributeByName(r->b.allocaAnchor, str(r->target->tag), mlirUnitAttrGet(ctx));
+    r->func = func;
+  }
+  r->b.loc = mlirOperationGetLocation(op);
+  r->b.cur = mlirOperationGetBlock(op);
+  r->b.insertBefore = op;
+  if (mlirBlockGetNumArguments(entry) < 1)
+    return nvfp4RetargetRefuse(r, "kernel has no parameter block");
+  r->params = mlirBlockGetArgument(entry, 0);
+  return NVFP4_OP_REWRITE;
+}
+
+static Nvfp4OpAction afterOp(void *pass, MlirOperation op, Nvfp4OpAction done) {
+  Nvfp4Retarget *r = pass;
+  (void)op;
+  return done != NVFP4_OP_FAILED && r->b.failed ? nvfp4RetargetRefuse(r, "internal error") : done;
+}
+
 static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   MlirContext ctx = mlirOperationGetContext(gpuModule);
   MlirAttribute targets = mlirAttributeParseGet(ctx, str(t->targets));
@@ -159,46 +184,16 @@ static bool retargetModule(MlirOperation gpuModule, const Nvfp4Sm90Target *t) {
   const char *bad = patchMetadata(gpuModule, t);
   if (bad) return fail(mlirOperationGetLocation(gpuModule), t, bad);
 
-  Work *w = calloc(1, sizeof *w);
-  if (!w) return fail(mlirOperationGetLocation(gpuModule), t, "out of memory");
-  mlirOperationWalk(gpuModule, collect, w, MlirWalkPreOrder);
-  bool ok = !w->overflow;
-  if (!ok) fail(mlirOperationGetLocation(gpuModule), t, "kernel too large");
-  KbBuilder b;
-  MlirOperation lastFunc = {NULL};
-  for (int i = 0; ok && i < w->n; ++i) {
-    MlirOperation op = w->ops[i];
-    MlirOperation func = enclosingFunc(op);
-    if (mlirOperationIsNull(func)) continue;
-    MlirRegion region = mlirOperationGetRegion(func, 0);
-    MlirBlock entry = mlirRegionGetFirstBlock(region);
-    if (!mlirOperationEqual(func, lastFunc)) {
-      kbInit(&b, ctx, mlirOperationGetLocation(op), region, entry);
-      /* Every op the rewrite adds is tagged, so tests can check that nothing else changed. */
-      b.tag = t->tag;
-      mlirOperationSetAttributeByName(b.allocaAnchor, str(t->tag), mlirUnitAttrGet(ctx));
-      lastFunc = func;
-    }
-    b.loc = mlirOperationGetLocation(op);
-    b.cur = mlirOperationGetBlock(op);
-    b.insertBefore = op;
-    if (mlirBlockGetNumArguments(entry) < 1) {
-      ok = fail(b.loc, t, "kernel has no parameter block");
-      break;
-    }
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-    if (strncmp(name.data, "nvvm.tcgen05.", 13) != 0) {
-      const char *why = byteCoordinates(&b, op); /* the op stays */
-      if (why) ok = fail(b.loc, t, why);
-    } else {
-      const char *why = t->rewrite(&b, op, mlirBlockGetArgument(entry, 0), t->user);
-      if (why) ok = fail(b.loc, t, why);
-    }
-    if (ok && b.failed) ok = fail(b.loc, t, "internal error");
-  }
-  free(w);
-  if (ok && t->entryCall) insertEntryCalls(gpuModule, t);
-  return ok;
+  /* the target's tcgen05 handlers, then the A/B coordinates of tagged TMA loads */
+  const Nvfp4OpTable table = {t->ops->entries, t->ops->count, &kRetargetTable};
+  Nvfp4Retarget r = {.target = t};
+  const Nvfp4OpWalk walk = {&table, &r, beforeOp, afterOp};
+  MlirOperation failed;
+  if (!nvfp4OpTableRewrite(gpuModule, &walk, &failed))
+    return fail(mlirOperationGetLocation(failed.ptr ? failed : gpuModule), t,
+                failed.ptr ? r.why : "out of memory");
+  if (t->entryCall) insertEntryCalls(gpuModule, t);
+  return true;
 }
 
 /* A native sm_90a module (metadata target_sm 90 without the emulation or proxy flag) has

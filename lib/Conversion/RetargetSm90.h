@@ -8,9 +8,9 @@
  *     UINT8 maps over the same bytes (KernelABI.h);
  *   - every metadata record says target sm_90a, carries the target's flag and its
  *     workspace per CTA;
- *   - every nvvm.tcgen05.* op goes through the target's rewrite callback, which replaces
- *     and erases it. Ops the rewrite adds carry the target's unit-attribute tag, so a test
- *     can check that nothing else in the kernel changed.
+ *   - every nvvm.tcgen05.* op goes to the target's handler of it (the target's op table,
+ *     OpTable.h), which replaces it. Ops the handlers add carry the target's unit-attribute
+ *     tag, so a test can check that nothing else in the kernel changed.
  */
 #ifndef NVFP4_CONVERSION_RETARGETSM90_H
 #define NVFP4_CONVERSION_RETARGETSM90_H
@@ -20,12 +20,19 @@
 #include <stdint.h>
 
 #include "KernelBuilder.h"
+#include "OpTable.h"
 
-/* Rewrites one nvvm.tcgen05.* op at the builder's insertion point (just before it) and
- * erases it; `params` is the kernel's parameter-block argument. Returns NULL, or why the op
- * cannot be rewritten (the caller reports it at the op). */
-typedef const char *(*Nvfp4Tcgen05Rewrite)(KbBuilder *b, MlirOperation op, MlirValue params,
-                                           void *user);
+/* What a target's handlers get as their `pass` argument. */
+typedef struct Nvfp4Retarget {
+  KbBuilder b;           /* inserts just before the op; tags every op it creates */
+  MlirValue params;      /* the kernel's parameter-block argument */
+  const char *why;       /* a handler's reason for NVFP4_OP_FAILED (reported at the op) */
+  const struct Nvfp4Sm90Target *target;
+  MlirOperation func;    /* the kernel the builder is set up for */
+} Nvfp4Retarget;
+
+/* Records why the op cannot be rewritten; returns NVFP4_OP_FAILED. */
+Nvfp4OpAction nvfp4RetargetRefuse(Nvfp4Retarget *r, const char *why);
 
 typedef struct Nvfp4Sm90Target {
   const char *passName;        /* prefixes diagnostics, e.g. "nvfp4-emulate-tcgen05" */
@@ -35,8 +42,9 @@ typedef struct Nvfp4Sm90Target {
   size_t numDecls;
   uint32_t metadataFlags;      /* OR-ed into every metadata record's flags */
   uint32_t workspacePerCta;    /* every record's workspace_per_cta */
-  Nvfp4Tcgen05Rewrite rewrite;
-  void *user;
+  /* The target's handler of each nvvm.tcgen05 op (their `pass`: an Nvfp4Retarget), which
+   * replaces the op (NVFP4_OP_ERASE) or refuses it; the table ends with "nvvm.tcgen05.*". */
+  const Nvfp4OpTable *ops;
   const char *entryCall;       /* a function () -> () every kernel calls first (NULL: none) */
 } Nvfp4Sm90Target;
 

@@ -1,7 +1,7 @@
 /* Variants.c — reads the kernel family of an nvfp4.grouped_matmul or nvfp4.moe_matmul
  * from its attributes (`target`, `variants`, `tile_n`, `stages`) and operands (C's element
- * type, alpha, the form): used by the verifier, which then asks the planner whether every
- * variant can be built, and by the lowering, which builds them. */
+ * type, alpha, the form), and plans it once (the planner's memo): the verifier asks whether
+ * every variant can be built, the lowering gets the same plan to build them from. */
 #include <stdio.h>
 #include <string.h>
 
@@ -121,4 +121,14 @@ uint32_t mlirNvfp4MatmulGroupCount(MlirOperation op) {
       mlirDenseArrayGetNumElements(seg) < 1)
     return 0;
   return (uint32_t)mlirDenseI32ArrayGetElement(seg, 0);
+}
+
+bool mlirNvfp4MatmulPlanFamily(MlirOperation op, struct MlirNvfp4KernelFamily *family, char *msg,
+                               size_t msgSize) {
+  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  intptr_t n = mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS, msg,
+                                                     msgSize);
+  if (n < 0) return false;
+  return mlirNvfp4KernelFamilyInitMemoized(family, mlirNvfp4MatmulGroupCount(op), specs,
+                                           (uint32_t)n, msg, msgSize);
 }

@@ -202,7 +202,7 @@ static MlirLogicalResult verify_variant_strings(MlirOperation op) {
   return mlirLogicalResultSuccess();
 }
 
-static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
+static MlirLogicalResult verify_attributes(MlirOperation op) {
   MlirAttribute target = get_attr(op, "target");
   if (mlirAttributeIsNull(target) || !mlirAttributeIsAString(target))
     return fail(op, "requires a string attribute 'target'");
@@ -233,18 +233,11 @@ static MlirLogicalResult verify_attributes(MlirOperation op, int32_t groups) {
   }
   if (mlirLogicalResultIsFailure(verify_variant_strings(op))) return mlirLogicalResultFailure();
   /* The planner decides what fits (shared memory, Tensor Memory): the op is valid only if
-   * the lowering can build every variant of its kernel family. */
-  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+   * the lowering can build every variant of its kernel family. The plan is memoised, so the
+   * lowering builds from this very plan without running the planner again
+   * (mlirNvfp4MatmulPlanFamily). */
   char why[256];
-  intptr_t nSpecs = mlirNvfp4GroupedMatmulGetVariantSpecs(op, specs, MLIR_NVFP4_MAX_VARIANTS,
-                                                          why, sizeof why);
-  if (nSpecs < 0) return fail(op, "%s", why);
-  MlirNvfp4KernelFamily *family = malloc(sizeof *family);
-  if (!family) return fail(op, "out of memory while planning the kernel family");
-  bool planned = mlirNvfp4KernelFamilyInit(family, (uint32_t)groups, specs, (uint32_t)nSpecs,
-                                           why, sizeof why);
-  free(family);
-  if (!planned) return fail(op, "%s", why);
+  if (!mlirNvfp4MatmulPlanFamily(op, NULL, why, sizeof why)) return fail(op, "%s", why);
 
   MlirAttribute name = get_attr(op, "kernel_name");
   if (!mlirAttributeIsNull(name)) {
@@ -453,7 +446,7 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
                 NVFP4_ABI_MAX_GROUPS, groups);
 
   if (mlirLogicalResultIsFailure(verify_placement(op)) ||
-      mlirLogicalResultIsFailure(verify_attributes(op, groups)))
+      mlirLogicalResultIsFailure(verify_attributes(op)))
     return mlirLogicalResultFailure();
 
   MlirType cElt = {NULL};
@@ -598,5 +591,5 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
   if (n != DYN && n > (int64_t)NVFP4_ABI_MAX_DIM / e) /* the weight rows of all experts */
     return fail(op, "E x N = %lld x %lld exceeds %u: the kernel's tensor coordinates are "
                     "signed 32-bit", (long long)e, (long long)n, NVFP4_ABI_MAX_DIM);
-  return verify_attributes(op, (int32_t)e);
+  return verify_attributes(op);
 }

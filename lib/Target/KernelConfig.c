@@ -4,7 +4,10 @@
  * See include/nvfp4-c/KernelConfig.h and docs/kernel-sm100a.md. */
 #include "nvfp4-c/KernelConfig.h"
 
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvfp4-c/KernelABI.h"
@@ -150,17 +153,9 @@ static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint
 static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                             MlirNvfp4VariantSpec spec, char *msg, size_t msgSize);
 
-bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
-                                      MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
-  memset(cfg, 0, sizeof *cfg);
-  if (numGroups < 1 || numGroups > NVFP4_ABI_MAX_GROUPS) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "group count must be between 1 and %u", NVFP4_ABI_MAX_GROUPS);
-    return false;
-  }
-  if (spec.target == MLIR_NVFP4_TARGET_SM90A)
-    return planSm90Variant(cfg, numGroups, spec, msg, msgSize);
-  if (spec.target != MLIR_NVFP4_TARGET_SM100A) return fail(msg, msgSize, "unknown target");
+/* The sm_100a plan (the sm_90a one: planSm90Variant). */
+static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                        MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
   if (!validateSpec(spec, msg, msgSize)) return false;
   const bool swap = spec.orientation == MLIR_NVFP4_ORIENTATION_SWAP_AB;
 
@@ -292,7 +287,37 @@ bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGr
   cfg->paramBytes = contiguous ? nvfp4_abi_moe_param_bytes(cfg->numTmaps)
                                : nvfp4_abi_param_bytes(numGroups);
   cfg->numThreads = MLIR_NVFP4_NUM_THREADS;
+  /* warps 0-3 drain the accumulator (a warp reaches TMEM lanes 32 (warp % 4) ..), warp 4
+   * loads, warp 5 issues the MMAs */
+  cfg->roles[MLIR_NVFP4_ROLE_EPILOGUE] = (MlirNvfp4WarpRange){0, MLIR_NVFP4_NUM_EPILOGUE_WARPS};
+  cfg->roles[MLIR_NVFP4_ROLE_PRODUCER] = (MlirNvfp4WarpRange){MLIR_NVFP4_PRODUCER_WARP, 1};
+  cfg->roles[MLIR_NVFP4_ROLE_MMA] = (MlirNvfp4WarpRange){MLIR_NVFP4_MMA_WARP, 1};
   return true;
+}
+
+static _Atomic uint64_t planRuns;
+
+uint64_t mlirNvfp4KernelConfigPlanRuns(void) { return atomic_load(&planRuns); }
+
+bool mlirNvfp4KernelConfigInitVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
+                                      MlirNvfp4VariantSpec spec, char *msg, size_t msgSize) {
+  const uint64_t run = atomic_fetch_add(&planRuns, 1) + 1;
+  if (getenv("NVFP4_DEBUG_PLANNER")) {
+    char name[32];
+    mlirNvfp4VariantName(spec, name, sizeof name);
+    fprintf(stderr, "nvfp4-planner: run %llu: %s for %u groups\n", (unsigned long long)run, name,
+            numGroups);
+  }
+  memset(cfg, 0, sizeof *cfg);
+  if (numGroups < 1 || numGroups > NVFP4_ABI_MAX_GROUPS) {
+    if (msg && msgSize)
+      snprintf(msg, msgSize, "group count must be between 1 and %u", NVFP4_ABI_MAX_GROUPS);
+    return false;
+  }
+  if (spec.target == MLIR_NVFP4_TARGET_SM90A)
+    return planSm90Variant(cfg, numGroups, spec, msg, msgSize);
+  if (spec.target != MLIR_NVFP4_TARGET_SM100A) return fail(msg, msgSize, "unknown target");
+  return planVariant(cfg, numGroups, spec, msg, msgSize);
 }
 
 /* ---- the sm_90a variant (docs/kernel-sm90a.md) ------------------------------------------ */
@@ -455,20 +480,29 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
   cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
   cfg->numThreads = 128u * (1u + p->consumerGroups + p->decoderGroups); /* 640 or 512 */
+  /* warpgroup 0 produces, the consumer warpgroups follow, the token decoders come last */
+  cfg->roles[MLIR_NVFP4_ROLE_PRODUCER] = (MlirNvfp4WarpRange){0, 4};
+  cfg->roles[MLIR_NVFP4_ROLE_CONSUMER] = (MlirNvfp4WarpRange){4, 4u * p->consumerGroups};
+  cfg->roles[MLIR_NVFP4_ROLE_DECODER] =
+      (MlirNvfp4WarpRange){4u * (1u + p->consumerGroups), 4u * p->decoderGroups};
+  cfg->costDecodeRows = MLIR_NVFP4_SM90_DECODE_ROWS;
+  cfg->costTokenSharePermille = MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE;
   cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
    * the smallest of the next evens out the CTAs' totals */
   cfg->snakeOrder = !spec.streamK;
   if (spec.streamK) {
-    /* The runtime's cost model of a tile, W (T + 70) - 0.9 (W - 128) T token-row-weights,
-     * per stage in token rows: T + 70 at 128 weights, (134.4 T + 13 440) / 134.4 = T + 100
-     * at 192. Partial sums: per consumer thread tileN / 2 fp32, as float4 columns; two
-     * slots per CTA (its first tile's share when that starts past stage 0, its last tile's
-     * when that is split), each skFlagBytes of counters and stage ends, then the sums. */
+    /* The cost model of a tile (KernelConfig.h), W (T + D) - S (W - 128) T token-row-weights,
+     * per stage in token rows: T + D W / (W - S (W - 128)), i.e. T + 70 at 128 weights,
+     * (134.4 T + 13 440) / 134.4 = T + 100 at 192. Partial sums: per consumer thread
+     * tileN / 2 fp32, as float4 columns; two slots per CTA (its first tile's share when that
+     * starts past stage 0, its last tile's when that is split), each skFlagBytes of counters
+     * and stage ends, then the sums. */
     cfg->streamK = true;
     cfg->variantFlags |= NVFP4_META_VFLAG_STREAM_K;
-    p->streamKCost = tileM > 128 ? 100u : 70u;
+    const uint32_t weightsPm = 1000u * tileM - cfg->costTokenSharePermille * (tileM - 128u);
+    p->streamKCost = cfg->costDecodeRows * tileM * 1000u / weightsPm;
     p->skFlagBytes = 128u;
     p->skSlotBytes = 128u * (spec.tileN / 2u) * 4u;
     cfg->workspacePerCta = 2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes);
@@ -519,6 +553,63 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
   fprintf(f, "\n");
 }
 
+const char *mlirNvfp4WarpRoleName(MlirNvfp4WarpRole role) {
+  static const char *const names[MLIR_NVFP4_ROLE_COUNT] = {"epilogue", "producer", "mma",
+                                                           "consumer", "decoder"};
+  return (unsigned)role < MLIR_NVFP4_ROLE_COUNT ? names[role] : "unknown";
+}
+
+/* snprintf into out at *len, which grows by what the whole text needs. */
+static void planf(char *out, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void planf(char *out, size_t size, size_t *len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*len < size ? out + *len : NULL, *len < size ? size - *len : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *len += (size_t)n;
+}
+
+size_t mlirNvfp4KernelConfigPlanText(const MlirNvfp4KernelConfig *cfg, char *out, size_t size) {
+  size_t len = 0;
+  if (out && size) out[0] = 0;
+  else out = NULL, size = 0;
+  char name[32];
+  mlirNvfp4VariantName(cfg->spec, name, sizeof name);
+  planf(out, size, &len, "variant %s\nthreads %u\ncluster %u\ndyn_smem %u\n", name,
+        cfg->numThreads, cfg->spec.ctaGroup, cfg->dynSmemBytes);
+  for (uint32_t r = 0; r < MLIR_NVFP4_ROLE_COUNT; ++r)
+    if (cfg->roles[r].count)
+      planf(out, size, &len, "role %u %u %s\n", cfg->roles[r].first,
+            cfg->roles[r].first + cfg->roles[r].count - 1u,
+            mlirNvfp4WarpRoleName((MlirNvfp4WarpRole)r));
+  for (uint32_t i = 0; i < cfg->numSmemRegions; ++i) {
+    const MlirNvfp4SmemRegion *m = &cfg->smem[i];
+    planf(out, size, &len, "smem %u %u %u %u %s\n", m->offset, m->bytes, m->copies, m->stride,
+          m->name);
+  }
+  /* the parts of a stage, so that reports can name the tile a byte belongs to */
+  const struct { uint32_t offset, bytes; const char *name; } parts[4] = {
+      {cfg->mOffset, cfg->mBytes, "M-role tile"},
+      {cfg->nOffset, cfg->nBytes, "N-role tile"},
+      {cfg->sfmOffset, cfg->sfmBytes, "M-role scale factors"},
+      {cfg->sfnOffset, cfg->sfnBytes, "N-role scale factors"}};
+  for (int i = 0; i < 4; ++i)
+    planf(out, size, &len, "stagepart %u %u %s\n", parts[i].offset, parts[i].bytes,
+          parts[i].name);
+  for (uint32_t i = 0; i < cfg->numBarrierArrays; ++i) {
+    const MlirNvfp4BarrierArray *a = &cfg->barriers[i];
+    planf(out, size, &len, "barrier %u %u %u %s\n", cfg->barrierOffset + 8u * a->first, a->count,
+          a->arrivals, a->name);
+  }
+  for (uint32_t i = 0; i < cfg->numTmemRegions; ++i) {
+    const MlirNvfp4TmemRegion *t = &cfg->tmem[i];
+    planf(out, size, &len, "tmem %u %u %u %u %s\n", t->column, t->columns, t->copies, t->stride,
+          t->name);
+  }
+  return len;
+}
+
 void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
                                          const char *kernelName, const char *target,
                                          uint32_t targetSm, uint32_t flags,
@@ -545,7 +636,8 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
       .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta,
       .c_type = (uint32_t)cfg->spec.output,
       .epilogue_flags = cfg->spec.alpha ? NVFP4_META_EFLAG_ALPHA : 0u,
-      .form = (uint32_t)cfg->spec.form};
+      .form = (uint32_t)cfg->spec.form, .cost_decode_rows = cfg->costDecodeRows,
+      .cost_token_share = cfg->costTokenSharePermille};
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)
@@ -599,16 +691,19 @@ uint32_t mlirNvfp4DefaultFamilySpecsForTarget(MlirNvfp4Target target, uint32_t t
   return n;
 }
 
+static bool familySizeOk(uint32_t count, char *msg, size_t msgSize) {
+  if (count >= 1 && count <= MLIR_NVFP4_MAX_VARIANTS) return true;
+  if (msg && msgSize)
+    snprintf(msg, msgSize, "a kernel family has 1 to %u variants, got %u", MLIR_NVFP4_MAX_VARIANTS,
+             count);
+  return false;
+}
+
 bool mlirNvfp4KernelFamilyInit(MlirNvfp4KernelFamily *family, uint32_t numGroups,
                                const MlirNvfp4VariantSpec *specs, uint32_t count, char *msg,
                                size_t msgSize) {
   family->count = 0;
-  if (count < 1 || count > MLIR_NVFP4_MAX_VARIANTS) {
-    if (msg && msgSize)
-      snprintf(msg, msgSize, "a kernel family has 1 to %u variants, got %u",
-               MLIR_NVFP4_MAX_VARIANTS, count);
-    return false;
-  }
+  if (!familySizeOk(count, msg, msgSize)) return false;
   for (uint32_t i = 0; i < count; ++i) {
     char name[32], why[200];
     mlirNvfp4VariantName(specs[i], name, sizeof name);
@@ -628,4 +723,92 @@ bool mlirNvfp4KernelFamilyInit(MlirNvfp4KernelFamily *family, uint32_t numGroups
   }
   family->count = count;
   return true;
+}
+
+/* ---- the memo: each family planned once ------------------------------------------------- */
+
+typedef struct PlanMemo {
+  uint32_t numGroups, count;        /* count 0: an empty slot */
+  MlirNvfp4VariantSpec specs[MLIR_NVFP4_MAX_VARIANTS];
+  bool ok;
+  char msg[256];                    /* the planner's message when !ok */
+  MlirNvfp4KernelConfig *variants;  /* count plans when ok */
+  uint64_t lastUse;
+} PlanMemo;
+
+static PlanMemo memo[MLIR_NVFP4_PLAN_MEMO];
+static uint64_t memoClock;
+static atomic_flag memoLock = ATOMIC_FLAG_INIT;
+
+static bool specEqual(const MlirNvfp4VariantSpec *a, const MlirNvfp4VariantSpec *b) {
+  return a->orientation == b->orientation && a->ctaGroup == b->ctaGroup &&
+         a->tileN == b->tileN && a->epilogue == b->epilogue && a->stages == b->stages &&
+         a->target == b->target && a->output == b->output && a->alpha == b->alpha &&
+         a->form == b->form && a->tileM == b->tileM && a->streamK == b->streamK;
+}
+
+/* The slot of these inputs, or (found false) the slot to plan them into: an empty one, else
+ * the least recently used. */
+static PlanMemo *memoSlot(uint32_t numGroups, const MlirNvfp4VariantSpec *specs, uint32_t count,
+                          bool *found) {
+  PlanMemo *victim = &memo[0];
+  for (uint32_t i = 0; i < MLIR_NVFP4_PLAN_MEMO; ++i) {
+    PlanMemo *e = &memo[i];
+    bool same = e->count == count && e->numGroups == numGroups;
+    for (uint32_t v = 0; same && v < count; ++v) same = specEqual(&e->specs[v], &specs[v]);
+    if (same) {
+      *found = true;
+      return e;
+    }
+    if (victim->count && (!e->count || e->lastUse < victim->lastUse)) victim = e;
+  }
+  *found = false;
+  return victim;
+}
+
+/* Plans the family into slot e; false when out of memory (e stays empty). */
+static bool memoPlan(PlanMemo *e, uint32_t numGroups, const MlirNvfp4VariantSpec *specs,
+                     uint32_t count) {
+  free(e->variants);
+  memset(e, 0, sizeof *e);
+  MlirNvfp4KernelFamily *family = malloc(sizeof *family);
+  if (!family) return false;
+  e->ok = mlirNvfp4KernelFamilyInit(family, numGroups, specs, count, e->msg, sizeof e->msg);
+  if (e->ok) {
+    e->variants = malloc(sizeof *e->variants * count);
+    if (!e->variants) {
+      free(family);
+      return false;
+    }
+    memcpy(e->variants, family->variants, sizeof *e->variants * count);
+  }
+  free(family);
+  memcpy(e->specs, specs, sizeof *specs * count);
+  e->numGroups = numGroups;
+  e->count = count;
+  return true;
+}
+
+bool mlirNvfp4KernelFamilyInitMemoized(MlirNvfp4KernelFamily *family, uint32_t numGroups,
+                                       const MlirNvfp4VariantSpec *specs, uint32_t count,
+                                       char *msg, size_t msgSize) {
+  if (family) family->count = 0;
+  if (!familySizeOk(count, msg, msgSize)) return false;
+  while (atomic_flag_test_and_set_explicit(&memoLock, memory_order_acquire)) {
+  }
+  bool found, ok;
+  PlanMemo *e = memoSlot(numGroups, specs, count, &found);
+  if (!found && !memoPlan(e, numGroups, specs, count)) {
+    ok = fail(msg, msgSize, "out of memory while planning the kernel family");
+  } else {
+    e->lastUse = ++memoClock;
+    ok = e->ok;
+    if (!ok) fail(msg, msgSize, e->msg);
+    else if (family) {
+      memcpy(family->variants, e->variants, sizeof *e->variants * count);
+      family->count = count;
+    }
+  }
+  atomic_flag_clear_explicit(&memoLock, memory_order_release);
+  return ok;
 }

@@ -9,6 +9,9 @@
 
 #include "internal.h"
 
+/* The largest cost_decode_rows a record may carry (four 256-row token tiles). */
+#define NVFP4RT_MAX_COST_DECODE_ROWS 1024u
+
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static uint32_t rd32(const unsigned char *p) { return nvfp4_meta_read_u32(p, 0); }
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | ((uint64_t)rd32(p + 4) << 32); }
@@ -277,6 +280,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->target_sm != 100 && m->target_sm != 90)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_TARGET_MISMATCH, "metadata target_sm %u unsupported",
                         m->target_sm);
+  /* the cost model's constants (KernelConfig.h): a decode worth at most a few tiles of token
+   * rows, a share of at most the whole row */
+  if (m->cost_decode_rows > NVFP4RT_MAX_COST_DECODE_ROWS || m->cost_token_share > 1000)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata cost model: decode rows %u (at most %u), token share %u per "
+                        "mille (at most 1000)", m->cost_decode_rows, NVFP4RT_MAX_COST_DECODE_ROWS,
+                        m->cost_token_share);
   return NVFP4RT_STATUS_OK;
 }
 

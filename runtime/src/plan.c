@@ -310,21 +310,22 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
 
 /* Device model: DRAM bandwidth, the shared-memory fill rate one SM sustains, and its FP4
  * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4);
- * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs). Their time per tile is that of T + 70
- * token rows at 4.8 TFLOP/s per SM: the weights of a tile are decoded once per tile
- * whatever its token width T, which costs about what 70 more token rows would (fitted to
- * the three variants' B1..B4 times on an H200, docs/performance.md: within 20 %, and the
- * fastest variant of each case ranked first). A token row is decoded once per tile, whatever
- * the tile's weight rows, and a third consumer warpgroup hides more of the decode: a token
- * row of a 192-weight tile (swap_n128_m192) costs 1 + 0.1 x 64 / 128 = 1.05 times one of a
- * 128-weight tile, not 1.5 (token_share 0.9, fitted to the four variants' B1..B4 times on
- * the H200, so that the fastest is chosen on each). sm_90 emulation cubins are timed as if
- * the MMA were free. */
+ * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs). The kernel's own constants come from its
+ * metadata record (the planner's cost model, KernelConfig.h): a native sm_90a tile's time is
+ * that of T + cost_decode_rows (70) token rows at 4.8 TFLOP/s per SM: the weights of a tile
+ * are decoded once per tile whatever its token width T, which costs about what 70 more token
+ * rows would (fitted to the three variants' B1..B4 times on an H200, docs/performance.md:
+ * within 20 %, and the fastest variant of each case ranked first). A token row is decoded
+ * once per tile, whatever the tile's weight rows, and a third consumer warpgroup hides more
+ * of the decode: a token row of a 192-weight tile (swap_n128_m192) costs
+ * 1 + 0.1 x 64 / 128 = 1.05 times one of a 128-weight tile, not 1.5 (cost_token_share 900
+ * per mille, fitted to the four variants' B1..B4 times on the H200, so that the fastest is
+ * chosen on each). sm_90 emulation cubins are timed as if the MMA were free. */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
-  uint32_t decode_rows; /* token rows the per-tile weight decode costs (native sm_90a) */
+  uint32_t decode_rows; /* token rows the per-tile weight decode costs (the record's) */
   double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
-                           weight tile does not repeat (native sm_90a) */
+                           weight tile does not repeat (the record's) */
   double stream_k_fixup_s; /* the fixed cost of a stream-K launch (native sm_90a) */
 } device_model;
 
@@ -336,8 +337,8 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
   } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 4.8e12;
-    d.decode_rows = 70;
-    d.token_share = 0.9;
+    d.decode_rows = m->cost_decode_rows;
+    d.token_share = m->cost_token_share / 1000.0;
     /* fitted to swap_n128_m192_sk on the H200 (B1..B4 136.0 / 84.5 / 41.0 / 24.9 us against
      * 145 / 82 / 29 / 13 us of this model's balanced share): a fixed cost of a stream-K
      * launch in this model's units, so that it is chosen only where its balance gains more

@@ -15,6 +15,7 @@
 
 #include <cuda.h> /* enum values only */
 
+#include "nvfp4-c/KernelConfig.h" /* the sm_90a cost model's constants */
 #include "nvfp4rt.h"
 #include "test_meta.h"
 #include "test_util.h"
@@ -476,6 +477,10 @@ static int test_meta(void) {
     EXPECT_STATUS(nvfp4rt_metadata_decode(prec, sizeof prec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
   }
   MUTATE(NVFP4_META_TARGET_SM, 80, NVFP4RT_STATUS_TARGET_MISMATCH);
+  /* the cost model's constants: a share above the whole row, an implausible decode */
+  MUTATE(NVFP4_META_COST_TOKEN_SHARE, 1001, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_COST_DECODE_ROWS, 1u << 20, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(NVFP4_META_COST_DECODE_ROWS, 70, NVFP4RT_STATUS_OK);
   MUTATE(NVFP4_META_CLUSTER_X, 0xFFFFFFFFu, NVFP4RT_STATUS_ABI_MISMATCH);
   /* NULL arguments are statuses, not crashes */
   EXPECT_STATUS(nvfp4rt_metadata_encode(NULL, bad), NVFP4RT_STATUS_NULL_POINTER);
@@ -604,6 +609,9 @@ static nvfp4_kernel_metadata make_sm90(uint32_t max_groups, uint32_t tile_n) {
   m.tmem_cols = 0;
   m.acc_buffers = 1;
   m.stages = 3;
+  /* the cost model's constants, as the sm_90a planner writes them */
+  m.cost_decode_rows = MLIR_NVFP4_SM90_DECODE_ROWS;
+  m.cost_token_share = MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE;
   strcpy(m.kernel_name, "nvfp4_grouped_gemm_swap_n128");
   return m;
 }
@@ -750,6 +758,22 @@ static int test_sm90(void) {
            "n64_m192 %.1f us, n128_m192_sk %.1f us -> %s, %u tiles\n",
            bc[c].name, cost[0], cost[1], cost[2], cost[3], cost[4], cost[5], vname[v < 0 ? 0 : v],
            bl.total_tiles);
+  }
+  /* the model takes the kernel's constants from its record: a costlier decode makes every
+   * tile dearer, a narrower token tile the most (it pays the decode more often) */
+  {
+    nvfp4rt_group bg[8];
+    double cost[6], dear[6];
+    fill_bench_case(&bc[0], bg);
+    nvfp4rt_select_variant(&tab, bg, bc[0].g, 132, cost);
+    nvfp4rt_metadata_table t2 = tab;
+    for (uint32_t v = 0; v < 6; v++) t2.variants[v].cost_decode_rows *= 2;
+    nvfp4rt_select_variant(&t2, bg, bc[0].g, 132, dear);
+    T_CHECK(dear[0] > cost[0] && dear[1] > cost[1] && dear[1] / cost[1] > dear[0] / cost[0],
+            "decode rows from the record: B1 swap_n128 %.1f -> %.1f us, swap_n64 %.1f -> %.1f us",
+            cost[0], dear[0], cost[1], dear[1]);
+    printf("sm90 cost model from the record: B1 swap_n64 %.1f us, %.1f us at twice the decode rows\n",
+           cost[1], dear[1]);
   }
   return t_summary("sm90");
 }

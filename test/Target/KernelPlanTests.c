@@ -4,7 +4,8 @@
  * stages and staging buffers, barriers and TMEM regions in bounds and disjoint, the
  * scale-factor ring exactly when slots < stages, expect_tx = the bytes of a stage's
  * boxes, the parameter block rule of each form, C element types and the contiguous form's
- * schedule), golden configurations, variant names and parsing, and the default family.
+ * schedule, the role map, the cost-model constants), golden configurations, variant names
+ * and parsing, the default family, the plan text and the planner's memo.
  * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
  * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
@@ -28,8 +29,29 @@ static int overlaps(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) {
   return a < b + bn && b < a + an;
 }
 
+/* The role map: every warp of the CTA in exactly one role; the target's roles only. */
+static void roleInvariants(const MlirNvfp4KernelConfig *c, const char *name) {
+  uint32_t owner[64] = {0}, warps = c->numThreads / 32u, covered = 0;
+  for (uint32_t r = 0; r < MLIR_NVFP4_ROLE_COUNT; ++r)
+    for (uint32_t w = c->roles[r].first; w < c->roles[r].first + c->roles[r].count && w < 64; ++w)
+      owner[w]++, covered++;
+  int once = covered == warps && warps <= 64;
+  for (uint32_t w = 0; w < warps && w < 64; ++w) once = once && owner[w] == 1;
+  check(once, "role map: every warp in exactly one role", name);
+  const int sm90 = c->spec.target == MLIR_NVFP4_TARGET_SM90A;
+  check(c->roles[MLIR_NVFP4_ROLE_PRODUCER].count > 0 &&
+            (c->roles[MLIR_NVFP4_ROLE_MMA].count == 0) == sm90 &&
+            (c->roles[MLIR_NVFP4_ROLE_EPILOGUE].count == 0) == sm90 &&
+            (c->roles[MLIR_NVFP4_ROLE_CONSUMER].count > 0) == sm90 &&
+            (c->roles[MLIR_NVFP4_ROLE_DECODER].count > 0) == sm90,
+        "role map: the target's roles", name);
+}
+
 static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   const uint32_t limit = c->dynSmemBytes - 1024; /* usable after aligning the base */
+  roleInvariants(c, name);
+  check(c->costDecodeRows == 0 && c->costTokenSharePermille == 0,
+        "no decode: cost-model constants 0", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "dynamic smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *r = &c->smem[i];
@@ -119,6 +141,18 @@ static void golden(const char *name, uint32_t stages, uint32_t acc, uint32_t slo
  * exactly the TMA boxes, the barrier arrays, the register budget, the launch facts. */
 static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   const uint32_t limit = c->dynSmemBytes - 1024;
+  roleInvariants(c, name);
+  const MlirNvfp4WarpRange *cons = &c->roles[MLIR_NVFP4_ROLE_CONSUMER];
+  check(c->roles[MLIR_NVFP4_ROLE_PRODUCER].first == 0 && c->roles[MLIR_NVFP4_ROLE_PRODUCER].count == 4 &&
+            cons->first == 4 && cons->count == 4u * c->sm90.consumerGroups &&
+            c->roles[MLIR_NVFP4_ROLE_DECODER].first == cons->first + cons->count &&
+            c->roles[MLIR_NVFP4_ROLE_DECODER].count == 4u * c->sm90.decoderGroups,
+        "sm90 role map: producer warpgroup, consumers, then token decoders", name);
+  /* the cost model (KernelConfig.h): T + D W / (W - S (W - 128)) per stage */
+  check(c->costDecodeRows == MLIR_NVFP4_SM90_DECODE_ROWS &&
+            c->costTokenSharePermille == MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE &&
+            (!c->streamK || c->sm90.streamKCost == (c->tileM > 128 ? 100u : 70u)),
+        "sm90 cost model: decode rows 70, token share 900, stream-K stage cost 70 / 100", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "sm90: smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
     const MlirNvfp4SmemRegion *r = &c->smem[i];
@@ -311,6 +345,73 @@ static void sm90Tests(void) {
         "rows, 16-row store boxes, no TMEM", "sm90 metadata");
 }
 
+/* The plan text (the lines the lowering attaches as nvfp4.plan): its length whatever the
+ * buffer, the role map and the tables. */
+static void planTextTests(void) {
+  MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 0);
+  MlirNvfp4KernelConfig c;
+  mlirNvfp4KernelConfigInitVariant(&c, 8, s, NULL, 0);
+  char text[4096], small[16];
+  const size_t len = mlirNvfp4KernelConfigPlanText(&c, text, sizeof text);
+  check(len == strlen(text) && mlirNvfp4KernelConfigPlanText(&c, small, sizeof small) == len &&
+            strlen(small) == sizeof small - 1 && mlirNvfp4KernelConfigPlanText(&c, NULL, 0) == len,
+        "plan text: full length whatever the buffer, truncated NUL-terminated", "plan text");
+  check(!strncmp(text, "variant ab_n128\nthreads 192\ncluster 1\ndyn_smem 218232\n", 54) &&
+            strstr(text, "\nrole 0 3 epilogue\nrole 4 4 producer\nrole 5 5 mma\nsmem 0 ") &&
+            strstr(text, "\nstagepart 16384 16384 N-role tile\n") &&
+            strstr(text, "\nbarrier ") && strstr(text, " accEmpty\ntmem 0 256 2 128 accumulator\n") &&
+            text[len - 1] == '\n',
+        "plan text: variant, launch facts, roles, smem, stage parts, barriers, TMEM", "plan text");
+  printf("plan text of ab_n128 (8 groups):\n%s", text);
+}
+
+/* The memo: a family planned once, its failures too; the verdict alone; the oldest of
+ * MLIR_NVFP4_PLAN_MEMO families evicted. */
+static void memoTests(void) {
+  MlirNvfp4VariantSpec fam[3];
+  uint32_t k = mlirNvfp4DefaultFamilySpecs(128, 0, fam, 3);
+  MlirNvfp4KernelFamily *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+  MlirNvfp4KernelFamily *direct = calloc(1, sizeof *direct);
+  char why[256] = "";
+  uint64_t runs0 = mlirNvfp4KernelConfigPlanRuns();
+  int ok = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, why, sizeof why);
+  uint64_t runs1 = mlirNvfp4KernelConfigPlanRuns();
+  ok = ok && mlirNvfp4KernelFamilyInitMemoized(b, 5, fam, k, why, sizeof why) &&
+       mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, k, why, sizeof why);
+  mlirNvfp4KernelFamilyInit(direct, 5, fam, k, NULL, 0);
+  check(ok && runs1 - runs0 == 3 && mlirNvfp4KernelConfigPlanRuns() == runs1 + 3 &&
+            a->count == 3 && b->count == 3 && !memcmp(a, b, sizeof *a) &&
+            !memcmp(a->variants, direct->variants, sizeof a->variants[0] * 3),
+        "memo: 3 variants planned once for two asks, the same plans as unmemoised", "memo");
+  /* a failure is remembered with its message */
+  fam[0].stages = 7;
+  char first[256] = "", again[256] = "";
+  uint64_t before = mlirNvfp4KernelConfigPlanRuns();
+  int bad1 = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, first, sizeof first);
+  uint64_t mid = mlirNvfp4KernelConfigPlanRuns();
+  int bad2 = mlirNvfp4KernelFamilyInitMemoized(a, 5, fam, k, again, sizeof again);
+  check(!bad1 && !bad2 && a->count == 0 && mid > before && mlirNvfp4KernelConfigPlanRuns() == mid &&
+            !strcmp(first, again) && strstr(first, "variant ab_n128: stages = 7") == first,
+        "memo: a failure planned once, the same message again", "memo");
+  printf("memo: refused once: %s\n", again);
+  /* another group count is another family; the least recently used is evicted */
+  fam[0].stages = 0;
+  for (uint32_t g = 100; g < 100 + MLIR_NVFP4_PLAN_MEMO; ++g)
+    mlirNvfp4KernelFamilyInitMemoized(NULL, g, fam, 1, NULL, 0);
+  before = mlirNvfp4KernelConfigPlanRuns();
+  mlirNvfp4KernelFamilyInitMemoized(NULL, 100 + MLIR_NVFP4_PLAN_MEMO - 1, fam, 1, NULL, 0);
+  mid = mlirNvfp4KernelConfigPlanRuns();
+  mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, k, NULL, 0);
+  check(mid == before && mlirNvfp4KernelConfigPlanRuns() == mid + 3,
+        "memo: recent families kept, the oldest evicted and planned again", "memo");
+  check(!mlirNvfp4KernelFamilyInitMemoized(NULL, 5, fam, 0, why, sizeof why) &&
+            strstr(why, "1 to 16 variants"),
+        "memo: an empty family refused", "memo");
+  free(a);
+  free(b);
+  free(direct);
+}
+
 int main(int argc, char **argv) {
   static const char *const all[] = {"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st",
                                     "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64",
@@ -440,6 +541,8 @@ int main(int argc, char **argv) {
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
   sm90Tests();
+  planTextTests();
+  memoTests();
   printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);
   return gFailed ? 1 : 0;
 }

@@ -2,12 +2,16 @@
  * self-describing cubin (and PTX on request), on a machine with no GPU.
  *
  *   nvfp4-compile IN.mlir -o out.cubin [--ptx out.ptx] [--emulate | --proxy] [--mlir out.mlir]
- *                 [--toolkit DIR] [--ptxas-verbose] [--time] [--cpu out.so [--cpu-ll out.ll]]
+ *                 [--toolkit DIR] [--ptxas-verbose] [--time] [--jobs N] [--cache-dir DIR]
+ *                 [--cpu out.so [--cpu-ll out.ll]]
  *
  * A thin command line over mlirNvfp4CompileModule (include/nvfp4-c/Pipeline.h):
  * parse -> nvfp4-lower-grouped-matmul [-> nvfp4-emulate-tcgen05 | nvfp4-proxy-tcgen05]
  * -> gpu-module-to-binary{format=isa} (LLVM O3 + NVPTX) -> ptxas -> cubin.
  * The cubin carries the metadata record `nvfp4_kernel_metadata` (KernelABI.h).
+ * --jobs N: threads for LLVM and CPUs for ptxas (default: every CPU this process may use);
+ * the output is the same for every N. --cache-dir DIR (or $NVFP4_CACHE_DIR): the compile
+ * cache of Pipeline.h; not with --mlir, which needs the lowered module.
  * --cpu writes the same kernel family for the CPU execution target instead (or as well):
  * nvfp4-cpu-target, host LLVM IR, clang -shared (include/nvfp4-c/CpuTarget.h); run it with
  * nvfp4-run --cpu.
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -43,7 +48,8 @@ enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_LOWER = 3, EXIT_PTXAS =
 typedef struct Options {
   const char *input, *cubin, *ptx, *mlirOut, *toolkit;
   const char *cpu, *cpuLl;
-  int emulate, proxy, verbose, time;
+  const char *cacheDir;
+  int emulate, proxy, verbose, time, jobs;
 } Options;
 
 static double now(void) {
@@ -52,11 +58,24 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of this process (every thread) and of its waited-for children (ptxas, clang). */
+static double cpuNow(void) {
+  struct rusage self, children;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  const struct timeval *t[4] = {&self.ru_utime, &self.ru_stime, &children.ru_utime,
+                                &children.ru_stime};
+  double s = 0;
+  for (int i = 0; i < 4; ++i) s += t[i]->tv_sec + t[i]->tv_usec * 1e-6;
+  return s;
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-compile IN.mlir -o OUT.cubin [--ptx OUT.ptx] [--emulate | --proxy]\n"
           "                     [--mlir OUT.mlir]\n"
-          "                     [--toolkit DIR] [--ptxas-verbose] [--time]\n"
+          "                     [--toolkit DIR] [--ptxas-verbose] [--time] [--jobs N]\n"
+          "                     [--cache-dir DIR]\n"
           "       nvfp4-compile --version\n"
           "  IN.mlir \"-\"      read standard input; an output \"-\" writes standard output\n"
           "  --emulate        build the sm_90a tcgen05-emulation kernel instead of sm_100a\n"
@@ -65,7 +84,11 @@ static void usage(FILE *f) {
           "                   -o/--ptx: the module with its gpu.binary)\n"
           "  --toolkit DIR    CUDA toolkit holding bin/ptxas (default " NVFP4_CUDA_ROOT ")\n"
           "  --ptxas-verbose  print ptxas -v (registers, spills, shared memory)\n"
-          "  --time           print the time of each phase\n"
+          "  --time           print the time of each phase: wall, then CPU (ptxas included)\n"
+          "  --jobs N         threads for LLVM and CPUs for ptxas (default: all available);\n"
+          "                   the output is the same for every N\n"
+          "  --cache-dir DIR  reuse and keep compilations in DIR (default $NVFP4_CACHE_DIR;\n"
+          "                   unused with --mlir)\n"
           "  --cpu FILE       also (or only) write the CPU execution target: a shared object\n"
           "                   for nvfp4-run --cpu (clang-22 compiles the host LLVM IR)\n"
           "  --cpu-ll FILE    with --cpu: also write that host LLVM IR\n");
@@ -83,6 +106,16 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--toolkit") && next) o->toolkit = argv[++i];
     else if (!strcmp(a, "--cpu") && next) o->cpu = argv[++i];
     else if (!strcmp(a, "--cpu-ll") && next) o->cpuLl = argv[++i];
+    else if (!strcmp(a, "--cache-dir") && next) o->cacheDir = argv[++i];
+    else if (!strcmp(a, "--jobs") && next) {
+      char *end;
+      long n = strtol(argv[++i], &end, 10);
+      if (*end || n < 1 || n > 1024) {
+        fprintf(stderr, "nvfp4-compile: --jobs takes a number from 1 to 1024, not '%s'\n", argv[i]);
+        return 0;
+      }
+      o->jobs = (int)n;
+    }
     else if (!strcmp(a, "--emulate")) o->emulate = 1;
     else if (!strcmp(a, "--proxy")) o->proxy = 1;
     else if (!strcmp(a, "--ptxas-verbose")) o->verbose = 1;
@@ -97,6 +130,10 @@ static int parseArgs(int argc, char **argv, Options *o) {
     else { fprintf(stderr, "nvfp4-compile: unknown or incomplete argument '%s'\n", a); return 0; }
   }
   if (!o->input || (!o->cubin && !o->ptx && !o->mlirOut && !o->cpu)) return 0;
+  if (!o->cacheDir) {
+    const char *env = getenv("NVFP4_CACHE_DIR");
+    if (env && *env) o->cacheDir = env;
+  }
   if (o->emulate && o->proxy) {
     fprintf(stderr, "nvfp4-compile: --emulate and --proxy are exclusive\n");
     return 0;
@@ -195,7 +232,7 @@ int main(int argc, char **argv) {
               outs[i]);
       return EXIT_USAGE;
     }
-  double t0 = now();
+  double t0 = now(), c0 = cpuNow();
   MlirContext ctx = mlirContextCreateWithThreading(false);
   mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, NULL, NULL);
   mlirNvfp4RegisterAllUpstream(ctx);
@@ -217,7 +254,7 @@ int main(int argc, char **argv) {
     rc = EXIT_INPUT;
     goto done;
   }
-  double tParse = now();
+  double tParse = now(), cParse = cpuNow();
   if (o.cpu) {
     /* the CPU target from a copy of the same module (the lowering is deterministic) */
     MlirOperation copy = mlirOperationClone(mop);
@@ -247,6 +284,9 @@ int main(int argc, char **argv) {
   copts.proxy = o.proxy != 0;
   copts.emitCubin = o.cubin != NULL;
   copts.ptxasVerbose = o.verbose != 0;
+  copts.jobs = o.jobs;
+  /* --mlir prints the lowered module, which a cache hit never makes */
+  copts.cacheDir = o.mlirOut ? NULL : o.cacheDir;
   /* --mlir alone: lowered kernel IR only, no serialisation. */
   copts.stopAfterLowering = !o.cubin && !o.ptx;
   if (mlirLogicalResultIsFailure(mlirNvfp4CompileModule(mop, &copts, &res))) {
@@ -274,10 +314,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nvfp4-compile: cannot write %s: %s\n", o.cubin, strerror(errno));
     rc = EXIT_INPUT;
   }
-  if (o.time)
+  if (o.time) {
     fprintf(stderr, "nvfp4-compile: parse %.1f ms, lower %.1f ms, llvm %.1f ms, ptxas %.1f ms, "
                     "total %.1f ms\n",
             (tParse - t0) * 1e3, res.lowerMs, res.llvmMs, res.ptxasMs, (now() - t0) * 1e3);
+    /* getrusage counts from the process' start: loading MLIR and LLVM is in the total */
+    fprintf(stderr, "nvfp4-compile: cpu startup %.1f ms, parse %.1f ms, lower %.1f ms, llvm %.1f ms, "
+                    "ptxas %.1f ms, total %.1f ms (%u kernels, %s)\n",
+            c0 * 1e3, (cParse - c0) * 1e3, res.lowerCpuMs, res.llvmCpuMs, res.ptxasCpuMs,
+            cpuNow() * 1e3, res.kernels, res.cacheHit ? "from the compile cache" : "compiled");
+  }
 done:
   mlirNvfp4CompileResultDestroy(&res);
   if (!mlirModuleIsNull(module)) mlirModuleDestroy(module);

@@ -23,13 +23,16 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
 
   const uint32_t cg = cfg->spec.ctaGroup;
+  /* the plan's role map: one producer warp, one MMA warp, the epilogue warps */
+  const uint32_t producerWarp = cfg->roles[MLIR_NVFP4_ROLE_PRODUCER].first;
+  const uint32_t mmaWarp = cfg->roles[MLIR_NVFP4_ROLE_MMA].first;
   /* Barrier initialisation (one thread), TMEM allocation (warp 5; for a CTA pair, one warp
    * in each CTA), then a CTA barrier — a cluster barrier for a pair, so that no remote
    * arrive reaches a barrier the peer has not initialised yet. */
   kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
   genInitBarriers(g);
   kbEndIf(b);
-  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, mmaWarp));
   nvTcAlloc(b, tmemSlot, cfg->tmemCols, cg);
   nvTcRelinquish(b, cg);
   kbEndIf(b);
@@ -40,7 +43,7 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   nvTcFenceAfter(b);
   k.tmemBase = kbLoad(b, b->i32, tmemSlot, 4);
 
-  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_PRODUCER_WARP));
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, producerWarp));
   {
     kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
     genAcquireTensorMaps(g, 1u << cfg->roleM.data | 1u << cfg->roleN.data |
@@ -49,7 +52,7 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
     kbEndIf(b);
   }
   kbElse(b);
-  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, mmaWarp));
   {
     kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
     sm100MmaLoop(&k);
@@ -71,7 +74,7 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   nvWarpSync(b);
   if (cg > 1) nvClusterSync(b);
   else nvBarrier0(b);
-  kbIf(b, kbCmpI(b, KB_EQ, g->warp, MLIR_NVFP4_MMA_WARP));
+  kbIf(b, kbCmpI(b, KB_EQ, g->warp, mmaWarp));
   nvTcFenceAfter(b);
   nvWarpSync(b);
   nvTcDealloc(b, k.tmemBase, cfg->tmemCols, cg);

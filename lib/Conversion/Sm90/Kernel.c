@@ -138,8 +138,11 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   kbEndIf(b);
   nvBarrier0(b);
 
-  /* One role per warpgroup, each one branch of an if/else chain (setmaxnreg needs it). */
-  kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4));
+  /* One role per warpgroup (the plan's role map: producer, consumers, token decoders), each
+   * one branch of an if/else chain (setmaxnreg needs it). */
+  const MlirNvfp4WarpRange *producer = &cfg->roles[MLIR_NVFP4_ROLE_PRODUCER];
+  const MlirNvfp4WarpRange *consumer = &cfg->roles[MLIR_NVFP4_ROLE_CONSUMER];
+  kbIf(b, kbCmpI(b, KB_ULT, g->warp, producer->first + producer->count));
   {
     nvSetMaxRegisters(b, cfg->sm90.producerRegs, false);
     kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
@@ -148,7 +151,7 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   }
   kbElse(b);
   {
-    kbIf(b, kbCmpI(b, KB_ULT, g->warp, 4u * (1u + cfg->sm90.consumerGroups)));
+    kbIf(b, kbCmpI(b, KB_ULT, g->warp, consumer->first + consumer->count));
     {
       nvSetMaxRegisters(b, cfg->sm90.consumerRegs, true);
       sm90ConsumerLoop(&k);

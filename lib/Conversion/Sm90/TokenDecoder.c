@@ -34,7 +34,7 @@ static void decoderChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void 
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   const MlirNvfp4Sm90Plan *p = &cfg->sm90;
-  const uint32_t warps = 4u * p->decoderGroups;
+  const uint32_t warps = cfg->roles[MLIR_NVFP4_ROLE_DECODER].count;
   const uint32_t blocks = dt->n / 16, passes = (blocks + warps - 1) / warps;
   KbValue stage = sm90StageOfChunk(k, q);
 
@@ -76,10 +76,9 @@ static void decoderChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void 
 static void decoderTileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
-  const MlirNvfp4Sm90Plan *p = &g->cfg->sm90;
   DecoderTile dt = {.n = n};
-  /* decoder warp 0 .. warps - 1 (the decoder warpgroups follow the consumers) */
-  dt.dw = kbSub(b, g->warp, kbI32(b, 4u * (1u + p->consumerGroups)));
+  /* decoder warp 0 .. warps - 1 (the plan's decoder warps) */
+  dt.dw = kbSub(b, g->warp, kbI32(b, g->cfg->roles[MLIR_NVFP4_ROLE_DECODER].first));
   dt.rowInBlock = kbLShr(b, g->lane, kbI32(b, 1));
   dt.ch = kbAnd(b, g->lane, kbI32(b, 1));
   sm90ForEachChunk(k, t, decoderChunk, &dt);

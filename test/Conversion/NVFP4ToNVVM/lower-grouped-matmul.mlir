@@ -5,17 +5,24 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
 // The default family of one group: ab_n128, swap_n128, swap_n256 in one module, a
-// 3 x 256-byte metadata table (ABI 3), parameter block 64 + 704 = 768 bytes.
+// 3 x 256-byte metadata table (ABI 4), parameter block 64 + 704 = 768 bytes. Each kernel
+// carries its plan (nvfp4.plan: the role map, shared-memory regions, mbarriers, TMEM) for
+// the passes after the lowering.
 // CHECK-LABEL: func.func @default_family
 // CHECK-SAME: nvfp4.kernel = @k1_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @k1_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// Record 0: magic "NVF4", ABI 3, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100006400000000000000C0000000
+// Record 0: magic "NVF4", ABI 4, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463404000000000100006400000000000000C0000000
 // CHECK-SAME: : tensor<768xi8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<768 x i8>
 // CHECK: llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
-// CHECK-SAME: attributes {nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 192, 1, 1>}
+// CHECK-SAME: attributes {nvfp4.plan = ["variant ab_n128", "threads 192", "cluster 1", "dyn_smem {{[0-9]+}}",
+// CHECK-SAME: "role 0 3 epilogue", "role 4 4 producer", "role 5 5 mma", "smem 0 {{[0-9]+}} 5 {{[0-9]+}} stage",
+// CHECK-SAME: "stagepart 0 16384 M-role tile", "stagepart 16384 16384 N-role tile",
+// CHECK-SAME: "barrier {{[0-9]+}} 5 1 full", "barrier {{[0-9]+}} 5 1 empty",
+// CHECK-SAME: "barrier {{[0-9]+}} 2 128 accEmpty", "tmem 0 256 2 128 accumulator", "tmem 256 {{[0-9]+}} {{[0-9]+}} {{[0-9]+}} scale factors"],
+// CHECK-SAME: nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 192, 1, 1>}
 // CHECK: llvm.func @k1_swap_n128(
 // CHECK: llvm.func @k1_swap_n256(
 func.func @default_family(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,

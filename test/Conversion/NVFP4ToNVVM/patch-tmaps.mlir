@@ -16,7 +16,7 @@
 // RUN: %if ptxas %{ nvfp4-run --info %t.proxy.cubin | FileCheck %s --check-prefix=PROXY %}
 
 // Record 0's flags: NVFP4_META_FLAG_PATCH_TMAPS.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463403000000000100006400000004000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463404000000000100006400000004000000
 // CHECK-LABEL: llvm.func @patched_ab_n128(
 // The header flag and the copies' address.
 // CHECK: llvm.getelementptr %arg0[12]
