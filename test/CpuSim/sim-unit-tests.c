@@ -20,8 +20,9 @@
  *   plan     plan texts with site ids past 2^20 (2^31 looped forever), numbers past 32 bits
  *            and NUL bytes are refused with the line named;
  *   fault    a misaligned 16-byte global store, a store outside the output buffers, a load
- *            outside every buffer and a wild pointer in kernel code (a host SIGSEGV) each
- *            stop the launch with a fault report, never a crash;
+ *            outside every buffer, a misaligned 16-byte shared store, a shared load past the
+ *            CTA's dynamic shared memory and a wild pointer in kernel code (a host SIGSEGV)
+ *            each stop the launch with a fault report, never a crash;
  *   race     two CTAs publish partial sums through an atomic counter and the last sums the
  *            other's (the stream-K pattern): clean and right under every schedule and
  *            residency; without the barrier between the partial-sum stores and the add, or
@@ -454,7 +455,14 @@ static void test_plan(void) {
 
 /* ---- faults ------------------------------------------------------------------------------------ */
 
-enum { FAULT_MISALIGNED = 1, FAULT_OUTSIDE_STORE, FAULT_OUTSIDE_LOAD, FAULT_WILD };
+enum {
+  FAULT_MISALIGNED = 1,
+  FAULT_OUTSIDE_STORE,
+  FAULT_OUTSIDE_LOAD,
+  FAULT_SMEM_MISALIGNED,
+  FAULT_SMEM_OUTSIDE,
+  FAULT_WILD
+};
 static _Alignas(64) uint8_t g_buf[256];
 static _Alignas(64) uint8_t g_in[64];
 static _Alignas(64) uint8_t g_unlisted[64]; /* in no range of the launch */
@@ -466,6 +474,8 @@ static void k_fault(void *pp) {
   case FAULT_MISALIGNED: nvfp4_sim_global_access(g_buf + 8, 16, 16, 1, 5); break;
   case FAULT_OUTSIDE_STORE: nvfp4_sim_global_access(g_in, 4, 4, 1, 5); break;
   case FAULT_OUTSIDE_LOAD: nvfp4_sim_global_access(g_unlisted, 4, 4, 0, 4); break;
+  case FAULT_SMEM_MISALIGNED: nvfp4_sim_smem_access(base() + 8, 16, 1, 5); break;
+  case FAULT_SMEM_OUTSIDE: nvfp4_sim_smem_access(nvfp4_sim_dyn_smem() + 64 * 1024, 4, 0, 4); break;
   default: {
     nvfp4_sim_barrier(0, 32, 6); /* never reached by the others: the fault ends it first */
     break;
@@ -484,7 +494,9 @@ static void test_fault(void) {
   static const struct { int mode; const char *why; } cases[] = {
       {FAULT_MISALIGNED, "misaligned 16-byte global store at"},
       {FAULT_OUTSIDE_STORE, "outside every output buffer: into the read-only in + 0x0"},
-      {FAULT_OUTSIDE_LOAD, "global load at"}};
+      {FAULT_OUTSIDE_LOAD, "global load at"},
+      {FAULT_SMEM_MISALIGNED, "misaligned 16-byte shared-memory access at"},
+      {FAULT_SMEM_OUTSIDE, "lies outside its 65536 bytes of dynamic shared memory"}};
   const nvfp4sim_range w = {g_buf, sizeof g_buf, "buf"}, in = {g_in, sizeof g_in, "in"};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     p.mode = cases[i].mode;
@@ -506,8 +518,8 @@ static void test_fault(void) {
   CHECK(o == NVFP4SIM_FAULT && strstr(r.message, "host-signal") && strstr(r.message, "SIGSEGV") &&
             strstr(r.message, "after site 4"),
         "wild pointer: %s %s", nvfp4sim_outcome_name(o), r.message);
-  printf("fault: misaligned and outside stores, a load outside every buffer, a wild pointer "
-         "(SIGSEGV) all reported as faults\n");
+  printf("fault: misaligned and outside stores, a load outside every buffer, a misaligned and "
+         "an outside shared access, a wild pointer (SIGSEGV) all reported as faults\n");
 }
 
 /* ---- cross-CTA ordering: the stream-K pattern --------------------------------------------- */
