@@ -8,7 +8,9 @@
 # SMs so that each CTA walks several tiles. A VARIANT written @SET stands for the matrix's
 # variant list SET. One line per run (result, nvfp4-run --cpu's exit code, wall ms), then
 # "N runs, N failed". NVFP4_RUN_ARGS adds arguments to every run (e.g. "--cluster-order
-# reverse").
+# reverse"); NVFP4_RUN_CASES names another case list of the matrix (e.g. cpu-sk-wide);
+# NVFP4_RUN_SHOW, a regular expression, prints the output lines of a passing run that match
+# it (indented) under its PASS line.
 set -uo pipefail
 SO=$1; shift
 RUN=${NVFP4_RUN:-nvfp4-run}
@@ -19,7 +21,7 @@ for v in "$@"; do
   if [[ $v == @* ]]; then list=$(matrix_variants "${v#@}") || exit 2; variants+=($list)
   else variants+=("$v"); fi
 done
-cases=$(matrix_runs cpu-cases) || exit 2
+cases=$(matrix_runs "${NVFP4_RUN_CASES:-cpu-cases}") || exit 2
 runs=0 failed=0
 one() { # label, then nvfp4-run arguments
   local label=$1; shift
@@ -30,6 +32,7 @@ one() { # label, then nvfp4-run arguments
   runs=$((runs + 1))
   if [[ $rc -eq 0 ]]; then
     printf 'PASS %-44s %6d ms\n' "$label" "$ms"
+    [[ -n ${NVFP4_RUN_SHOW:-} ]] && echo "$out" | grep -E "$NVFP4_RUN_SHOW" | sed 's/^/    /'
   else
     failed=$((failed + 1))
     printf 'FAIL %-44s rc=%d %6d ms\n' "$label" "$rc" "$ms"
