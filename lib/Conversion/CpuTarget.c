@@ -59,7 +59,6 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_smem_base() -> !llvm.ptr",
     "llvm.func @nvfp4_sim_dyn_smem() -> i32",
     "llvm.func @nvfp4_sim_smem_access(i32, i32, i32, i32)",
-    "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
     "llvm.func @nvfp4_sim_global_access(!llvm.ptr, i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_global_release_u32(i64, i32, i32)",
     "llvm.func @nvfp4_sim_global_acquire_u32(i64, i32) -> i32",
