@@ -12,7 +12,9 @@
  *     and mbarriers through it.
  * Run by scripts/fuzz.sh (seeds: CPU objects compiled from examples/test1.mlir for both
  * targets, their plan texts, and fuzz/regressions/cpuobj/). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
