@@ -58,7 +58,8 @@ NVFP4RT_API void nvfp4h_c_store(void *c, size_t i, nvfp4h_c_type t, float v);
 /* Byte offset of SF[r, j] in the blocked layout of a tensor with S scale columns
  * (S = K / 16). */
 NVFP4RT_API size_t nvfp4h_sf_blocked_offset(uint32_t r, uint32_t j, uint32_t S);
-/* Bytes of the blocked tensor: ceil(R/128) * ceil(S/4) * 512. */
+/* Bytes of the blocked tensor: ceil(R/128) * ceil(S/4) * 512 (SIZE_MAX when that does not
+ * fit a size_t: an allocation of it fails). */
 NVFP4RT_API size_t nvfp4h_sf_blocked_bytes(uint32_t R, uint32_t S);
 /* plain is [R][S] row-major; blocked is nvfp4h_sf_blocked_bytes(R, S) bytes, padding zero. */
 NVFP4RT_API void nvfp4h_sf_to_blocked(const uint8_t *plain, uint32_t R, uint32_t S,
@@ -142,7 +143,8 @@ typedef struct nvfp4h_problem {
 } nvfp4h_problem;
 
 /* Generates a problem; returns 0 on success, NVFP4H_GENERATE_BAD_SHAPE (-1) for bad
- * arguments (K must be a positive multiple of 32, 1..NVFP4H_MAX_GROUPS groups) and
+ * arguments (K must be a positive multiple of 32, 1..NVFP4H_MAX_GROUPS groups, out not
+ * NULL) and
  * NVFP4H_GENERATE_NO_MEMORY (-2) when a host allocation fails. Deterministic in (shapes,
  * seed, dist). */
 #define NVFP4H_GENERATE_BAD_SHAPE (-1)
