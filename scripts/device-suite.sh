@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The correctness suite of the generated kernels on an H200 (sm_90a), through the tcgen05
-# emulation target, for every variant of the kernel family (VARIANTS): every PROBLEM.md
-# test case, random cases (G 1..16, ragged M/N, K multiples of 64, competition and
+# emulation target, for every variant of the kernel family (VARIANTS): every test case of
+# docs/format.md, random cases (G 1..16, ragged M/N, K multiples of 64, competition and
 # full-range values), B1..B4, and edge cases (empty groups, tiny and ragged M/N, K = 64 and
 # 192, C row stride well above N, with a check that nothing outside each C's M x N region
 # is written); the default family with the runtime's own variant choice; and
@@ -10,10 +10,11 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper hopper-options moe groups256 moeproxy (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
-# hopper: the native sm_90a kernel family (its own block at the end; in the default).
+# hopper: the native sm_90a kernel family (its own block at the end; in the default);
+# hopper-options: its epilogue options, the contiguous form and patched maps (after it).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
 # The variant lists and the cases with their seeds are the run matrix's (run-matrix.txt,
@@ -26,7 +27,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper moe groups256 moeproxy}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy}
 VARIANTS=${VARIANTS:-$(matrix_variants sm100-family)} || exit 2
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -135,31 +136,33 @@ done <<< "$(matrix_runs proxy)"
 one emu_fresh_sets_patch_test3 "$D/cubin/emu_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
 fi
 
+# The native sm_90a parts' runner: one run with a timeout, a line in the results; after the
+# first timeout the rest are skipped (a hang is a failure, not a wait).
+htimeouts=0
+hone() { # name, timeout, then the command
+  local name=$1 to=$2; shift 2
+  if [ "$htimeouts" -gt 0 ]; then
+    fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
+  fi
+  local t0=$(date +%s%N) rc=0
+  timeout "$to" "$@" > "$LOG/$name.log" 2>&1 < /dev/null || rc=$?
+  if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+  [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
+  case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
+  printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
+}
 # ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
-# Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
-# turn on the 10 PROBLEM.md cases, random cases (G 1..16, competition and full-range), the
-# edge cases and B1..B4; the default family with the runtime's choice; B1 and a random case
-# with most SMs held by another kernel (--busy-sms); compute-sanitizer memcheck, racecheck
-# and synccheck. The kernel runs natively, so runs get a short timeout
+# Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in turn
+# on the 10 test cases (docs/format.md), random cases (G 1..16, competition and full-range),
+# the edge cases and B1..B4; the default family with the runtime's choice; B1 and a random
+# case with most SMs held by another kernel (--busy-sms); compute-sanitizer memcheck,
+# racecheck and synccheck. The kernel runs natively, so runs get a short timeout
 # (HOPPER_TIMEOUT s) and the part stops at the first timeout: a hang is a failure, not a wait.
 if has hopper; then
   HF="$D/cubin/sm90_family.cubin"
   H1="--iters 1 --warmup 0 --launch-iters 0"
-  htimeouts=0
-  hone() { # name, timeout, then the command
-    local name=$1 to=$2; shift 2
-    if [ "$htimeouts" -gt 0 ]; then
-      fail=$((fail + 1)); printf '%-34s %-10s\n' "$name" "SKIP(after timeout)" | tee -a "$results"; return
-    fi
-    local t0=$(date +%s%N) rc=0
-    timeout "$to" "$@" > "$LOG/$name.log" 2>&1 < /dev/null || rc=$?
-    if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
-    [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
-    local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
-    case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
-    printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
-  }
   "$RUN" --info "$HF" | tee "$LOG/sm90_info.txt"
   HT=${HOPPER_TIMEOUT:-60}
   SM90=$(matrix_variants sm90-family) || exit 2
@@ -189,6 +192,66 @@ if has hopper; then
           "$RUN" "$HF" --variant $v $args $H1
       done <<< "$SAN_CASES"
     done
+  done
+fi
+# ---- hopper-options: the sm_90a epilogue options and the contiguous form -----------------
+# (docs/kernel-sm90a.md, "Epilogue", "The contiguous MoE form", "Patched tensor maps"), every
+# variant forced in turn, natively, with the hopper part's timeout rule:
+#   - bf16 C and f32 C with alpha (16 groups): test:8, random:16 full-range with alpha 0,
+#     negative, large and tiny (--alpha-values), edge:16 with C's rows padded, and B1 with the
+#     alphas; 256 groups with f32 C and alpha (the global group table): edge and random;
+#   - the contiguous form with 8 (f16), 64 (bf16, alpha) and 256 (f32, alpha) experts over the
+#     random, empty, one, balanced, decreasing and past-M routings (37 token rows owned by no expert, C
+#     padded), 1024 experts (f16) random; one CUDA graph replayed over six new routings (per
+#     E), memcheck / racecheck / synccheck on the past-M routing;
+#   - patched tensor maps (any16, swap_n128 and swap_n64): kernel-patch launches, fresh
+#     input sets per call;
+#   - compute-sanitizer memcheck, racecheck and synccheck on f32 C with alpha.
+if has hopper-options; then
+  HT=${HOPPER_TIMEOUT:-60}
+  H1="--iters 1 --warmup 0 --launch-iters 0"
+  HV=${HOPPER_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192 swap_n128_m192_sk}
+  HMV=${HOPPER_MOE_VARIANTS:-swap_n128 swap_n64 swap_n192 swap_n128_m192 swap_n64_m192}
+  ALPHAS="--alpha-values 0,-1.5,0x1p60,0x1p-100,3,0.75"
+  for c in bf16 f32; do
+    cub="$D/cubin/sm90_grouped_16_${c}_alpha.cubin"
+    for v in $HV; do
+      hone "sm90o_${c}a_${v}_test8" "$HT" "$RUN" "$cub" --variant $v --case test:8 $H1
+      hone "sm90o_${c}a_${v}_random16" "$HT" "$RUN" "$cub" --variant $v --case random:16 --seed 16 --full-range $ALPHAS $H1
+      hone "sm90o_${c}a_${v}_edge16_pad" "$HT" "$RUN" "$cub" --variant $v --case edge:16 --seed 17 --ldc-pad 24 $H1
+      hone "sm90o_${c}a_${v}_B1" "$HT" "$RUN" "$cub" --variant $v --case B1 --full-range $ALPHAS $H1
+    done
+  done
+  for v in swap_n128 swap_n128_m192_sk; do
+    hone "sm90o_g256_f32a_${v}_edge" "$HT" "$RUN" "$D/cubin/sm90_grouped_256_f32_alpha.cubin" --variant $v --case edge:256 --seed 257 --full-range $H1
+    hone "sm90o_g256_f32a_${v}_random" "$HT" "$RUN" "$D/cubin/sm90_grouped_256_f32_alpha.cubin" --variant $v --case random:256 --seed 256 $H1
+  done
+  for spec in "8 f16" "64 bf16_alpha" "256 f32_alpha"; do
+    set -- $spec
+    e=$1 cub="$D/cubin/sm90_moe_$1_$2.cubin" m=$((8 * $1 + 300)) extra=""
+    [[ $2 == *alpha ]] && extra="--alpha-values 0,-1.5,0x1p60,0x1p-100,3"
+    for v in $HMV; do
+      for r in random empty one balanced decreasing beyond; do
+        hone "sm90o_moe_e${e}_${v}_$r" "$HT" "$RUN" "$cub" --moe "$e,$m,200,320" --tokens $((m - 37)) \
+             --routing $r --variant $v --full-range --ldc-pad 8 --seed $((e + ${#r})) $extra
+      done
+    done
+    hone "sm90o_moe_e${e}_graph_replays" "$HT" "$RUN" "$cub" --moe "$e,$m,256,512" --tokens $((m - 37)) --graph-replays 6
+  done
+  hone "sm90o_moe_e1024_random" "$HT" "$RUN" "$D/cubin/sm90_moe_1024_f16.cubin" --moe 1024,8492,200,320 --tokens 8455 --full-range --ldc-pad 8
+  for v in swap_n128 swap_n64; do
+    hone "sm90o_patch_${v}_test3" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --variant $v --case test:3 --tmap-update kernel-patch $H1
+    hone "sm90o_patch_${v}_random16" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --variant $v --case random:16 --seed 5 --tmap-update kernel-patch $H1
+  done
+  hone "sm90o_patch_fresh_sets" "$HT" "$RUN" "$D/cubin/sm90_patch.cubin" --case test:3 --fresh-sets 3 --calls 3 --e2e-calls 1 --tmap-update kernel-patch
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    for v in swap_n128 swap_n128_m192_sk; do
+      hone "sm90o_san_${tool}_f32a_${v}" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+        "$RUN" "$D/cubin/sm90_grouped_16_f32_alpha.cubin" --variant $v --case test:8 --seed 7 $H1
+    done
+    hone "sm90o_san_${tool}_moe_e64_beyond" "$((HT * 4))" "$CS" --tool $tool --error-exitcode 9 \
+      "$RUN" "$D/cubin/sm90_moe_64_bf16_alpha.cubin" --moe 64,812,200,320 --routing beyond --variant swap_n128_m192
   done
 fi
 # The contiguous MoE form (nvfp4.moe_matmul): 8 experts (f16), 64 (bf16 C, alpha) and 256

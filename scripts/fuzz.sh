@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh [--only NAME[,NAME...]] [SECONDS] — runs each libFuzzer harness of fuzz/ (or only
-# those named) for SECONDS (default 60), one process each, one after another, built with
-# clang-22, ASan + UBSan and coverage (scripts/san-build.sh, build-fuzz/ or $FUZZ_BUILD_DIR):
+# those named) for SECONDS (default 60), built with clang-22, ASan + UBSan and coverage
+# (scripts/san-build.sh, build-fuzz/ or $FUZZ_BUILD_DIR):
 #   ir      MLIR text -> parse -> verify -> lower -> emulate   (fuzz/ir_fuzzer.c)
 #   cubin   the runtime's cubin/metadata reader, plans, module loading through the libcuda
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
@@ -13,8 +13,9 @@
 # the emulation, and an 8-expert nvfp4.moe_matmul family for sm_100a (when ptxas is
 # there); cpuobj from examples/test1.mlir compiled --cpu for sm_100a and sm_90a and the plan
 # texts inside them; plus fuzz/regressions/. Working corpora, logs, crash artifacts and
-# summary.json go to build-fuzz/fuzz-run/. Prints one line per harness (execs, exec/s,
-# coverage, corpus, crashes) and exits non-zero if any harness found anything.
+# summary.json go to build-fuzz/fuzz-run/. The harnesses run at the same time (one process
+# each; FUZZ_PARALLEL=0 runs them one after the other). Prints one line per harness (execs,
+# exec/s, coverage, corpus, crashes) and exits non-zero if any harness found anything.
 set -euo pipefail
 HARNESSES="ir cubin cpuobj"
 if [[ ${1:-} == --only ]]; then
@@ -104,8 +105,14 @@ for name in $HARNESSES; do
   # inputs that once found something (fuzz/regressions/<harness>/) stay in the corpus
   [[ -d $ROOT/fuzz/regressions/$name ]] && cp "$ROOT/fuzz/regressions/$name/"* "$OUT/corpus/$name/"
   echo "fuzz: $(ls "$OUT/corpus/$name" | wc -l) $name seeds"
-  "run_$name"
 done
+# The harnesses run side by side (each is one process), unless FUZZ_PARALLEL=0: SECONDS of
+# wall time for all instead of SECONDS each.
+for name in $HARNESSES; do
+  "run_$name" &
+  [[ ${FUZZ_PARALLEL:-1} == 0 ]] && wait
+done
+wait
 
 python3 - "$OUT" "$FUZZ_SECONDS" $HARNESSES <<'PY'
 import json, pathlib, re, sys

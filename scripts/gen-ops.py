@@ -3,9 +3,9 @@
 device suite's packages and for tests:
 
   gen-ops.py grouped G [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
-                       [--name NAME]
+                       [--name NAME] [--target sm_100a|sm_90a]
   gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
-                       [--name NAME]
+                       [--name NAME] [--target sm_100a|sm_90a]
 
 grouped: nvfp4.grouped_matmul with G groups (one memref per group in each list);
 moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1). --variant-set names a
@@ -23,6 +23,7 @@ p.add_argument("--alpha", action="store_true")
 p.add_argument("--variants", default="")
 p.add_argument("--variant-set", default="")
 p.add_argument("--name", default="")
+p.add_argument("--target", default="sm_100a", choices=["sm_100a", "sm_90a"])
 a = p.parse_args()
 if a.variant_set:
     matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run-matrix.sh")
@@ -33,7 +34,7 @@ if a.variant_set:
 n = a.count
 fp4, sf = "memref<?x?xf4E2M1FN>", "memref<?x?x32x4x4xf8E4M3FN>"
 c = "memref<?x?x%s>" % a.c
-attrs = ['target = "sm_100a"']
+attrs = ['target = "%s"' % a.target]
 if a.name:
     attrs.append('kernel_name = "%s"' % a.name)
 if a.variants:

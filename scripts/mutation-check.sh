@@ -206,6 +206,51 @@ how() {
   esac
 }
 
+# ---- sm_90a: the epilogue options and the contiguous form ----------------------------------
+# Each mutation of this block must fail a test of check-nvfp4: it is applied, nvfp4-compile
+# rebuilt, and the lit test(s) named in its entry run; the first failing test and its
+# first reported mismatch, outside write or hazard are the row's "how".
+H_FILES="lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Producer.c"
+for f in $H_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+FILES="$FILES $H_FILES"
+LIT=${LIT:-$(command -v lit || echo /usr/lib/llvm-22/bin/lit)}
+h1() { mutate lib/Conversion/Sm90/Epilogue.c "kbLoad(b, b->f32, kbIntToPtr(b, t->alphaPtr," "kbLoad(b, b->f32, kbIntToPtr(b, kbAddI(b, t->alphaPtr, 4),"; }
+h2() { mutate lib/Conversion/Sm90/Producer.c "full, xBytes, nRow, hintN);" "full, xBytes, kbAddI(b, nRow, 1), hintN);"; }
+h3() { mutate lib/Conversion/Sm90/Epilogue.c "contiguous ? kbCmp(b, KB_ULE, kbAddI(b, y, MLIR_NVFP4_SM90_STORE_ROWS), t->m)" "contiguous ? kbCmp(b, KB_ULT, y, t->m)"; }
+h4() { mutate lib/Conversion/Generator/Generator.c "lim[i] = umin(b, v, m);" "lim[i] = v; (void)m;"; }
+h5() { mutate lib/Conversion/Sm90/Epilogue.c "  v = kbFMul(b, v, vec ? splat2(b, f) : f);
+  if (!mlirValueIsNull(alpha)) v = kbFMul(b, v, vec ? splat2(b, alpha) : alpha);" "  if (!mlirValueIsNull(alpha)) f = kbFMul(b, f, alpha);
+  v = kbFMul(b, v, vec ? splat2(b, f) : f);"; }
+H_MUTATIONS=(
+  "h1|sm_90a epilogue: the tile's alpha read one group (expert) further|CpuSim/run-epilogue-sm90a"
+  "h2|sm_90a contiguous form: an expert's token rows loaded from one row past its first offset|CpuSim/run-moe-sm90a"
+  "h3|sm_90a contiguous form: the C boxes not clamped to the expert's rows (a box crossing its last row is stored by TMA)|CpuSim/run-moe-sm90a"
+  "h4|the contiguous form's offsets not clamped to M (the schedule trusts offsets past the token rows)|CpuSim/run-moe-sm90a"
+  "h5|sm_90a epilogue: 2^14 folded into alpha (alpha x 2^14 overflows for alpha >= 2^114)|CpuSim/run-epilogue-sm90a"
+)
+h_run() { # id, description, lit filter
+  local id=$1 desc=$2 filter=$3
+  for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
+  if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
+  local t0=$(date +%s)
+  if ! ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > "$WORK/build.log" 2>&1; then
+    echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; return
+  fi
+  "$LIT" -v "$BUILD/test" --filter "$filter" > "$WORK/lit.log" 2>&1
+  local rc=$? failed how
+  failed=$(grep -m1 -E '^FAIL: ' "$WORK/lit.log" | sed 's/^FAIL: NVFP4 :: //; s/ (.*//')
+  how=$( (grep -m1 -E 'mismatch |outside write|HAZARD|FAULT|DEADLOCK' "$WORK/lit.log" ||
+          grep -m1 -E '(^|[^A-Z])FAIL ' "$WORK/lit.log") | sed 's/^# | *//; s/^[0-9]*: *//; s/  */ /g' | cut -c1-200)
+  if [[ $rc -eq 0 ]]; then
+    caught_all=0
+    echo "| $id | $desc | NOT CAUGHT ($filter passed) | |" >> "$WORK/table.md"
+  else
+    echo "| $id | $desc | \`$failed\` | ${how//|/\\|} |" >> "$WORK/table.md"
+  fi
+  tail -1 "$WORK/table.md"
+  echo "  ($(( $(date +%s) - t0 )) s)" >&2
+}
+
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
 for entry in "${MUTATIONS[@]}"; do
@@ -253,6 +298,11 @@ for entry in "${MUTATIONS[@]}"; do
   fi
   tail -1 "$WORK/table.md"
   echo "  ($secs s)" >&2
+done
+for entry in "${H_MUTATIONS[@]}"; do
+  IFS='|' read -r id desc filter <<< "$entry"
+  [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
+  h_run "$id" "$desc" "$filter"
 done
 echo
 cat "$WORK/table.md"

@@ -66,4 +66,24 @@ sed 's/target = "sm_100a"/target = "sm_90a"/' examples/any16.mlir > "$OUT/any16_
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm90.mlir" -o "$OUT/cubin/sm90_family.cubin"
 cp "$BUILD"/bin/nvfp4-hopper-bench "$OUT/bin/"
 cp scripts/hopper-device-run.sh "$OUT/"
+# The sm_90a epilogue options and the contiguous form (the suite's hopper-options part and
+# hopper-device-run.sh's timings): default families of 16 groups with bf16 C + alpha and
+# f32 C + alpha, 256 groups with f32 C + alpha (the global group table), the contiguous form
+# with 8 (f16), 64 (bf16, alpha), 256 (f32, alpha) and 1024 (f16) experts, any16 with
+# patched tensor maps (the 16-group bf16 C + alpha family is also the options' cost beside
+# sm90_family, the same op with f16 C and no alpha),
+# and DeepSeek-V3's up-projection in both forms (the contiguous one of the example, and 256
+# groups of the pointer-array form, f16 C, for nvfp4-hopper-bench and cuBLAS).
+for spec in "grouped 16 bf16 --alpha" "grouped 16 f32 --alpha" "grouped 256 f32 --alpha" \
+            "moe 8 f16" "moe 64 bf16 --alpha" "moe 256 f32 --alpha" "moe 1024 f16"; do
+  set -- $spec
+  python3 scripts/gen-ops.py "$1" "$2" --c "$3" ${4:-} --target sm_90a > "$OUT/sm90_$1_$2_$3.mlir"
+  "$BUILD"/bin/nvfp4-compile "$OUT/sm90_$1_$2_$3.mlir" -o "$OUT/cubin/sm90_$1_$2_$3${4:+_alpha}.cubin"
+done
+sed 's/target = "sm_100a"/target = "sm_90a", nvfp4.patch_tmaps/' examples/any16.mlir > "$OUT/any16_sm90_patch.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_sm90_patch.mlir" -o "$OUT/cubin/sm90_patch.cubin"
+sed 's/target = "sm_100a"/target = "sm_90a"/' examples/moe_deepseek_up.mlir > "$OUT/moe_deepseek_up_sm90.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_up_sm90.mlir" -o "$OUT/cubin/sm90_moe_deepseek_up.cubin"
+python3 scripts/gen-ops.py grouped 256 --target sm_90a --name ds_grouped > "$OUT/sm90_grouped_256_f16.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/sm90_grouped_256_f16.mlir" -o "$OUT/cubin/sm90_grouped_256_f16.cubin"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"

@@ -2,8 +2,9 @@
  * the runtime (which packs the struct): the by-value parameter block of the generated
  * grouped-matmul kernels and the self-describing metadata table carried in the cubin.
  *
- * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (DESIGN.md §5); the
- * lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to pack.
+ * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (docs/design.md, "The kernel
+ * ABI"); the lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to
+ * pack.
  *
  * ABI version 2. A kernel compiled for G groups reads a *group table*:
  *
@@ -172,7 +173,10 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  * `rows` tokens (1 <= rows <= tile_n) runs MMAs of N = the smallest n_align * 2^i >= rows,
  * or tile_n when that is not below tile_n; A map slot 0 has box rows tile_n / cta_group,
  * slot NVFP4_ABI_MOE_TMAP_LADDER + i box rows n_align * 2^i / cta_group. Returns the
- * number of ladder maps (the n_align * 2^i below tile_n). */
+ * number of ladder maps (the n_align * 2^i below tile_n). A BALANCED_N variant (sm_90a)
+ * splits an expert's rows into equal tiles of T = 16 j rows instead (as the runtime splits
+ * a group, nvfp4rt_group_tile_n) and loads a token tile as one box per set bit i of j from
+ * ladder map i (or slot 0 when T is tile_n): the same maps. */
 static inline uint32_t nvfp4_abi_moe_ladder(uint32_t tile_n, uint32_t n_align) {
   uint32_t n = 0;
   for (uint32_t v = n_align; v && v < tile_n; v *= 2) ++n;

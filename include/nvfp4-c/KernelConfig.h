@@ -195,9 +195,10 @@ typedef struct MlirNvfp4Sm90Plan {
  * rows costs W (T + D) - S (W - 128) T token-row-weights, D = decode rows (the weights of a
  * tile are decoded once whatever T, which costs about what D more token rows would), S = the
  * share of a token row's cost a wider weight tile does not repeat (a token row is decoded
- * once per tile). Fitted on an H200 (docs/performance.md). */
-#define MLIR_NVFP4_SM90_DECODE_ROWS 70u
-#define MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE 900u
+ * once per tile). Fitted with the runtime's device model on the 24 times of the default
+ * family on B1..B4 measured on an H200 (docs/performance.md, runtime/src/plan.c). */
+#define MLIR_NVFP4_SM90_DECODE_ROWS 48u
+#define MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE 870u
 
 typedef struct MlirNvfp4KernelConfig {
   MlirNvfp4VariantSpec spec;
@@ -247,6 +248,11 @@ typedef struct MlirNvfp4KernelConfig {
    * the scan scratch (one pair of u32 per thread); the tensor maps of its parameter block
    * (5, plus nLadder A maps of smaller N-role boxes for a DYNAMIC_N variant). */
   uint32_t scheduleOffset, scheduleBytes, scanOffset;
+  /* sm_90a: the records live in the CTA's slice of the workspace (workspacePerCta bytes at
+   * workspace + CTA index x workspacePerCta; its shared memory is the pipeline's) and the
+   * scan scratch at scanOffset aliases the decoded token ring, unused until the roles
+   * start */
+  bool scheduleInWorkspace;
   uint32_t numTmaps, nLadder;
 
   /* The planner's tables (for printing, tests and the docs). */

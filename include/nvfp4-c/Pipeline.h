@@ -81,8 +81,8 @@ static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
   result->structSize = sizeof *result;
 }
 
-/* Runs the lowering (and the emulation or proxy rewrite) on `module` in place, then serialises the
- * single kernel it produces. The module's context needs the dialects and LLVM IR
+/* Runs the lowering (and the emulation or proxy rewrite, for an sm_100a op only) on `module`
+ * in place, then serialises the single kernel it produces. The module's context needs the dialects and LLVM IR
  * translations of mlirNvfp4RegisterAllUpstream; no pass registration is needed (every
  * pass is created directly). `result` must have been initialised (structSize sizeof or 0):
  * for a structSize below the 2.0 layout, of the result or of the options, it fails without
@@ -91,6 +91,12 @@ static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                                             const MlirNvfp4CompileOptions *options,
                                                             MlirNvfp4CompileResult *result);
+
+/* The first nvfp4 op in `module` whose `target` is not "sm_100a", or a null operation. The
+ * emulation and proxy builds rewrite the tcgen05 ops of an sm_100a kernel for sm_90a; any
+ * other target's kernel has none, so mlirNvfp4CompileModule refuses `emulate` or `proxy`
+ * (a diagnostic at this op, and the log) rather than hand back that kernel unchanged. */
+MLIR_CAPI_EXPORTED MlirOperation mlirNvfp4FindNonSm100aOp(MlirOperation module);
 
 /* Frees what mlirNvfp4CompileModule allocated in `result`. */
 MLIR_CAPI_EXPORTED void mlirNvfp4CompileResultDestroy(MlirNvfp4CompileResult *result);

@@ -226,17 +226,10 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   }
 
   /* `nvfp4.patch_tmaps` (a unit attribute on the op): the kernels can patch their own
-   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS). Only the sm_100a
-   * kernel (and its sm_90a retargetings) implements it; the contiguous form's handful of
-   * shared maps are never patched. */
+   * tensor maps from raw pointers (KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS); the contiguous
+   * form's handful of shared maps are never patched. */
   const bool patchTmaps = !moe && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("nvfp4.patch_tmaps")));
-  if (patchTmaps && info != &kSm100) {
-    nvfp4EmitError(loc, "nvfp4-lower-grouped-matmul: 'nvfp4.patch_tmaps' is implemented by "
-                        "the sm_100a kernel only, not by target \"sm_90a\"");
-    free(family);
-    return false;
-  }
   char *text = skeleton(base, family, names, info, patchTmaps);
   MlirOperation gpuModule = {NULL};
   if (text)
@@ -265,7 +258,7 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     kbInit(&b, ctx, loc, body, entry);
     if (family->variants[i].spec.target == MLIR_NVFP4_TARGET_SM90A)
       nvfp4BuildSm90Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
-                           "nvfp4_dyn_smem");
+                           "nvfp4_dyn_smem", patchTmaps);
     else
       nvfp4BuildSm100Kernel(&b, &family->variants[i], mlirBlockGetArgument(entry, 0),
                             "nvfp4_dyn_smem", patchTmaps);

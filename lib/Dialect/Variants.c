@@ -19,8 +19,19 @@ static intptr_t failWith(char *msg, size_t size, const char *text, MlirStringRef
   return -1;
 }
 
+/* An sm_90a kernel that patches its tensor maps (`nvfp4.patch_tmaps`) selects every map
+ * between the parameter block and its copies at run time; in the 640 / 512-thread kernels
+ * whose consumers have 120 or 208 registers (the 192-weight, 192-token and stream-K
+ * variants) those values spill (16-52 bytes), so only swap_n128 and swap_n64 (160) have
+ * room for them. */
+static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
+  return (s->tileM == 0 || s->tileM == 128) && s->tileN <= 128 && !s->streamK;
+}
+
 static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
                                     intptr_t max, char *msg, size_t msgSize) {
+  const bool patch = !mlirAttributeIsNull(attrOf(op, "nvfp4.patch_tmaps")) &&
+                     !mlirNvfp4IsMoeMatmul(op);
   uint32_t tileN = MLIR_NVFP4_DEFAULT_TILE_N, stages = 0;
   MlirAttribute a = attrOf(op, "tile_n");
   if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
@@ -34,9 +45,19 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
       mlirStringRefEqual(mlirStringAttrGetValue(a), mlirStringRefCreateFromCString("sm_90a")))
     target = MLIR_NVFP4_TARGET_SM90A;
   a = attrOf(op, "variants");
-  if (mlirAttributeIsNull(a))
-    return (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
-                                                          max > 0 ? (uint32_t)max : 0);
+  if (mlirAttributeIsNull(a)) {
+    intptr_t n = (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
+                                                                max > 0 ? (uint32_t)max : 0);
+    /* the stream-K schedule cuts its shares from the group table: nvfp4.moe_matmul's
+     * default family is the persistent variants; with patched tensor maps, the sm_90a
+     * family is the variants with room for them */
+    intptr_t kept = 0;
+    for (intptr_t i = 0; i < n; ++i)
+      if (!(mlirNvfp4IsMoeMatmul(op) && out[i].streamK) &&
+          !(patch && target == MLIR_NVFP4_TARGET_SM90A && !sm90PatchFits(&out[i])))
+        out[kept++] = out[i];
+    return kept;
+  }
   if (!mlirAttributeIsAArray(a)) {
     if (msg && msgSize) snprintf(msg, msgSize, "'variants' must be an array of strings");
     return -1;
@@ -62,6 +83,12 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
                       "ab2_/swap2_ for a CTA pair and _st for direct stores; N in 64, 128, "
                       "192, 256)", s);
     out[i].target = target;
+    if (patch && target == MLIR_NVFP4_TARGET_SM90A && !sm90PatchFits(&out[i]))
+      return failWith(msg, msgSize,
+                      "variant '%.*s' cannot patch its tensor maps (nvfp4.patch_tmaps) on "
+                      "sm_90a: its consumer warpgroups have no registers left for the maps' "
+                      "selection (the 64K-register file over 640 or 512 threads); swap_n128 "
+                      "and swap_n64 can", s);
   }
   return n;
 }

@@ -3,7 +3,7 @@
  * On the first violated rule they emit one error at the op's location naming the group
  * and operand, and return failure.
  *
- * Rules of nvfp4.grouped_matmul (DESIGN.md §3):
+ * Rules of nvfp4.grouped_matmul (docs/ops.md):
  *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS,
  *     and an optional alpha: rank-1 f32 of G elements;
  *   - a, b: rank-2 f4E2M1FN (M x K, N x K); sfa, sfb: rank-5 f8E4M3FN

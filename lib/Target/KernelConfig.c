@@ -340,6 +340,23 @@ static bool fitStages(const MlirNvfp4KernelConfig *cfg, uint32_t requested, uint
   return true;
 }
 
+/* The contiguous form on sm_90a (docs/kernel-sm90a.md): the shared maps of the parameter
+ * block with the N-role box ladder (a token tile of T = 16 j rows is loaded as one box per
+ * set bit of j, or the tile_n box), the expert schedule in the CTA's slice of the workspace
+ * (16 bytes per expert and the tile total: up to 16 KB, which the pipeline's shared memory
+ * cannot spare) and the scan scratch in the decoded token ring (the roles start after the
+ * schedule is built). */
+static void planSm90Contiguous(MlirNvfp4KernelConfig *cfg) {
+  cfg->scheduleBytes = MLIR_NVFP4_MOE_RECORD_BYTES * (cfg->numGroups + 1u);
+  cfg->scheduleInWorkspace = true;
+  cfg->scheduleOffset = 0;
+  cfg->scanOffset = cfg->sm90.decodedOffset; /* 8 x 640 bytes, below 3 decoded buffers */
+  cfg->nLadder = nvfp4_abi_moe_ladder(cfg->tileN, cfg->nAlign);
+  cfg->numTmaps = NVFP4_ABI_MOE_TMAP_LADDER + cfg->nLadder;
+  cfg->paramBytes = nvfp4_abi_moe_param_bytes(cfg->numTmaps);
+  cfg->workspacePerCta = roundUp(cfg->scheduleBytes, 128u);
+}
+
 /* Swap-AB only: the weights (B) are decoded into wgmma A register fragments, 64 rows per
  * consumer warpgroup; the tokens (A), sized per group (a multiple of 16 up to tileN), are
  * decoded into the wgmma B operand in shared memory. One stage holds the raw operands
@@ -354,6 +371,10 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   if (spec.ctaGroup != 1) return fail(msg, msgSize, "the sm_90a kernel has no CTA-pair variant");
   if (spec.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "the sm_90a kernel has the TMA-store epilogue only");
+  if (spec.tileN == 256)
+    return fail(msg, msgSize, "sm_90a token tiles are at most 192: a wgmma m64n256k16's 128 "
+                              "accumulator registers must fit the entry budget, 65536 / 512 "
+                              "threads = 128 registers");
   if (spec.tileN != 64 && spec.tileN != 128 && spec.tileN != 192)
     return fail(msg, msgSize, "tile_n of an sm_90a variant (its largest token tile, the wgmma N) "
                               "must be 64, 128 or 192");
@@ -366,11 +387,16 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
                               "threads) has token tiles up to 128: a wgmma m64n192k16 needs "
                               "more registers than 640 threads start with");
   if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
-  if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY)
-    return fail(msg, msgSize, "the sm_90a kernel has the pointer-array form only "
-                              "(nvfp4.grouped_matmul, not nvfp4.moe_matmul)");
-  if (spec.output != MLIR_NVFP4_OUTPUT_F16 || spec.alpha)
-    return fail(msg, msgSize, "the sm_90a kernel's epilogue stores f16 C without alpha");
+  if (spec.output != MLIR_NVFP4_OUTPUT_F16 && spec.output != MLIR_NVFP4_OUTPUT_BF16 &&
+      spec.output != MLIR_NVFP4_OUTPUT_F32)
+    return fail(msg, msgSize, "unknown output type");
+  if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY && spec.form != MLIR_NVFP4_FORM_CONTIGUOUS)
+    return fail(msg, msgSize, "unknown form");
+  const bool contiguous = spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  if (contiguous && spec.streamK)
+    return fail(msg, msgSize, "the stream-K schedule (_sk) is built for the pointer-array form "
+                              "(nvfp4.grouped_matmul): its shares are cut from the group table, "
+                              "which nvfp4.moe_matmul does not have");
 
   const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2;
   const uint32_t kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
@@ -430,6 +456,10 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
      * 96 (measured on an H200 against consumers 128 / decoder 72: B1 140.1 against 143.6 us;
      * more cannot be had: setmaxnreg.dec cannot raise a count above the entry budget). */
     p->producerRegs = 24, p->consumerRegs = 120, p->decoderRegs = 96;
+    /* f32 C with the stream-K schedule: the staging's second pass keeps half the
+     * accumulator live through the first pass's stores, which spilled at 120 (72 bytes):
+     * consumers 128, decoder 72, as measured 2 % slower on B1 with f16 C */
+    if (spec.streamK && spec.output == MLIR_NVFP4_OUTPUT_F32) p->consumerRegs = 128, p->decoderRegs = 72;
   } else if (spec.tileN > 128) {
     /* 512 threads start with 128 registers (65 536): 128 x 24 + 256 x 208 + 128 x 72 */
     p->producerRegs = 24, p->consumerRegs = 208, p->decoderRegs = 72;
@@ -437,14 +467,16 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     /* 640 threads start with 96 registers (61 440): 128 x 40 + 256 x 160 + 256 x 56 */
     p->producerRegs = 40, p->consumerRegs = 160, p->decoderRegs = 56;
   }
-  /* C staging: one box column (64 C columns = one warpgroup's weights) per consumer
-   * warpgroup, tileN rows; stored as boxes of 16 rows. */
+  /* C staging: tileN rows of 128 bytes per consumer warpgroup, one 128-byte box column of
+   * its 64 weight columns (f16 / bf16) stored as boxes of 16 rows. f32 C fills the same
+   * bytes as two box columns of 32 weight columns and tileN / 2 token rows, in one or two
+   * passes (Sm90/Epilogue.c): twice the staging would cost swap_n128 a pipeline stage. */
+  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  cfg->storeBoxCols = 128u / cfg->cElemBytes;
   cfg->stagingBuffers = p->consumerGroups;
   cfg->stagingRows = MLIR_NVFP4_SM90_STORE_ROWS;
   cfg->stagingBoxes = spec.tileN / MLIR_NVFP4_SM90_STORE_ROWS;
   cfg->stagingBytes = cfg->stagingRows * MLIR_NVFP4_STORE_COLS * 2u * cfg->stagingBoxes;
-  cfg->cElemBytes = 2u; /* f16 C */
-  cfg->storeBoxCols = 64u;
 
   const uint32_t lutBytes = 256u * 4u;
   const uint32_t maxDecoded = 4u;
@@ -489,6 +521,7 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->costTokenSharePermille = MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE;
   cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
+  if (contiguous) planSm90Contiguous(cfg);
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
    * the smallest of the next evens out the CTAs' totals */
   cfg->snakeOrder = !spec.streamK;
@@ -550,6 +583,8 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
           cfg->paramBytes);
   if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS)
     fprintf(f, ", %u tensor maps (%u N-role box ladder)", cfg->numTmaps, cfg->nLadder);
+  if (cfg->scheduleInWorkspace)
+    fprintf(f, ", expert schedule in the workspace (%u bytes per CTA)", cfg->workspacePerCta);
   fprintf(f, "\n");
 }
 

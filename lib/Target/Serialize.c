@@ -25,6 +25,7 @@
 #include "Ptxas.h"
 #include "TargetLog.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Pass.h"
 #include "nvfp4-c/Passes.h"
@@ -220,6 +221,43 @@ static void cacheStore(const MlirNvfp4CompileOptions *o, Outcome *out) {
   free(note);
 }
 
+/* ---- the emulation and proxy rewrite sm_100a kernels only -------------------------------- */
+
+static MlirWalkResult findNonSm100a(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length < 6 || strncmp(name.data, "nvfp4.", 6) != 0) return MlirWalkResultAdvance;
+  MlirAttribute t = mlirOperationGetAttributeByName(op, str("target"));
+  if (mlirAttributeIsNull(t) || !mlirAttributeIsAString(t) ||
+      mlirStringRefEqual(mlirStringAttrGetValue(t), str("sm_100a")))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)user = op;
+  return MlirWalkResultInterrupt;
+}
+
+MlirOperation mlirNvfp4FindNonSm100aOp(MlirOperation module) {
+  MlirOperation bad = {NULL};
+  mlirOperationWalk(module, findNonSm100a, &bad, MlirWalkPreOrder);
+  return bad;
+}
+
+/* False (a diagnostic at the op, and the log) when an emulation or proxy build is asked of
+ * an op whose kernel has no tcgen05 op to rewrite. */
+static bool rewritesSm100aOnly(MlirOperation module, const MlirNvfp4CompileOptions *o,
+                               MlirNvfp4CompileResult *r) {
+  MlirOperation bad = mlirNvfp4FindNonSm100aOp(module);
+  if (!(o->emulate || o->proxy) || mlirOperationIsNull(bad)) return true;
+  MlirStringRef t =
+      mlirStringAttrGetValue(mlirOperationGetAttributeByName(bad, str("target")));
+  char msg[320];
+  snprintf(msg, sizeof msg,
+           "the %s build rewrites the tcgen05 ops of an sm_100a kernel for sm_90a, but this "
+           "op's target is \"%.*s\", whose kernel has none",
+           o->emulate ? "emulation" : "proxy", (int)t.length, t.data);
+  mlirEmitError(mlirOperationGetLocation(bad), msg);
+  nvfp4Logf(&r->log, "nvfp4: %s\n", msg);
+  return false;
+}
+
 /* ---- the whole --------------------------------------------------------------------------- */
 
 static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outcome *out) {
@@ -228,6 +266,7 @@ static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outc
     nvfp4Logf(&r->log, "nvfp4: the emulation and proxy targets are exclusive\n");
     return false;
   }
+  if (!rewritesSm100aOnly(module, o, r)) return false;
   const bool cached = o->cacheDir && !o->stopAfterLowering;
   if (cached && cacheLookup(module, o, out)) return true;
   if (!lower(module, o, r)) return false;

@@ -1,6 +1,6 @@
 /* host.c — host-only helpers: FP4/E4M3/FP16 codecs, blocked scale-factor layout, the
- * SplitMix64 generator, the PROBLEM.md cases, random and edge-case shapes, the input
- * generator (optionally padded C stride), the tolerance check and the check for writes
+ * SplitMix64 generator, the named cases of docs/format.md, random and edge-case shapes, the
+ * input generator (optionally padded C stride), the tolerance check and the check for writes
  * outside C's M x N region. Pure C11, no driver. */
 #include <math.h>
 #include <stdio.h>
@@ -439,6 +439,11 @@ void nvfp4h_check_tolerance(nvfp4h_c_type t, double *atol, double *rtol) {
   *rtol = t == NVFP4H_C_BF16 ? 8e-3 : NVFP4H_CHECK_RTOL;
 }
 
+double nvfp4h_alpha_atol(double atol, float alpha) {
+  const double a = fabs((double)alpha);
+  return a > 1.0 || a < 1.0 / 256.0 ? atol * a : atol;
+}
+
 int nvfp4h_check_elem_(nvfp4h_check_result *r, uint32_t group, uint32_t row, uint32_t col,
                        float g, float f, double atol, double rtol) {
   int bad;
@@ -511,6 +516,7 @@ void nvfp4h_check_group(const nvfp4h_group_data *d, const uint16_t *got, const u
                         uint32_t group, nvfp4h_check_result *r) {
   double atol, rtol;
   nvfp4h_check_tolerance(d->c_type, &atol, &rtol);
+  atol = nvfp4h_alpha_atol(atol, d->alpha);
   nvfp4h_check_typed(got, d->ldc, ref, d->ldc, d->m, d->n, d->c_type, group, atol, rtol, r);
   nvfp4h_check_outside_ex(got, d->c, d->m, d->n, d->ldc, d->c_guard, nvfp4h_c_bytes(d->c_type),
                           group, r);

@@ -271,17 +271,17 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
                         "moe plan: kernel '%s' needs clusters of %u CTAs, the device has %u SMs",
                         meta->kernel_name, meta->cluster[0], sms);
-  /* emulation workspace: grown (never per launch) when a larger grid needs more */
+  /* the workspace (emulation: Tensor Memory; native sm_90a: each CTA's expert schedule,
+   * written before it is read): grown (never per launch) when a larger grid needs more */
   uint64_t ws = pl->workspace, ws_bytes = pl->workspace_bytes, new_ws = 0;
-  if ((meta->flags & NVFP4_META_FLAG_EMULATION) &&
-      (uint64_t)meta->workspace_per_cta * grid > ws_bytes) {
+  if (meta->workspace_per_cta && (uint64_t)meta->workspace_per_cta * grid > ws_bytes) {
     if ((st = make_current(pl->mod)) != NVFP4RT_STATUS_OK) return st;
     CUdeviceptr d = 0;
     const uint64_t need = (uint64_t)meta->workspace_per_cta * grid;
     CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)need);
     if (r != CUDA_SUCCESS)
       return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
-                                   "emulation workspace of %llu bytes", (unsigned long long)need);
+                                   "workspace of %llu bytes", (unsigned long long)need);
     ws = new_ws = d;
     ws_bytes = need;
   }
@@ -323,7 +323,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
     if (r != CUDA_SUCCESS) {
       NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
       return nvfp4rt_set_cu_error_(r, "cuCtxSynchronize", __FILE__, __LINE__, "%s",
-                                   "before freeing the outgrown emulation workspace");
+                                   "before freeing the outgrown workspace");
     }
     NVFP4RT_CU(cuMemFree)((CUdeviceptr)pl->workspace);
   }

@@ -235,14 +235,15 @@ int nvfp4h_moe_check(const nvfp4h_moe_problem *p, const void *got, int threads,
         const uint32_t e = claim[i];
         if (nvfp4h_check_elem_(&scratch, e, row, col, gv,
                                nvfp4h_c_load(ref[e], (size_t)(row - start[e]) * p->n + col,
-                                             p->c_type), atol, rtol)) {
+                                             p->c_type), nvfp4h_alpha_atol(atol, p->alpha[e]),
+                               rtol)) {
           pick = e;
           break;
         }
       }
       nvfp4h_check_elem_(r, pick, row, col, gv,
                          nvfp4h_c_load(ref[pick], (size_t)(row - start[pick]) * p->n + col,
-                                       p->c_type), atol, rtol);
+                                       p->c_type), nvfp4h_alpha_atol(atol, p->alpha[pick]), rtol);
     }
   }
   rc = 0;

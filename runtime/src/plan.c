@@ -309,49 +309,72 @@ uint32_t nvfp4rt_grid_size(const nvfp4_kernel_metadata *meta, uint32_t total_til
 /* ---- the variant heuristic ------------------------------------------------------------ */
 
 /* Device model: DRAM bandwidth, the shared-memory fill rate one SM sustains, and its FP4
- * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4);
- * native sm_90a kernels: H200 (4.8 TB/s, 132 SMs). The kernel's own constants come from its
- * metadata record (the planner's cost model, KernelConfig.h): a native sm_90a tile's time is
- * that of T + cost_decode_rows (70) token rows at 4.8 TFLOP/s per SM: the weights of a tile
- * are decoded once per tile whatever its token width T, which costs about what 70 more token
- * rows would (fitted to the three variants' B1..B4 times on an H200, docs/performance.md:
- * within 20 %, and the fastest variant of each case ranked first). A token row is decoded
- * once per tile, whatever the tile's weight rows, and a third consumer warpgroup hides more
- * of the decode: a token row of a 192-weight tile (swap_n128_m192) costs
- * 1 + 0.1 x 64 / 128 = 1.05 times one of a 128-weight tile, not 1.5 (cost_token_share 900
- * per mille, fitted to the four variants' B1..B4 times on the H200, so that the fastest is
- * chosen on each). sm_90 emulation cubins are timed as if the MMA were free. */
+ * block-scaled MMA rate (dense). sm_100: B200 (7.68 TB/s, 148 SMs, ~10 PFLOP/s FP4).
+ * sm_90 emulation cubins are timed as if the MMA were free.
+ *
+ * Native sm_90a kernels: H200 (4.8 TB/s, 132 SMs), calibrated on the times measured there
+ * (docs/performance.md, 2026-12-03: the six variants of the default family on B1..B4, 24
+ * times; test/Runtime/sm90-plan.test holds them). A tile of W weights and T tokens costs
+ * W (T + D) - S (W - 128) T token-row-weights at 5.0 TFLOP/s per SM, plus 1.2 us: its
+ * weights are decoded once per tile whatever T, worth D = 48 token rows, and a token row is
+ * decoded once per tile whatever W, so a 192-weight tile pays S = 0.87 of a token row's cost
+ * at 128 weights once. D and S are the kernel's own (the planner's cost model, KernelConfig.h,
+ * which also splits the stream-K work with them): the metadata record carries them
+ * (cost_decode_rows, cost_token_share per mille). Tiles go to the CTAs in the kernel's
+ * snake order; a launch costs a fixed 5.5 us (launch, pipeline fill, the last tiles' epilogues), a stream-K one 9 us
+ * more (the partial sums, more tile starts per CTA). Fitted by least squares on the
+ * logarithms: every modelled time within 4.5 % of the measured one (3 % rms), the fastest
+ * variant chosen on each case; on the stream-K variants of the other widths, measured a
+ * day earlier and not fitted, within -19 .. +16 %. A stream-K CTA also works 5 % slower
+ * than a persistent one (its stage-granular loop, no snake order for the weights' reuse):
+ * measured on DeepSeek-V3's MoE up-projection (256 groups, 22 to 43 tiles per CTA,
+ * 2026-12-05), where swap_n128_m192_sk took 2497 us and 1834 us against swap_n128_m192's
+ * 2314 us and 1676 us at 2048 and 512 tokens, while its balance wins only where each CTA
+ * has few tiles (B1: 136.7 against 139.2 us). */
 typedef struct device_model {
   double dram_bps, sm_bps, sm_flops, tile_overhead_s;
   uint32_t decode_rows; /* token rows the per-tile weight decode costs (the record's) */
   double token_share;   /* of a token row's cost at 128 weight rows, the part a wider
                            weight tile does not repeat (the record's) */
   double stream_k_fixup_s; /* the fixed cost of a stream-K launch (native sm_90a) */
+  double stream_k_work;    /* a stream-K CTA's time per unit of work, relative to the
+                              persistent schedule's (native sm_90a) */
+  double launch_s;      /* the fixed cost of every launch (native sm_90a) */
+  int snake;            /* tiles dealt in the kernel's snake order (native sm_90a) */
 } device_model;
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
   device_model d = {0};
+  d.tile_overhead_s = 0.5e-6;
+  d.stream_k_work = 1.0;
   if (m->target_sm == 100) {
     d.dram_bps = 7.68e12 * 0.85;
     d.sm_flops = 10.0e15 / 148.0;
   } else if (!(m->flags & NVFP4_META_FLAG_EMULATION)) {
     d.dram_bps = 4.8e12 * 0.85;
-    d.sm_flops = 4.8e12;
+    d.sm_flops = 5.0e12;
     d.decode_rows = m->cost_decode_rows;
     d.token_share = m->cost_token_share / 1000.0;
-    /* fitted to swap_n128_m192_sk on the H200 (B1..B4 136.0 / 84.5 / 41.0 / 24.9 us against
-     * 145 / 82 / 29 / 13 us of this model's balanced share): a fixed cost of a stream-K
-     * launch in this model's units, so that it is chosen only where its balance gains more
-     * (B1; docs/performance.md) */
-    d.stream_k_fixup_s = 16e-6;
+    d.tile_overhead_s = 1.2e-6;
+    d.stream_k_fixup_s = 9e-6;
+    d.stream_k_work = 1.05;
+    d.launch_s = 5.5e-6;
+    d.snake = 1;
   } else {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;
   }
   /* one SM fills its shared memory at about 2.5x its share of DRAM bandwidth */
   d.sm_bps = 2.5 * d.dram_bps / (sm_count ? sm_count : 1);
-  d.tile_overhead_s = 0.5e-6;
   return d;
+}
+
+/* The CTA (cluster) that runs tile `i` of the schedule: round robin, or in the snake order
+ * of the sm_90a kernels (pass p over the CTAs runs backwards when p is odd). */
+static uint32_t tile_cta(uint64_t i, uint32_t clusters, int snake) {
+  const uint64_t pass = i / clusters;
+  const uint32_t c = (uint32_t)(i % clusters);
+  return snake && (pass & 1u) ? clusters - 1u - c : c;
 }
 
 static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group *groups,
@@ -387,8 +410,7 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
       double flops = 2.0 * rows * G->k / m->cta_group;
       double time = (bytes / d.sm_bps > flops / d.sm_flops ? bytes / d.sm_bps : flops / d.sm_flops) +
                     d.tile_overhead_s;
-      uint32_t cluster = (L->tile_start[s] + t) % clusters;
-      cta_time[cluster] += time;
+      cta_time[tile_cta((uint64_t)L->tile_start[s] + t, clusters, d.snake)] += time;
     }
   }
   double worst = 0;
@@ -397,10 +419,11 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
      * (split tiles' partial sums through the workspace, more tile starts per CTA) */
     double sum = 0;
     for (uint32_t c = 0; c < clusters; c++) sum += cta_time[c];
-    worst = sum / clusters + d.stream_k_fixup_s;
+    worst = sum / clusters * d.stream_k_work + d.stream_k_fixup_s;
   }
   for (uint32_t c = 0; !(m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && c < clusters; c++)
     if (cta_time[c] > worst) worst = cta_time[c];
+  worst += d.launch_s;
   double dram = dram_bytes / d.dram_bps;
   return worst > dram ? worst : dram;
 }

@@ -5,8 +5,8 @@
  * padding and the guard row are unchanged).
  *
  *   nvfp4-run --cpu KERNEL.so --moe E,M,N,K [--tokens T] [--routing NAME] [--seed S]
- *             [--full-range] [--ldc-pad P] [--variant V] [--sms N] [--schedule-seed S]
- *             [--reroutes R] [--max-reports N] [--threads T] [--json]
+ *             [--full-range] [--ldc-pad P] [--alpha-values V,...] [--variant V] [--sms N]
+ *             [--schedule-seed S] [--reroutes R] [--max-reports N] [--threads T] [--json]
  *
  * --reroutes R launches R more times with the same parameter block after writing a new
  * routing (offsets and the scale-factor layout that goes with it) into the same buffers
@@ -28,7 +28,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv);
 
 static void usage(FILE *f) {
   fprintf(f, "usage: nvfp4-run --cpu KERNEL.so --moe E,M,N,K [--tokens T] [--routing NAME]\n"
-             "                 [--seed S] [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
+             "                 [--seed S] [--full-range] [--ldc-pad P] [--alpha-values V,...]\n"
+             "                 [--variant NAME|INDEX]\n"
              "                 [--sms N] [--schedule-seed S] [--reroutes R] [--max-reports N]\n"
              "                 [--threads T] [--json]\n"
              "  routings: random empty one balanced decreasing beyond (default random)\n"
@@ -38,12 +39,19 @@ static void usage(FILE *f) {
 /* One launch on the current routing: C reset, simulated, checked. Returns the exit code. */
 static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *block,
                             uint32_t grid, nvfp4h_moe_problem *p, void *c,
-                            const nvfp4sim_options *opts, int threads, int json, const char *label) {
+                            const nvfp4sim_range *workspace, const nvfp4sim_options *opts,
+                            int threads, int json, const char *label) {
   memcpy(c, p->c, p->c_alloc_bytes);
-  nvfp4sim_range writable = {c, p->c_alloc_bytes, "C"};
+  /* C, and the workspace (a native sm_90a kernel's expert schedules) refilled with garbage:
+   * the kernel must write what it reads there at every launch */
+  nvfp4sim_range writable[2] = {{c, p->c_alloc_bytes, "C"}, {NULL, 0, NULL}};
+  if (workspace->bytes) {
+    memset((void *)(uintptr_t)workspace->base, 0xA5, workspace->bytes);
+    writable[1] = *workspace;
+  }
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
-  if (grid) nvfp4sim_launch(mod, v, block, grid, &writable, 1, opts, &res);
+  if (grid) nvfp4sim_launch(mod, v, block, grid, writable, workspace->bytes ? 2 : 1, opts, &res);
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", res.message);
     return CPU_ERROR;
@@ -93,7 +101,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   const char *path = NULL, *variant = NULL, *moe = NULL;
   uint64_t seed = 1111, sched = 1;
   uint32_t ldc_pad = 0, sms = 4, max_reports = 10, tokens = UINT32_MAX, reroutes = 0;
-  int full = 0, json = 0, threads = 0, routing = NVFP4H_ROUTE_RANDOM;
+  int full = 0, json = 0, threads = 0, routing = NVFP4H_ROUTE_RANDOM, nalphas = 0;
+  float alphas[RUN_MAX_ALPHAS];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (usage(stderr), exit(CPU_ERROR), (char *)0))
@@ -115,6 +124,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
     else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--full-range")) full = 1;
+    else if (!strcmp(a, "--alpha-values")) nalphas = run_parse_alphas(NEXT(), alphas);
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     else { fprintf(stderr, "nvfp4-run --cpu: unknown argument %s in --moe mode\n", a); usage(stderr); return CPU_ERROR; }
@@ -145,7 +155,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   int rc = CPU_ERROR;
   nvfp4h_moe_problem p;
   memset(&p, 0, sizeof p);
-  void *c = NULL, *block = NULL;
+  void *c = NULL, *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
   const nvfp4_kernel_metadata *m0 = &table->variants[0];
   if (m0->form != NVFP4_META_FORM_CONTIGUOUS || m0->max_groups != e) {
@@ -163,6 +173,8 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
             gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
+  if (run_apply_alphas(alphas, nalphas, gopts.alpha, p.alpha, sizeof *p.alpha, p.num_experts) != 0)
+    goto done;
   c = aligned_alloc(64, (p.c_alloc_bytes + 63) / 64 * 64);
   if (!c) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
   nvfp4rt_moe_problem args = {
@@ -205,15 +217,22 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
       goto done;
     }
   }
-  if (nvfp4rt_moe_param_pack(meta, &args, 0, 0, block, meta->param_bytes) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
-    goto done;
-  }
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, &args);
   const uint32_t grid = nvfp4rt_grid_size(meta, (uint32_t)tiles, sms);
   if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
     fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
             meta->kernel_name, meta->cluster[0], sms);
+    goto done;
+  }
+  /* the workspace a native sm_90a kernel keeps its expert schedules in (per CTA) */
+  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid, "the expert schedules"};
+  if (ws.bytes && !(ws.base = workspace = malloc(ws.bytes))) { /* freed at done */
+    fprintf(stderr, "nvfp4-run --cpu: out of host memory\n");
+    goto done;
+  }
+  if (nvfp4rt_moe_param_pack(meta, &args, (uint64_t)(uintptr_t)ws.base, ws.bytes, block,
+                             meta->param_bytes) != NVFP4RT_STATUS_OK) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
     goto done;
   }
   if (!json) {
@@ -234,7 +253,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
       {block, (meta->param_bytes + 63) / 64 * 64, "the parameter block"}};
   nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, readable,
                            7, 0};
-  rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, "launch");
+  rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, "launch");
   for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);
     nvfp4h_moe_route(route, seed + 1 + r, p.num_experts, p.m, tokens, p.offsets);
@@ -242,13 +261,14 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     char label[64];
     snprintf(label, sizeof label, "reroute %u (%s)", r + 1, nvfp4h_moe_routing_name(route));
     opts.schedule_seed = sched + 1 + r;
-    rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &opts, threads, json, label);
+    rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, label);
   }
   if (!json) printf("result   %s\n", rc == CPU_PASS ? "PASS" : "FAIL");
 
 done:
   free(c);
   free(block);
+  free(workspace);
   nvfp4h_moe_problem_free(&p);
   nvfp4sim_module_destroy(mod);
   return rc;

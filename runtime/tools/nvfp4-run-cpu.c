@@ -5,9 +5,10 @@
  * driver and no GPU are involved.
  *
  *   nvfp4-run --cpu KERNEL.so (--case ... | --groups ...) [--variant V] [--seed S]
- *             [--full-range] [--ldc-pad P] [--sms N] [--schedule-seed S] [--max-reports N]
- *             [--threads T] [--cluster-order forward|reverse|shuffled] [--resident R]
- *             [--launches N] [--json] [--no-check] [--trace]
+ *             [--full-range] [--ldc-pad P] [--alpha-values V,...] [--sms N]
+ *             [--schedule-seed S] [--max-reports N] [--threads T]
+ *             [--cluster-order forward|reverse|shuffled] [--resident R] [--launches N]
+ *             [--json] [--no-check] [--trace]
  *
  * --sms is the simulated SM count (grid = min(SMs, tiles) CTAs, rounded to whole CTA
  * pairs; few SMs give every CTA many tiles, so ring reuse and its hazards are exercised);
@@ -21,6 +22,8 @@
  * order. --launches N launches the kernel N times
  * with the same workspace, C refilled with its garbage before each, and checks the last: a
  * kernel must leave the workspace as the next launch needs it (the stream-K counters).
+ * --alpha-values gives group g the value g mod count of the list (0, negative, 0x1p115, ...)
+ * instead of a generated alpha (run_common.h).
  *
  * Exit codes: 0 pass, 1 check failed, 2 usage or runtime error, 3 deadlock, 4 hazard or
  * illegal operation reported by the simulator. Numbers on the command line are checked
@@ -43,7 +46,7 @@ static void cpu_usage(FILE *f) {
   fprintf(f, "usage: nvfp4-run --cpu KERNEL.so (--case test:N|B1..B4|random:G|edge:G | --groups "
              "\"m,n,k;...\")\n"
              "                 [--variant NAME|INDEX] [--seed S] [--full-range] [--ldc-pad P]\n"
-             "                 [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
+             "                 [--alpha-values V,...] [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
              "                 [--cluster-order forward|reverse|shuffled] [--resident R]\n"
              "                 [--launches N] [--json] [--no-check] [--trace]\n"
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
@@ -82,7 +85,8 @@ int nvfp4_run_cpu(int argc, char **argv) {
   const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
   uint64_t seed = 1111, sched = 1;
   uint32_t ldc_pad = 0, sms = 4, max_reports = 10, launches = 1, resident = 0;
-  int full = 0, json = 0, check = 1, threads = 0, trace = 0;
+  int full = 0, json = 0, check = 1, threads = 0, trace = 0, nalphas = 0;
+  float alphas[RUN_MAX_ALPHAS];
   nvfp4sim_cluster_order order = NVFP4SIM_CLUSTERS_FORWARD;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -100,6 +104,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
     else if (!strcmp(a, "--resident")) resident = (uint32_t)run_parse_int(a, NEXT(), 1, 8);
     else if (!strcmp(a, "--full-range")) full = 1;
+    else if (!strcmp(a, "--alpha-values")) nalphas = run_parse_alphas(NEXT(), alphas);
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--no-check")) check = 0;
     else if (!strcmp(a, "--trace")) trace = 1;
@@ -156,6 +161,9 @@ int nvfp4_run_cpu(int argc, char **argv) {
                                              : "K must be a positive multiple of 32");
     goto done;
   }
+  if (run_apply_alphas(alphas, nalphas, with_alpha, &prob.groups[0].alpha, sizeof prob.groups[0],
+                       ng) != 0)
+    goto done;
   /* C buffers the kernel writes: a copy of the pre-filled garbage, guard row included */
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   nvfp4sim_range writable[NVFP4H_MAX_GROUPS + 1]; /* the C buffers, then the workspace */

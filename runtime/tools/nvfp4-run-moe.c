@@ -25,7 +25,8 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN --moe E,M,N,K [--tokens T] [--routing NAME] [--seed S]\n"
-          "                 [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
+          "                 [--full-range] [--ldc-pad P] [--alpha-values V,...] [--variant NAME|INDEX]\n"
+          "                 [--groups-out FILE]\n"
           "                 [--graph-replays R] [--iters N] [--flush-l2] [--launch-iters N]\n"
           "                 [--threads T] [--json] [--no-check] [--device D]\n"
           "  E experts, M token rows of A and C (T <= M routed, default M), N, K per expert;\n"
@@ -34,10 +35,11 @@ static void usage(FILE *f) {
 }
 
 typedef struct moe_opts {
-  const char *cubin, *variant;
+  const char *cubin, *variant, *groups_out;
   uint32_t e, m, n, k, tokens, ldc_pad;
   int routing, full_range, replays, launch_iters, threads, json, device, tokens_set, no_check;
-  int iters, flush_l2;
+  int iters, flush_l2, nalphas;
+  float alphas[RUN_MAX_ALPHAS];
   uint64_t seed;
 } moe_opts;
 
@@ -156,7 +158,9 @@ static int parse(int argc, char **argv, moe_opts *o) {
       }
     } else if (!strcmp(a, "--seed")) { VALUE(v) o->seed = run_parse_u64(a, v); }
     else if (!strcmp(a, "--variant")) o->variant = NEXT();
+    else if (!strcmp(a, "--groups-out")) { VALUE(v) o->groups_out = v; }
     else if (!strcmp(a, "--full-range")) o->full_range = 1;
+    else if (!strcmp(a, "--alpha-values")) { VALUE(v) o->nalphas = run_parse_alphas(v, o->alphas); }
     else if (!strcmp(a, "--graph-replays")) NUM(o->replays, 0, 1000000);
     else if (!strcmp(a, "--launch-iters")) NUM(o->launch_iters, 0, 10000000);
     else if (!strcmp(a, "--threads")) NUM(o->threads, 0, 4096);
@@ -179,6 +183,24 @@ static int parse(int argc, char **argv, moe_opts *o) {
     return -1;
   }
   return 0;
+}
+
+/* --groups-out: the routing's experts as an nvfp4-run / nvfp4-hopper-bench --groups list
+ * ("m,n,k;..." with each expert's clamped rows), so that the pointer-array form and cuBLAS
+ * can be run on the same shapes. */
+static int write_groups(const char *path, const nvfp4h_moe_problem *p) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "nvfp4-run: cannot write --groups-out %s\n", path);
+    return -1;
+  }
+  for (uint32_t e = 0; e < p->num_experts; e++) {
+    uint32_t start, rows;
+    nvfp4h_moe_expert_rows(p->offsets, p->m, e, &start, &rows);
+    fprintf(f, "%s%u,%u,%u", e ? ";" : "", rows, p->n, p->k);
+  }
+  fputc('\n', f);
+  return fclose(f) == 0 ? 0 : -1;
 }
 
 static nvfp4rt_status moe_launch(void *plan, void *stream) {
@@ -230,6 +252,9 @@ int nvfp4_run_moe(int argc, char **argv) {
             gen == NVFP4H_GENERATE_NO_MEMORY ? "out of host memory" : "bad sizes");
     goto done;
   }
+  if (run_apply_alphas(o.alphas, o.nalphas, with_alpha, prob.alpha, sizeof *prob.alpha, prob.num_experts) != 0)
+    goto done;
+  if (o.groups_out && write_groups(o.groups_out, &prob) != 0) goto done;
   if ((st = alloc_bufs(ctx, &prob, with_alpha, &d)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if ((st = upload(ctx, &prob, &d, 1)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   nvfp4rt_moe_problem args = launch_args(&prob, &d);

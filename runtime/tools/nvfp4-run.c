@@ -1,5 +1,5 @@
 /* nvfp4-run — runs an nvfp4-mlir cubin on generated inputs: builds a libnvfp4rt plan for
- * a PROBLEM.md case (or explicit, random or edge-case shapes; optionally a C row stride
+ * a case of docs/format.md (or explicit, random or edge-case shapes; optionally a C row stride
  * padded past N), checks the result against the C reference GEMM (a timing-proxy cubin,
  * whose tcgen05 ops are free: that C is +0 inside each group's M x N) and checks that nothing
  * outside each group's M x N region of C (padding columns, a guard row after the last
@@ -35,7 +35,8 @@ static void usage(FILE *f) {
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
           "                 [--variant NAME|INDEX] [--tmap-update encode|replace-address|kernel-patch]\n"
           "                 [--fresh-sets S [--calls N] [--e2e-calls N]] [--all-variants]\n"
-          "                 [--seed S] [--full-range] [--ldc-pad P] [--iters N] [--warmup N] [--flush-l2]\n"
+          "                 [--seed S] [--full-range] [--ldc-pad P] [--alpha-values V,...]\n"
+          "                 [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "                 [--busy-sms N]\n"
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
@@ -137,6 +138,8 @@ typedef struct opts {
   uint64_t seed;
   uint32_t ldc_pad;
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
+  int nalphas;
+  float alphas[RUN_MAX_ALPHAS];
 } opts;
 
 static nvfp4rt_status grouped_launch(void *plan, void *stream) {
@@ -170,6 +173,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--busy-sms")) o.busy_sms = (int)run_parse_int(a, NEXT(), 1, 4096);
     else if (!strcmp(a, "--seed")) o.seed = run_parse_u64(a, NEXT());
     else if (!strcmp(a, "--full-range")) o.full_range = 1;
+    else if (!strcmp(a, "--alpha-values")) o.nalphas = run_parse_alphas(NEXT(), o.alphas);
     else if (!strcmp(a, "--ldc-pad")) {
       const char *v = NEXT();
       char *end;
@@ -294,6 +298,9 @@ int main(int argc, char **argv) {
                                              : "K must be a positive multiple of 32");
     goto done;
   }
+  if (run_apply_alphas(o.alphas, o.nalphas, with_alpha, &prob.groups[0].alpha,
+                       sizeof prob.groups[0], ng) != 0)
+    goto done;
   /* A timing proxy writes +0 everywhere in M x N: no +0 in the garbage, so that every
    * element it skips shows */
   const int proxy = (nvfp4rt_module_metadata(mod)->flags & NVFP4_META_FLAG_PROXY) != 0;
@@ -308,7 +315,9 @@ int main(int argc, char **argv) {
     for (int s = 1; ok && s < nprobs; s++)
       ok = nvfp4h_problem_generate_opts(shapes, ng, o.seed + (uint64_t)s,
                                         o.full_range ? NVFP4H_DIST_FULL_RANGE : NVFP4H_DIST_COMPETITION,
-                                        &gopts, &probs[s]) == 0;
+                                        &gopts, &probs[s]) == 0 &&
+           run_apply_alphas(o.alphas, o.nalphas, with_alpha, &probs[s].groups[0].alpha,
+                            sizeof probs[s].groups[0], ng) == 0;
     if (!ok) /* the shapes generated once already: only memory can be short */
       fprintf(stderr, "nvfp4-run: out of host memory for %d input sets\n", nprobs);
     const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,

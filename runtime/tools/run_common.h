@@ -68,6 +68,40 @@ static inline int run_parse_moe(const char *v, uint32_t x[4]) {
   return v && x[0] >= 1 && x[0] <= NVFP4_ABI_MAX_GROUPS && x[3] != 0 && x[3] % 64 == 0 ? 0 : -1;
 }
 
+/* --alpha-values V[,V...]: 1..RUN_MAX_ALPHAS fp32 values, decimal or C hexadecimal floats
+ * (0, -1.5, 0x1p115, 0x1p-120, ...), the whole string; group or expert g gets value
+ * g mod count in place of the generated alpha. Returns the count; exits EXIT_ERROR with a
+ * message otherwise. */
+#define RUN_MAX_ALPHAS 64
+static inline int run_parse_alphas(const char *v, float *out) {
+  int n = 0;
+  for (const char *p = v; n < RUN_MAX_ALPHAS;) {
+    char *end = NULL;
+    errno = 0;
+    const float x = strtof(p, &end);
+    if (end == p || errno == ERANGE || x - x != 0.0f || (*end != ',' && *end != 0)) break;
+    out[n++] = x;
+    if (!*end) return n;
+    p = end + 1;
+  }
+  fprintf(stderr, "nvfp4-run: bad --alpha-values '%s' (1 to %d finite fp32 values, comma "
+                  "separated)\n", v, RUN_MAX_ALPHAS);
+  exit(EXIT_ERROR);
+}
+/* Puts --alpha-values into alpha[0..count) (no list: unchanged); -1 (message printed)
+ * when the kernel was compiled without alpha. */
+static inline int run_apply_alphas(const float *values, int n, int with_alpha, float *alpha,
+                                   size_t stride, uint32_t count) {
+  if (n == 0) return 0;
+  if (!with_alpha) {
+    fprintf(stderr, "nvfp4-run: --alpha-values needs a kernel compiled with alpha\n");
+    return -1;
+  }
+  for (uint32_t g = 0; g < count; g++)
+    *(float *)((char *)alpha + stride * g) = values[g % (uint32_t)n];
+  return 0;
+}
+
 /* The file the runtime reads for a CUBIN argument: "-" is standard input. */
 static inline const char *run_cubin_file(const char *path) {
   return strcmp(path, "-") != 0 ? path : "/dev/stdin";

@@ -5,7 +5,11 @@
  *   - `jobs` changes nothing in the PTX;
  *   - `cacheDir`: a miss compiles and stores, a hit (on a freshly parsed module) returns
  *     the same PTX, says so, and leaves the module unlowered; a corrupt entry is deleted,
- *     noted in the log and compiled anew.
+ *     noted in the log and compiled anew;
+ *   - `emulate` and `proxy` on an op whose target is not sm_100a fail with a diagnostic at
+ *     the op and the reason in the log, and leave the module unlowered (the sm_90a kernel
+ *     has no tcgen05 op: the build would have been the native kernel, unannounced);
+ *     mlirNvfp4FindNonSm100aOp names that op, and nothing in an sm_100a module.
  * RUN: rm -rf %t.cache
  * RUN: nvfp4-capi-compile-options %t.cache 2>&1 | FileCheck %s
  */
@@ -20,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "print_diagnostic.h"
 
 static const char *kModule =
     "func.func @g(%a: memref<?x512xf4E2M1FN>, %b: memref<256x512xf4E2M1FN>,\n"
@@ -49,15 +55,56 @@ typedef struct Result20 {
 
 static MlirContext ctx;
 
-static MlirModule parse(void) {
-  return mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
+/* The module, with its op's target replaced by `target` when given. */
+static MlirModule parseFor(const char *target) {
+  char text[2048];
+  snprintf(text, sizeof text, "%s", kModule);
+  char *t = strstr(text, "sm_100a");
+  if (target && t) {
+    memmove(t + strlen(target), t + 7, strlen(t + 7) + 1);
+    memcpy(t, target, strlen(target));
+  }
+  return mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
 }
+static MlirModule parse(void) { return parseFor(NULL); }
 
 typedef struct Found { bool op; } Found;
 static MlirWalkResult findOp(MlirOperation op, void *user) {
   if (mlirNvfp4IsGroupedMatmul(op)) ((Found *)user)->op = true;
   return MlirWalkResultAdvance;
 }
+
+/* emulate or proxy on the sm_90a form of the module: refused, the module left as it was. */
+static void sm90aRefused(bool emulate) {
+  MlirModule m = parseFor("sm_90a");
+  MlirNvfp4CompileOptions o = mlirNvfp4CompileOptionsGetDefault();
+  o.emitCubin = false;
+  o.emulate = emulate;
+  o.proxy = !emulate;
+  MlirNvfp4CompileResult r;
+  mlirNvfp4CompileResultInit(&r);
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
+  MlirLogicalResult ok = mlirNvfp4CompileModule(mlirModuleGetOperation(m), &o, &r);
+  mlirContextDetachDiagnosticHandler(ctx, h);
+  Found f = {false};
+  mlirOperationWalk(mlirModuleGetOperation(m), findOp, &f, MlirWalkPreOrder);
+  printf("sm_90a %s: %s, ptx %d, unlowered %d, log: %s", emulate ? "emulate" : "proxy",
+         mlirLogicalResultIsSuccess(ok) ? "ok" : "refused", r.ptx != NULL, f.op,
+         r.log ? r.log : "(none)\n");
+  mlirNvfp4CompileResultDestroy(&r);
+  mlirModuleDestroy(m);
+}
+
+static void findNonSm100a(void) {
+  MlirModule a = parse(), b = parseFor("sm_90a");
+  MlirOperation inA = mlirNvfp4FindNonSm100aOp(mlirModuleGetOperation(a));
+  MlirOperation inB = mlirNvfp4FindNonSm100aOp(mlirModuleGetOperation(b));
+  printf("non-sm_100a op: sm_100a module %d, sm_90a module %d\n", !mlirOperationIsNull(inA),
+         !mlirOperationIsNull(inB) && mlirNvfp4IsGroupedMatmul(inB));
+  mlirModuleDestroy(a);
+  mlirModuleDestroy(b);
+}
+
 
 /* PTX of the module with these options; NULL on failure (the log printed). */
 static char *compilePtx(const MlirNvfp4CompileOptions *o, bool *hit, bool *unlowered,
@@ -142,6 +189,9 @@ int main(int argc, char **argv) {
   char *last = compilePtx(&o, &hit, NULL, NULL);
   printf("then: hit %d, same ptx %d\n", hit, last && !strcmp(ref, last));
   free(ref), free(four), free(miss), free(cached), free(again), free(last), free(log);
+  sm90aRefused(true);
+  sm90aRefused(false);
+  findNonSm100a();
   mlirContextDestroy(ctx);
   return 0;
 }
@@ -153,3 +203,8 @@ int main(int argc, char **argv) {
 // CHECK-NEXT: torn entries: 1
 // CHECK-NEXT: after tearing: hit 0, same ptx 1, log: nvfp4: discarded the unusable compile cache entry {{.*}}.nvfp4c
 // CHECK-NEXT: then: hit 1, same ptx 1
+// CHECK-NEXT: diagnostic: the emulation build rewrites the tcgen05 ops of an sm_100a kernel for sm_90a, but this op's target is "sm_90a", whose kernel has none
+// CHECK-NEXT: sm_90a emulate: refused, ptx 0, unlowered 1, log: nvfp4: the emulation build rewrites {{.*}} "sm_90a", whose kernel has none
+// CHECK-NEXT: diagnostic: the proxy build rewrites the tcgen05 ops of an sm_100a kernel for sm_90a, but this op's target is "sm_90a", whose kernel has none
+// CHECK-NEXT: sm_90a proxy: refused, ptx 0, unlowered 1, log: nvfp4: the proxy build rewrites
+// CHECK-NEXT: non-sm_100a op: sm_100a module 0, sm_90a module 1

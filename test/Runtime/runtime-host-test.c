@@ -89,7 +89,7 @@ static int test_codec(void) {
 }
 
 static int test_sf(void) {
-  /* hand-computed from PROBLEM.md §3 */
+  /* hand-computed from the formula of docs/format.md */
   struct { uint32_t r, j, S; size_t off; } cases[] = {
       {0, 0, 4, 0},    {0, 1, 4, 1},     {0, 3, 4, 3},      {1, 0, 4, 16},    {31, 0, 4, 496},
       {32, 0, 4, 4},   {64, 2, 4, 10},   {127, 3, 4, 511},  {128, 0, 4, 512}, {0, 4, 8, 512},
@@ -350,7 +350,7 @@ static int test_ref_small(void) {
 
 static int test_ref(void) {
   test_ref_small();
-  /* fp32 path vs double accumulation on every PROBLEM.md test case, both distributions */
+  /* fp32 path vs double accumulation on every test case (docs/format.md), both distributions */
   double worst = 0;
   for (int dist = 0; dist < 2; dist++)
     for (int t = 0; t < 10; t++) {

@@ -151,7 +151,7 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   /* the cost model (KernelConfig.h): T + D W / (W - S (W - 128)) per stage */
   check(c->costDecodeRows == MLIR_NVFP4_SM90_DECODE_ROWS &&
             c->costTokenSharePermille == MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE &&
-            (!c->streamK || c->sm90.streamKCost == (c->tileM > 128 ? 100u : 70u)),
+            (!c->streamK || c->sm90.streamKCost == (c->tileM > 128 ? 67u : 48u)),
         "sm90 cost model: decode rows 70, token share 900, stream-K stage cost 70 / 100", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "sm90: smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
@@ -223,10 +223,78 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
                                   2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes) &&
                               p->skSlotBytes == 128u * c->tileN / 2u * 4u &&
                               p->skFlagBytes >= 8u * p->consumerGroups &&
-                              p->streamKCost == (c->tileM > 128 ? 100u : 70u)
-                        : c->workspacePerCta == 0),
+                              p->streamKCost == (c->tileM > 128 ? 67u : 48u)
+                        : c->workspacePerCta == (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS
+                                                     ? (16u * (c->numGroups + 1u) + 127u) / 128u * 128u
+                                                     : 0u)),
         "sm90: stream-K: two workspace slots per CTA (counters and stage ends, then tile_n / 2 "
-        "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); none otherwise", name);
+        "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); the "
+        "contiguous form: the expert schedule; none otherwise", name);
+  /* C: f16 / bf16 in one 64-column box column, f32 in two of 32 (the same staging bytes) */
+  check(c->cElemBytes == (c->spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u) &&
+            c->storeBoxCols * c->cElemBytes == 128u,
+        "sm90: C element bytes and 128-byte store boxes", name);
+  if (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
+    /* the schedule in the workspace, the scan's scratch in the decoded token ring, the
+     * shared maps with the N-role box ladder, no stream-K */
+    const uint32_t ladder = nvfp4_abi_moe_ladder(c->tileN, c->nAlign);
+    check(c->scheduleInWorkspace && c->scheduleBytes == 16u * (c->numGroups + 1u) &&
+              c->scanOffset == p->decodedOffset &&
+              8u * c->numThreads <= p->decodedBytes * p->decodedBuffers &&
+              c->nLadder == ladder && c->numTmaps == NVFP4_ABI_MOE_TMAP_LADDER + ladder &&
+              c->numTmaps <= NVFP4_ABI_MOE_MAX_TMAPS &&
+              c->paramBytes == nvfp4_abi_moe_param_bytes(c->numTmaps) && !c->streamK,
+          "sm90: contiguous: schedule in the workspace, scan in the decoded ring, 5 maps + "
+          "the ladder", name);
+  } else {
+    check(!c->scheduleInWorkspace && c->paramBytes == nvfp4_abi_param_bytes(c->numGroups),
+          "sm90: pointer-array parameter block", name);
+  }
+}
+
+/* The epilogue options and the contiguous form plan like the f16 pointer-array variant:
+ * the same stages and shared memory (f32 C keeps the staging bytes), every invariant; the
+ * stream-K schedule is refused for the contiguous form; f32 C with the stream-K schedule
+ * of swap_n128_m192 gets consumers of 128 registers (the staging's second pass). */
+static void sm90OptionTests(void) {
+  static const uint32_t widths[] = {64, 128, 192, 128, 64, 128};
+  static const uint32_t weights[] = {0, 0, 0, 192, 192, 192}, sk[] = {0, 0, 0, 0, 0, 1};
+  static const MlirNvfp4OutputType outs[] = {MLIR_NVFP4_OUTPUT_F16, MLIR_NVFP4_OUTPUT_BF16,
+                                             MLIR_NVFP4_OUTPUT_F32};
+  for (int w = 0; w < 6; ++w)
+    for (int form = 0; form < 2; ++form)
+      for (int o = 0; o < 3; ++o)
+        for (uint32_t groups = 1; groups <= 1024; groups *= 32) {
+          MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(widths[w], 0);
+          s.orientation = MLIR_NVFP4_ORIENTATION_SWAP_AB;
+          s.target = MLIR_NVFP4_TARGET_SM90A;
+          s.tileM = weights[w];
+          s.streamK = sk[w] != 0;
+          char name[48];
+          mlirNvfp4VariantName(s, name, sizeof name);
+          MlirNvfp4KernelConfig base, c;
+          char why[200] = "";
+          const int planned = mlirNvfp4KernelConfigInitVariant(&base, groups, s, why, sizeof why);
+          s.output = outs[o];
+          s.alpha = o != 0;
+          s.form = form ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
+          const int ok = mlirNvfp4KernelConfigInitVariant(&c, groups, s, why, sizeof why);
+          if (form && s.streamK) {
+            check(!ok && strstr(why, "pointer-array form") != NULL,
+                  "sm90: stream-K refused for the contiguous form", name);
+            continue;
+          }
+          check(planned && ok, ok ? "sm90: option planned" : why, name);
+          if (!ok || !planned) continue;
+          sm90Invariants(&c, name);
+          check(c.stages == base.stages && c.dynSmemBytes == base.dynSmemBytes &&
+                    c.stagingBytes == base.stagingBytes,
+                "sm90: the options plan the f16 pointer-array variant's stages and memory", name);
+          const bool wide = s.streamK && s.tileM > 128 && s.output == MLIR_NVFP4_OUTPUT_F32;
+          check(c.sm90.consumerRegs == (wide ? 128u : base.sm90.consumerRegs) &&
+                    c.sm90.decoderRegs == (wide ? 72u : base.sm90.decoderRegs),
+                "sm90: register budgets (swap_n128_m192_sk with f32 C: 128 / 72)", name);
+        }
 }
 
 static void sm90Tests(void) {
@@ -262,7 +330,7 @@ static void sm90Tests(void) {
   static const struct { const char *variant; const char *reason; } bad[] = {
       {"ab_n128", "swap-AB orientation only"},
       {"swap2_n128", "no CTA-pair variant"},
-      {"swap_n256", "must be 64, 128 or 192"},
+      {"swap_n256", "128 accumulator registers"},
       {"swap_n192_m192", "token tiles up to 128"},
       {"swap_n128_m256", "128 or 192 weight rows"}};
   for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -541,6 +609,7 @@ int main(int argc, char **argv) {
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
   sm90Tests();
+  sm90OptionTests();
   planTextTests();
   memoTests();
   printf("SUMMARY: %d passed, %d failed\n", gPassed, gFailed);

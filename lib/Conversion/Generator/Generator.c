@@ -3,6 +3,7 @@
 #include "Generator.h"
 
 #include "../Nvvm.h"
+#include "mlir-c/Dialect/LLVM.h"
 #include "nvfp4-c/KernelABI.h"
 
 void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
@@ -19,6 +20,11 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
   if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
     k->table = params; /* no group table: the shared maps sit in the parameter block */
     k->sched = kbAddI(b, k->smem, cfg->scheduleOffset);
+    if (cfg->scheduleInWorkspace) { /* this CTA's slice of the workspace */
+      KbValue ws = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_WORKSPACE), 8);
+      KbValue cta = kbZExt(b, nvSreg(b, "ctaid.x"), b->i64);
+      k->sched = kbAdd(b, ws, kbMulI(b, cta, cfg->workspacePerCta));
+    }
   } else if (nvfp4_abi_table_inline(cfg->numGroups)) {
     k->table = kbGep(b, params, NVFP4_ABI_HEADER_BYTES);
   } else {
@@ -131,11 +137,20 @@ void genPipeDrainEmpty(GenKernel *k, GenPipe *p) {
 /* The group of `tile` is the last group whose tile_start <= tile (groups without tiles
  * share the start of the next one and are skipped that way). A CTA's tiles increase, so
  * the search continues from the previous tile's group: amortised O(1) per tile. */
+/* Pointer to byte off + field of the contiguous form's schedule (`off` an i32, or null for
+ * 0): shared memory, or the CTA's slice of the workspace (global memory). */
+static KbValue schedPtr(GenKernel *k, KbValue off, uint32_t field) {
+  KbBuilder *b = k->b;
+  if (!k->cfg->scheduleInWorkspace)
+    return genSharedPtr(k, kbAddI(b, mlirValueIsNull(off) ? k->sched : kbAdd(b, k->sched, off), field));
+  KbValue o = mlirValueIsNull(off) ? kbI32(b, field) : kbAddI(b, off, field);
+  return kbIntToPtr(b, kbAdd(b, k->sched, kbZExt(b, o, b->i64)), mlirLLVMPointerTypeGet(b->ctx, 1));
+}
+
 /* u32 field `field` of expert e's record in the contiguous form's schedule. */
 static KbValue schedU32(GenKernel *k, KbValue e, uint32_t field) {
   KbBuilder *b = k->b;
-  KbValue addr = kbAddI(b, kbAdd(b, k->sched, kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES)), field);
-  return kbLoad(b, b->i32, genSharedPtr(k, addr), 4);
+  return kbLoad(b, b->i32, schedPtr(k, kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES), field), 4);
 }
 
 /* A u32 field of group g's record (table order). */
@@ -173,10 +188,21 @@ static KbValue umin(KbBuilder *b, KbValue x, KbValue y) {
 }
 
 /* N of the MMAs of an expert with `rows` tokens on the N role (KernelABI.h's ladder):
- * the smallest nAlign * 2^i >= rows, at most tileN; tileN for more rows than that. */
+ * the smallest nAlign * 2^i >= rows, at most tileN; tileN for more rows than that. A
+ * BALANCED_N variant (sm_90a) splits the rows into ceil(rows / tileN) equal tiles, each
+ * rounded up to nAlign, as the runtime does for a group of the pointer-array form
+ * (nvfp4rt_group_tile_n). */
 static KbValue moeTileN(GenKernel *k, KbValue rows) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
+  if (cfg->variantFlags & NVFP4_META_VFLAG_BALANCED_N) {
+    KbValue tiles = ceilDiv(b, rows, cfg->tileN);
+    tiles = kbSelect(b, kbCmpI(b, KB_EQ, tiles, 0), kbI32(b, 1), tiles);
+    KbValue per = kbUDiv(b, kbAdd(b, rows, kbAddI(b, tiles, -1)), tiles);
+    KbValue v = kbMulI(b, ceilDiv(b, per, cfg->nAlign), cfg->nAlign);
+    v = kbSelect(b, kbCmpI(b, KB_EQ, v, 0), kbI32(b, cfg->nAlign), v);
+    return umin(b, v, kbI32(b, cfg->tileN));
+  }
   KbValue v = kbI32(b, cfg->nAlign);
   for (uint32_t i = 0; i < cfg->nLadder; ++i)
     v = kbSelect(b, kbCmp(b, KB_ULT, v, rows), kbShl(b, v, kbI32(b, 1)), v);
@@ -220,7 +246,7 @@ static ExpertInfo expertInfo(GenKernel *k, KbValue offsets, KbValue e, KbValue m
 void genBuildSchedule(GenKernel *k) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
-  const uint32_t experts = cfg->numGroups, threads = MLIR_NVFP4_NUM_THREADS;
+  const uint32_t experts = cfg->numGroups, threads = cfg->numThreads;
   const uint32_t chunk = (experts + threads - 1) / threads; /* consecutive experts per thread */
   KbValue m = genParamU32(k, NVFP4_ABI_MOE_M), n = genParamU32(k, NVFP4_ABI_MOE_N);
   KbValue offsets = genParamU64(k, NVFP4_ABI_MOE_OFFSETS);
@@ -264,16 +290,15 @@ void genBuildSchedule(GenKernel *k) {
     KbValue e = kbAddI(b, first, j);
     kbIf(b, kbCmpI(b, KB_ULT, e, experts));
     ExpertInfo x = expertInfo(k, offsets, e, m, n);
-    KbValue rec = kbAdd(b, k->sched, kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES));
+    KbValue rec = kbMulI(b, e, MLIR_NVFP4_MOE_RECORD_BYTES);
     KbValue fields[4] = {kbGet(b, runT), x.start, x.rows, kbGet(b, runA)};
-    for (int f = 0; f < 4; ++f) kbStore(b, fields[f], genSharedPtr(k, kbAddI(b, rec, 4 * f)), 4);
+    for (int f = 0; f < 4; ++f) kbStore(b, fields[f], schedPtr(k, rec, 4u * (uint32_t)f), 4);
     kbSet(b, runT, kbAdd(b, kbGet(b, runT), x.tiles));
     kbSet(b, runA, kbAdd(b, kbGet(b, runA), x.atoms));
     kbEndIf(b);
   }
   kbIf(b, kbCmpI(b, KB_EQ, k->tid, threads - 1));
-  kbStore(b, kbGet(b, runT),
-          genSharedPtr(k, kbAddI(b, k->sched, MLIR_NVFP4_MOE_RECORD_BYTES * experts)), 4);
+  kbStore(b, kbGet(b, runT), schedPtr(k, (MlirValue){NULL}, MLIR_NVFP4_MOE_RECORD_BYTES * experts), 4);
   kbEndIf(b);
   nvBarrier0(b);
 }
@@ -562,6 +587,11 @@ KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor) {
     for (uint32_t i = 0; i < cfg->nLadder; ++i)
       slot = kbSelect(b, kbCmpI(b, KB_EQ, t->tileN, (int64_t)cfg->nAlign << i),
                       kbI32(b, NVFP4_ABI_MOE_TMAP_LADDER + i), slot);
+  return genMoeTensorMap(k, slot);
+}
+
+KbValue genMoeTensorMap(GenKernel *k, KbValue slot) {
+  KbBuilder *b = k->b;
   return kbGepDyn(b, k->params, kbAddI(b, kbMulI(b, slot, NVFP4_ABI_TMAP_BYTES), NVFP4_ABI_MOE_TMAPS));
 }
 

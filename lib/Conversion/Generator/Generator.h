@@ -159,6 +159,9 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
  * map of the contiguous form (for the N role of a DYNAMIC_N variant: the map whose box
  * rows are the tile's tileN / ctaGroup). */
 KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor);
+/* The contiguous form: tensor map `slot` (i32; NVFP4_ABI_MOE_TMAP_*, then the ladder) of
+ * the parameter block. */
+KbValue genMoeTensorMap(GenKernel *k, KbValue slot);
 /* base + v, or v when base is null (no base). */
 KbValue genAddBase(KbBuilder *b, KbValue base, KbValue v);
 /* The four tensor maps tile t's stages load — M-role data, N-role data, M-role scale

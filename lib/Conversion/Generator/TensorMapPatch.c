@@ -53,7 +53,7 @@ void genPatchTensorMaps(GenKernel *k) {
         nvTensormapReplaceAddress(b, dst, raw);
       }
       kbEndIf(b);
-      kbSet(b, j, kbAddI(b, jv, MLIR_NVFP4_NUM_THREADS));
+      kbSet(b, j, kbAddI(b, jv, k->cfg->numThreads));
     }
     kbEndWhile(b);
     nvFenceProxyTensormapRelease(b);

@@ -6,7 +6,10 @@
  * wgmma mainloop and the epilogue, the decoder warpgroups after them (3 and 4; one for
  * swap_n192 and swap_n128_m192) give registers back and decode the tokens
  * (docs/kernel-sm90a.md). No Tensor Memory, no teardown beyond the consumers' wait for their
- * TMA stores: every mbarrier arrive is a plain (synchronous) one.
+ * TMA stores: every mbarrier arrive is a plain (synchronous) one. The contiguous form
+ * (nvfp4.moe_matmul) first builds the expert schedule from the device-resident offsets; a
+ * kernel built to patch its tensor maps (`nvfp4.patch_tmaps`) writes this CTA's copies in
+ * the prologue when the launch asks for it, and the threads that issue TMA acquire them.
  */
 #include <stdio.h>
 
@@ -119,10 +122,12 @@ void sm90RunTiles(Sm90Kernel *k, Sm90WidthBody body) {
 }
 
 void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                          const char *dynSmemGlobal) {
+                          const char *dynSmemGlobal, bool patchTensorMaps) {
   Sm90Kernel k = {0};
   GenKernel *g = &k.g;
   genKernelInit(g, b, cfg, params, dynSmemGlobal);
+  /* (the contiguous form's shared maps are never patched) */
+  genTensorMapPatchInit(g, patchTensorMaps && cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS);
 
   kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
   genInitBarriers(g);
@@ -136,7 +141,13 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
             genSharedPtr(g, kbAdd(b, kbAddI(b, g->smem, cfg->sm90.lutOffset), off)), 4);
   }
   kbEndIf(b);
+  /* a launch that patches its tensor maps: this CTA's copies, before the barrier */
+  genPatchTensorMaps(g);
   nvBarrier0(b);
+  /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
+   * offsets into its slice of the workspace (all threads; the scan's scratch is the decoded
+   * token ring, free until the roles start; ends with a CTA barrier). */
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
 
   /* One role per warpgroup (the plan's role map: producer, consumers, token decoders), each
    * one branch of an if/else chain (setmaxnreg needs it). */
@@ -146,6 +157,8 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
   {
     nvSetMaxRegisters(b, cfg->sm90.producerRegs, false);
     kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
+    genAcquireTensorMaps(g, 1u << cfg->roleM.data | 1u << cfg->roleN.data |
+                                1u << cfg->roleM.scales | 1u << cfg->roleN.scales);
     sm90ProducerLoop(&k);
     kbEndIf(b);
   }

@@ -6,11 +6,39 @@
  * and both scale-factor boxes (one atom row for the weights, two for the tokens, whose tile
  * may straddle a 128-row atom). FP4 bytes go through UINT8 tensor maps (Hopper has no 16U4
  * maps): x is a byte offset along K, 128 per stage; the scale maps count int64 elements,
- * 256 per stage (KernelABI.h).
+ * 256 per stage (KernelABI.h). The contiguous form (nvfp4.moe_matmul) reads the shared
+ * maps of the parameter block from the expert's first rows, its token tile through the box
+ * ladder.
  */
 #include "Sm90Kernel.h"
 
 #include "../Nvvm.h"
+#include "nvfp4-c/KernelABI.h"
+
+/* The contiguous form's token box of a stage: the expert's T = 16 j rows from `row` of the
+ * shared A map, as the tile_n box when T is tile_n, else as one box per set bit i of j
+ * from ladder map i (16 x 2^i rows, KernelABI.h), placed 16 (j mod 2^i) rows into the
+ * stage (a multiple of 8 rows: the 128-byte swizzle pattern stays the one-box layout). */
+static void loadTokensLadder(GenKernel *g, GenTile *t, KbValue dst, KbValue full, KbValue x,
+                             KbValue row, KbValue hint) {
+  KbBuilder *b = g->b;
+  const MlirNvfp4KernelConfig *cfg = g->cfg;
+  KbValue whole = kbCmpI(b, KB_EQ, t->tileN, cfg->tileN);
+  kbIf(b, whole);
+  nvTmaLoad2d(b, genSharedPtr(g, dst), genMoeTensorMap(g, kbI32(b, NVFP4_ABI_MOE_TMAP_A)), full,
+              x, row, hint, "a");
+  kbElse(b);
+  KbValue j = kbUDiv(b, t->tileN, kbI32(b, cfg->nAlign));
+  for (uint32_t i = 0; i < cfg->nLadder; ++i) {
+    kbIf(b, kbCmpI(b, KB_NE, kbAnd(b, j, kbI32(b, 1u << i)), 0));
+    KbValue below = kbMulI(b, kbAnd(b, j, kbI32(b, (1u << i) - 1u)), cfg->nAlign); /* rows */
+    nvTmaLoad2d(b, genSharedPtr(g, kbAdd(b, dst, kbMulI(b, below, cfg->tileK / 2))),
+                genMoeTensorMap(g, kbI32(b, NVFP4_ABI_MOE_TMAP_LADDER + i)), full, x,
+                kbAdd(b, row, below), hint, "a");
+    kbEndIf(b);
+  }
+  kbEndIf(b);
+}
 
 static void producerTile(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
@@ -21,9 +49,12 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
   genRoleTensorMaps(g, t, maps);
   KbValue mapM = maps[0], mapN = maps[1], mapSfm = maps[2], mapSfn = maps[3];
 
+  /* The contiguous form adds where the tile's expert starts in the shared maps. */
   KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
-  KbValue sfmRow = kbUDiv(b, t->mRow0, atom);
-  KbValue sfnRow = kbUDiv(b, t->nRow0, atom);
+  KbValue sfmRow = genAddBase(b, t->sfmBase, kbUDiv(b, t->mRow0, atom));
+  KbValue sfnRow = genAddBase(b, t->sfnBase, kbUDiv(b, t->nRow0, atom));
+  KbValue mRow = genAddBase(b, t->mBase, t->mRow0), nRow = genAddBase(b, t->nBase, t->nRow0);
+  const bool ladder = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
   KbValue tx = kbAdd(b, kbI32(b, cfg->txBytesFixed), kbMulI(b, genRoleNRows(g, t), cfg->tileK / 2));
   /* The weights stream through once (evict first); the tokens are re-read by every weight
    * tile of their group (evict last). */
@@ -40,10 +71,13 @@ static void producerTile(GenKernel *g, GenTile *t, void *state) {
     KbValue ktv = kbGet(b, kt);
     KbValue xBytes = kbMulI(b, ktv, cfg->tileK / 2);  /* UINT8 maps: bytes along K */
     KbValue xSf = kbMulI(b, ktv, cfg->tileK);         /* int64 elements: 64 per 64 K */
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->mOffset)), mapM, full, xBytes, t->mRow0,
+    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->mOffset)), mapM, full, xBytes, mRow,
                 hintM, "b");
-    nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->nOffset)), mapN, full, xBytes, t->nRow0,
-                hintN, "a");
+    if (ladder)
+      loadTokensLadder(g, t, kbAddI(b, base, cfg->nOffset), full, xBytes, nRow, hintN);
+    else
+      nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->nOffset)), mapN, full, xBytes, nRow,
+                  hintN, "a");
     nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfmOffset)), mapSfm, full, xSf, sfmRow,
                 hintM, "sfb");
     nvTmaLoad2d(b, genSharedPtr(g, kbAddI(b, base, cfg->sfnOffset)), mapSfn, full, xSf, sfnRow,

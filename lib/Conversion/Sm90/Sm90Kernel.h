@@ -25,9 +25,10 @@
 #include "../Generator/Generator.h"
 
 /* Builds the body of one sm_90a variant's kernel function: `params` is the by-value
- * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol. */
+ * parameter block, `dynSmemGlobal` the dynamic shared-memory symbol; `patchTensorMaps`:
+ * the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h). */
 void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue params,
-                          const char *dynSmemGlobal);
+                          const char *dynSmemGlobal, bool patchTensorMaps);
 
 /* ---- internal: shared by the files of this folder ------------------------------------- */
 

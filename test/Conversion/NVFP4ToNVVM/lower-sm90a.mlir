@@ -15,7 +15,7 @@
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
 // CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463404000000000100005A000000000000008002000001000000010000000100000001000000010000
-// CHECK-SAME: 0000000000000000460000008403000000000000
+// CHECK-SAME: 0000000000000000300000006603000000000000
 // CHECK-SAME: tensor<1536xi8>
 // CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvfp4.plan = ["variant swap_n128", "threads 640", "cluster 1", "dyn_smem {{[0-9]+}}",

@@ -469,13 +469,14 @@ func.func @sm90_ab_variant(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// sm_90a: the largest token tile (the wgmma N) is 64, 128 or 192.
+// sm_90a: the largest token tile (the wgmma N) is 64, 128 or 192: a 256-token wgmma's
+// accumulators do not fit the entry register budget of the kernel's 512 threads.
 func.func @sm90_tile_n(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant swap_n256: tile_n of an sm_90a variant (its largest token tile, the wgmma N) must be 64, 128 or 192}}
+  // expected-error @+1 {{variant swap_n256: sm_90a token tiles are at most 192: a wgmma m64n256k16's 128 accumulator registers must fit the entry budget, 65536 / 512 threads = 128 registers}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)

@@ -274,36 +274,11 @@ func.func @grouped_f32_stride(%a0: memref<128x256xf4E2M1FN>, %a1: memref<128x256
 
 // -----
 
-// sm_90a: the wgmma kernel has the pointer-array form only.
-func.func @sm90_moe(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>, %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>, %c: memref<?x256xf16>, %off: memref<9xi32>) {
-  // expected-error @+1 {{the sm_90a kernel has the pointer-array form only (nvfp4.grouped_matmul, not nvfp4.moe_matmul)}}
+// sm_90a: the stream-K schedule cuts its shares from the group table, which the contiguous
+// form does not have (its default family leaves it out; named, it is refused).
+func.func @sm90_moe_stream_k(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>, %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>, %c: memref<?x256xf16>, %off: memref<9xi32>) {
+  // expected-error @+1 {{variant swap_n128_m192_sk: the stream-K schedule (_sk) is built for the pointer-array form (nvfp4.grouped_matmul): its shares are cut from the group table, which nvfp4.moe_matmul does not have}}
   nvfp4.moe_matmul a(%a : memref<?x512xf4E2M1FN>) b(%b : memref<8x256x512xf4E2M1FN>) sfa(%sfa : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x2x8x32x4x4xf8E4M3FN>)
-      c(%c : memref<?x256xf16>) offsets(%off : memref<9xi32>) {target = "sm_90a"}
-  return
-}
-
-// -----
-
-// sm_90a: f16 C only.
-func.func @sm90_bf16(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>,
-    %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sb0: memref<2x8x32x4x4xf8E4M3FN>,
-    %c0: memref<?x256xbf16>) {
-  // expected-error @+1 {{the sm_90a kernel's epilogue stores f16 C without alpha}}
-  nvfp4.grouped_matmul a(%a0 : memref<?x512xf4E2M1FN>) b(%b0 : memref<256x512xf4E2M1FN>)
-      sfa(%sa0 : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sb0 : memref<2x8x32x4x4xf8E4M3FN>)
-      c(%c0 : memref<?x256xbf16>) {target = "sm_90a"}
-  return
-}
-
-// -----
-
-// sm_90a: no alpha.
-func.func @sm90_alpha(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>,
-    %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sb0: memref<2x8x32x4x4xf8E4M3FN>,
-    %c0: memref<?x256xf16>, %alpha: memref<1xf32>) {
-  // expected-error @+1 {{the sm_90a kernel's epilogue stores f16 C without alpha}}
-  nvfp4.grouped_matmul a(%a0 : memref<?x512xf4E2M1FN>) b(%b0 : memref<256x512xf4E2M1FN>)
-      sfa(%sa0 : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sb0 : memref<2x8x32x4x4xf8E4M3FN>)
-      c(%c0 : memref<?x256xf16>) alpha(%alpha : memref<1xf32>) {target = "sm_90a"}
+      c(%c : memref<?x256xf16>) offsets(%off : memref<9xi32>) {target = "sm_90a", variants = ["swap_n128", "swap_n128_m192_sk"]}
   return
 }

@@ -73,3 +73,36 @@ func.func @grouped_alpha_bf16(%a0: memref<?x512xf4E2M1FN>, %a1: memref<?x512xf4E
       {target = "sm_100a"}
   return
 }
+
+// sm_90a takes the same options: the contiguous form with bf16 C and alpha (the default
+// family: the persistent variants), and the pointer-array form with strided f32 C and alpha.
+// CHECK-LABEL: func.func @sm90_moe_bf16_alpha(
+// CHECK: nvfp4.moe_matmul
+// CHECK-SAME: alpha(%{{[a-z0-9_]+}} : memref<8xf32>)
+// CHECK-SAME: {target = "sm_90a"}
+// GENERIC: "nvfp4.moe_matmul"
+// GENERIC-SAME: target = "sm_90a"
+func.func @sm90_moe_bf16_alpha(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>,
+    %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>,
+    %c: memref<?x256xbf16>, %off: memref<9xi32>, %alpha: memref<8xf32>) {
+  nvfp4.moe_matmul a(%a : memref<?x512xf4E2M1FN>) b(%b : memref<8x256x512xf4E2M1FN>)
+      sfa(%sfa : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x2x8x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x256xbf16>) offsets(%off : memref<9xi32>) alpha(%alpha : memref<8xf32>)
+      {target = "sm_90a"}
+  return
+}
+
+// CHECK-LABEL: func.func @sm90_grouped_f32_strided_alpha(
+// CHECK: nvfp4.grouped_matmul
+// CHECK-SAME: c(%{{[a-z0-9_]+}} : memref<?x256xf32, strided<[?, 1]>>)
+// CHECK-SAME: alpha(%{{[a-z0-9_]+}} : memref<1xf32>)
+// CHECK-SAME: {target = "sm_90a"}
+func.func @sm90_grouped_f32_strided_alpha(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>,
+    %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sb0: memref<2x8x32x4x4xf8E4M3FN>,
+    %c0: memref<?x256xf32, strided<[?, 1]>>, %alpha: memref<1xf32>) {
+  nvfp4.grouped_matmul a(%a0 : memref<?x512xf4E2M1FN>) b(%b0 : memref<256x512xf4E2M1FN>)
+      sfa(%sa0 : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sb0 : memref<2x8x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<?x256xf32, strided<[?, 1]>>) alpha(%alpha : memref<1xf32>)
+      {target = "sm_90a"}
+  return
+}
