@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh [--only NAME[,NAME...]] [SECONDS] — runs each libFuzzer harness of fuzz/ (or only
-# those named) for SECONDS (default 60), one process each, one after another, built with
-# clang-22, ASan + UBSan and coverage (scripts/san-build.sh, build-fuzz/ or $FUZZ_BUILD_DIR):
+# those named) for SECONDS (default 60), built with clang-22, ASan + UBSan and coverage
+# (scripts/san-build.sh, build-fuzz/ or $FUZZ_BUILD_DIR):
 #   ir      MLIR text -> parse -> verify -> lower -> emulate   (fuzz/ir_fuzzer.c)
 #   cubin   the runtime's cubin/metadata reader, plans, module loading through the libcuda
 #           stand-in                                            (fuzz/cubin_fuzzer.c)
@@ -106,8 +106,8 @@ for name in $HARNESSES; do
   [[ -d $ROOT/fuzz/regressions/$name ]] && cp "$ROOT/fuzz/regressions/$name/"* "$OUT/corpus/$name/"
   echo "fuzz: $(ls "$OUT/corpus/$name" | wc -l) $name seeds"
 done
-# The harnesses run side by side (one process each), unless FUZZ_PARALLEL=0: SECONDS of
-# wall time for all of them instead of that many times over.
+# The harnesses run side by side (each is one process), unless FUZZ_PARALLEL=0: SECONDS of
+# wall time for all instead of SECONDS each.
 for name in $HARNESSES; do
   "run_$name" &
   [[ ${FUZZ_PARALLEL:-1} == 0 ]] && wait

@@ -233,7 +233,7 @@ h_run() { # id, description, lit filter
   for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
   if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
   local t0=$(date +%s)
-  if ! ninja -C "$BUILD" nvfp4-compile > "$WORK/build.log" 2>&1; then
+  if ! ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; return
   fi
   "$LIT" -v "$BUILD/test" --filter "$filter" > "$WORK/lit.log" 2>&1

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,46 +213,53 @@ void sim_plan_free(sim_plan *p) {
 
 /* ---- CPU objects ------------------------------------------------------------------------ */
 
-/* Whether the file behind `fd` is a complete ELF shared object of this host: header,
- * program and section header tables, and every segment's bytes inside the file (dlopen
- * maps a truncated one and faults on the missing pages). */
-int sim_elf_check(int fd, const char *path, char *why, size_t size) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return failf(why, size, "cannot read %s: %s", path, strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    return failf(why, size, "cannot read CPU object %s: %s", path, strerror(EISDIR));
-  if (!S_ISREG(st.st_mode)) return failf(why, size, "%s is not a regular file", path);
-  const uint64_t fsize = (uint64_t)st.st_size;
-  Elf64_Ehdr eh;
-  const ssize_t got = pread(fd, &eh, sizeof eh, 0);
-  if (got >= SELFMAG && memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+/* What the file behind `fd` (of fsize bytes) is, from its ELF header (read into *eh): a
+ * directory, text, a cubin, another kind of ELF file are each named for what they are,
+ * where dlopen would call them all "cannot open shared object file". */
+static int check_elf_header(int fd, uint64_t fsize, Elf64_Ehdr *eh, const char *path, char *why,
+                            size_t size) {
+  memset(eh, 0, sizeof *eh);
+  const ssize_t got = pread(fd, eh, sizeof *eh, 0);
+  if (got < 0) return failf(why, size, "cannot read CPU object %s: %s", path, strerror(errno));
+  if ((size_t)got < SELFMAG || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
     return failf(why, size, "%s is not a CPU object (not an ELF shared object): nvfp4-compile "
                             "--cpu writes one", path);
-  if (fsize < sizeof eh || got != (ssize_t)sizeof eh)
-    return failf(why, size, "%s is not a CPU object: %llu bytes, too short for an ELF header",
-                 path, (unsigned long long)fsize);
-  if (eh.e_ident[EI_DATA] == ELFDATA2LSB && eh.e_machine == EM_CUDA)
+  if ((size_t)got >= offsetof(Elf64_Ehdr, e_version) && eh->e_ident[EI_DATA] == ELFDATA2LSB &&
+      eh->e_machine == EM_CUDA)
     return failf(why, size, "%s is a cubin (a CUDA ELF image), not a CPU object: run it on a "
                             "GPU without --cpu, or write a CPU object with nvfp4-compile --cpu",
                  path);
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != SIM_ELF_DATA ||
-      eh.e_machine != SIM_ELF_MACHINE || eh.e_type != ET_DYN)
+  if ((size_t)got < sizeof *eh)
+    return failf(why, size, "%s is not a CPU object: %llu bytes, too short for an ELF header",
+                 path, (unsigned long long)fsize);
+  if (eh->e_type != ET_DYN)
+    return failf(why, size, "%s is an ELF file of type %u, not a shared object: nvfp4-compile "
+                            "--cpu writes one", path, eh->e_type);
+  if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != SIM_ELF_DATA ||
+      eh->e_machine != SIM_ELF_MACHINE)
     return failf(why, size, "%s is not a shared object of this host (ELF class %u, data %u, "
-                            "machine %u, type %u)", path, eh.e_ident[EI_CLASS],
-                 eh.e_ident[EI_DATA], eh.e_machine, eh.e_type);
-  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM ||
-      eh.e_phoff > fsize || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > fsize - eh.e_phoff)
+                            "machine %u)", path, eh->e_ident[EI_CLASS], eh->e_ident[EI_DATA],
+                 eh->e_machine);
+  return 0;
+}
+
+/* Whether the header tables and every segment's bytes lie inside the file (dlopen maps a
+ * truncated object and faults on the missing pages). */
+static int check_elf_extents(int fd, uint64_t fsize, const Elf64_Ehdr *eh, const char *path,
+                             char *why, size_t size) {
+  if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum == PN_XNUM ||
+      eh->e_phoff > fsize || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > fsize - eh->e_phoff)
     return failf(why, size, "%s is truncated or corrupt: its program header table (%u entries "
-                            "at byte %llu) does not fit its %llu bytes", path, eh.e_phnum,
-                 (unsigned long long)eh.e_phoff, (unsigned long long)fsize);
-  if (eh.e_shnum && (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > fsize ||
-                     (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > fsize - eh.e_shoff))
+                            "at byte %llu) does not fit its %llu bytes", path, eh->e_phnum,
+                 (unsigned long long)eh->e_phoff, (unsigned long long)fsize);
+  if (eh->e_shnum && (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > fsize ||
+                      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > fsize - eh->e_shoff))
     return failf(why, size, "%s is truncated or corrupt: its section header table (%u entries "
-                            "at byte %llu) does not fit its %llu bytes", path, eh.e_shnum,
-                 (unsigned long long)eh.e_shoff, (unsigned long long)fsize);
-  for (uint32_t i = 0; i < eh.e_phnum; ++i) {
+                            "at byte %llu) does not fit its %llu bytes", path, eh->e_shnum,
+                 (unsigned long long)eh->e_shoff, (unsigned long long)fsize);
+  for (uint32_t i = 0; i < eh->e_phnum; ++i) {
     Elf64_Phdr ph;
-    if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+    if (pread(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
       return failf(why, size, "cannot read %s: %s", path, strerror(errno));
     if (ph.p_filesz && (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset))
       return failf(why, size, "%s is truncated: segment %u (bytes %llu..%llu) ends past its "
@@ -262,6 +270,20 @@ int sim_elf_check(int fd, const char *path, char *why, size_t size) {
                               "memory", path, i);
   }
   return 0;
+}
+
+/* Whether the file behind `fd` is a complete ELF shared object of this host. */
+int sim_elf_check(int fd, const char *path, char *why, size_t size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return failf(why, size, "cannot read CPU object %s: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return failf(why, size, "cannot read CPU object %s: %s", path, strerror(EISDIR));
+  if (!S_ISREG(st.st_mode)) return failf(why, size, "%s is not a regular file", path);
+  Elf64_Ehdr eh;
+  const uint64_t fsize = (uint64_t)st.st_size;
+  if (check_elf_header(fd, fsize, &eh, path, why, size) != 0) return -1;
+  return check_elf_extents(fd, fsize, &eh, path, why, size);
 }
 
 /* The path dlopen is given: `path` itself when it holds a '/', else the file of that name

@@ -225,7 +225,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     goto done;
   }
   /* the workspace a native sm_90a kernel keeps its expert schedules in (per CTA) */
-  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid, "the workspace"};
+  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid, "the expert schedules"};
   if (ws.bytes && !(ws.base = workspace = malloc(ws.bytes))) { /* freed at done */
     fprintf(stderr, "nvfp4-run --cpu: out of host memory\n");
     goto done;

@@ -47,8 +47,8 @@ static void cpu_usage(FILE *f) {
              "\"m,n,k;...\")\n"
              "                 [--variant NAME|INDEX] [--seed S] [--full-range] [--ldc-pad P]\n"
              "                 [--alpha-values V,...] [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
-             "                 [--cluster-order forward|reverse|shuffled] [--resident R] [--launches N]\n"
-             "                 [--json] [--no-check] [--trace]\n"
+             "                 [--cluster-order forward|reverse|shuffled] [--resident R]\n"
+             "                 [--launches N] [--json] [--no-check] [--trace]\n"
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
 }
 

@@ -2,7 +2,7 @@
 // module: the verifier accepts a func.func anywhere (it cannot tell the top-level module from
 // the one the parser wraps a file in), and the lowering, which puts the kernels' gpu.module
 // into the module it runs on and tags the function with a reference to it, refuses the op
-// at its location: from a nested module the reference would not resolve (README, "The op").
+// at its location: from a nested module the reference would not resolve (docs/ops.md).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics
 
 // A nested module: its function's reference to the kernels' gpu.module (which goes to the

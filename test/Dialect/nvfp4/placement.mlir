@@ -2,7 +2,7 @@
 // code: the lowering erases it, puts its kernels in a gpu.module of the top-level module and
 // tags the enclosing function with a reference to that gpu.module. It must therefore sit in
 // a func.func (at any depth of its regions) of the top-level module; every other place is
-// refused at the op (README, "The op"): here by the verifier, and a function of a nested
+// refused at the op (docs/ops.md): here by the verifier, and a function of a nested
 // module by the lowering (placement-nested.mlir), which alone knows which module is the
 // top-level one.
 // RUN: nvfp4-opt %s --split-input-file --verify-diagnostics
