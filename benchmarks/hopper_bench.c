@@ -1,6 +1,6 @@
-/* hopper_bench.c — the sm_90a kernel against cuBLAS BF16 on an H200, in one run: for each
- * of B1..B4 (PROBLEM.md §5), L2 flushed before every timed launch, CUDA events, median of
- * --iters (>= 50):
+/* hopper_bench.c — the sm_90a kernel against cuBLAS BF16 on an H200, in one run: for each of
+ * B1..B4 (docs/format.md, "The benchmark shapes"), L2 flushed before every timed launch, CUDA
+ * events, median of --iters (>= 50):
  *   - this project's sm_90a kernel through libnvfp4rt (the runtime's own variant choice, and
  *     every variant of the cubin forced in turn);
  *   - cuBLAS BF16 (fp32 accumulation) on the operands pre-decoded to BF16 on the host
@@ -243,7 +243,8 @@ static uint64_t randomBf16(size_t n, uint64_t seed) {
   return d;
 }
 
-/* One benchmarked case: a PROBLEM.md name (--case) or a --groups list, labelled g1, g2, ... */
+/* One benchmarked case: a named case of docs/format.md (--case) or a --groups list, labelled
+ * g1, g2, ... */
 #define MAXCASES 16
 typedef struct BenchCase {
   char label[16];

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Kernel benchmark: the PROBLEM.md benchmarks B1..B4 on a Blackwell GPU, timed by nvfp4-run
-(CUDA events, L2 flushed between iterations, median of N) and checked against the C
-reference, printed side by side with the B200 speed of light and the best public
-hand-written result (SEED_NOTES.md), plus the geometric mean the competition ranks by.
+"""Kernel benchmark: the benchmarks B1..B4 (docs/format.md) on a Blackwell GPU, timed by
+nvfp4-run (CUDA events, L2 flushed between iterations, median of N) and checked against the C
+reference, printed side by side with the B200 speed of light and the best public hand-written
+result (docs/format.md, "The benchmark shapes"), plus the geometric mean the competition ranks
+by.
 
   usage: benchmarks/kernel_bench.py CUBIN [--run build/bin/nvfp4-run] [--iters 50]
                                     [--json out.json] [--allow-emulation]
@@ -20,7 +21,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# B200 speed of light at 1.5 GHz (PROBLEM.md) and the best public write-up (SEED_NOTES.md).
+# B200 speed of light at 1.5 GHz and the best public write-up (docs/format.md, "The benchmark
+# shapes").
 SPEED_OF_LIGHT_US = {"B1": 18.833, "B2": 10.667, "B3": 2.406, "B4": 1.525}
 BEST_PUBLIC_US = {"B1": 38.2, "B2": 25.2, "B3": 12.8, "B4": 9.1}
 

@@ -3,15 +3,16 @@
 the tables of docs/performance.md, a PNG plot of data-movement efficiency per benchmark and
 one merged JSON file.
 
-  usage: benchmarks/plot_proxy.py OUT_DIR [--out docs/performance] [--allow-fake] [--no-plot]
+  usage: benchmarks/plot_proxy.py OUT_DIR [--out results/proxy] [--allow-fake] [--no-plot]
 
 Reads OUT_DIR/proxy1.json (1-CTA families, stage sweeps, fixed cost), proxy2.json (CTA-pair
 families), proxy_patchable.json and proxy_patch.json (the 1-CTA families built with
 nvfp4.patch_tmaps, with the maps in the parameter block and with the kernel patching its own
 maps), fresh.jsonl (whole calls with 15 fresh input sets) and gpu.txt. Writes
-OUT/proxy_h200.json and OUT/proxy_efficiency.png and prints the Markdown tables. Results of
-the tests' fake libcuda (device "fake ...") are refused unless --allow-fake is given, and
-then every output says so: they are not measurements.
+OUT/proxy_h200.json and OUT/proxy_efficiency.png (OUT is under results/ by default, which
+git ignores; docs/performance/ keeps only the plot the docs show) and prints the Markdown
+tables. Results of the tests' fake libcuda (device "fake ...") are refused unless
+--allow-fake is given, and then every output says so: they are not measurements.
 """
 import argparse
 import json
@@ -50,7 +51,7 @@ def fmt(x, digits=2):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("--out", default="docs/performance")
+    ap.add_argument("--out", default="results/proxy")
     ap.add_argument("--allow-fake", action="store_true")
     ap.add_argument("--no-plot", action="store_true", help="tables and JSON only (no matplotlib)")
     args = ap.parse_args()

@@ -2,7 +2,7 @@
 """The speed model of the sm_120a kernel (docs/kernel-sm120a.md, "Speed model").
 
 No GPU of compute capability 12.x can be reached by this project: every number this prints
-is the model's, not a measurement. For each benchmark shape of PROBLEM.md (B1..B4) and each
+is the model's, not a measurement. For each benchmark shape of docs/format.md (B1..B4) and each
 sm_120a variant it computes, on an RTX PRO 6000 Blackwell (default) or another sm_12x part:
 
   tiles     the tiles the runtime plans (AB: 128 token rows x tile_n weights; swap-AB: 128
@@ -34,7 +34,7 @@ DEVICES = {
 }
 FLOP_PER_CLOCK_SM = 4096.0  # dense block-scaled FP4 (16384 FLOP per m16n8k64, 4 clocks)
 TILE_M, TILE_K, N_ALIGN = 128, 256, 16
-BENCHMARKS = {  # PROBLEM.md §5: M per group, N, K
+BENCHMARKS = {  # docs/format.md, "The benchmark shapes": M per group, N, K
     "B1": ([80, 176, 128, 72, 64, 248, 96, 160], 4096, 7168),
     "B2": ([40, 76, 168, 72, 164, 148, 196, 160], 7168, 2048),
     "B3": ([192, 320], 3072, 4096),

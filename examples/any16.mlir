@@ -1,5 +1,5 @@
 // any16.mlir — 16 groups, every dimension dynamic: one cubin serves any problem sizes with up
-// to 16 groups (used by the emulation suite for the PROBLEM.md tests and random cases).
+// to 16 groups (used by the emulation suite for the test cases of docs/format.md and random cases).
 func.func @dyn16(
     %a0: memref<?x?xf4E2M1FN>,
     %a1: memref<?x?xf4E2M1FN>,

@@ -1,4 +1,4 @@
-// b1.mlir — Benchmark B1 (PROBLEM.md §5): 8 groups, M per group 80,176,128,72,64,248,96,160 (dynamic), N = 4096, K = 7168.
+// b1.mlir — Benchmark B1 (docs/format.md): 8 groups, M per group 80,176,128,72,64,248,96,160 (dynamic), N = 4096, K = 7168.
 // One nvfp4.grouped_matmul over per-group memrefs: A (M x K f4E2M1FN), B (N x K f4E2M1FN),
 // SFA/SFB (blocked f8E4M3FN scale factors), C (M x N f16). M is dynamic; N and K static.
 func.func @b1(

@@ -1,4 +1,4 @@
-// b2.mlir — Benchmark B2 (PROBLEM.md §5): 8 groups, M per group 40,76,168,72,164,148,196,160 (dynamic), N = 7168, K = 2048.
+// b2.mlir — Benchmark B2 (docs/format.md): 8 groups, M per group 40,76,168,72,164,148,196,160 (dynamic), N = 7168, K = 2048.
 // One nvfp4.grouped_matmul over per-group memrefs: A (M x K f4E2M1FN), B (N x K f4E2M1FN),
 // SFA/SFB (blocked f8E4M3FN scale factors), C (M x N f16). M is dynamic; N and K static.
 func.func @b2(

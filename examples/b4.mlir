@@ -1,4 +1,4 @@
-// b4.mlir — Benchmark B4 (PROBLEM.md §5): 2 groups, M per group 128,384 (dynamic), N = 4096, K = 1536.
+// b4.mlir — Benchmark B4 (docs/format.md): 2 groups, M per group 128,384 (dynamic), N = 4096, K = 1536.
 // One nvfp4.grouped_matmul over per-group memrefs: A (M x K f4E2M1FN), B (N x K f4E2M1FN),
 // SFA/SFB (blocked f8E4M3FN scale factors), C (M x N f16). M is dynamic; N and K static.
 func.func @b4(

@@ -1,4 +1,4 @@
-// test1.mlir — Test case 1 (PROBLEM.md §5): 2 groups, M = 96,128 (dynamic), N = 128,256, K = 256,512.
+// test1.mlir — Test case 1 (test:0 of docs/format.md): 2 groups, M = 96,128 (dynamic), N = 128,256, K = 256,512.
 // One nvfp4.grouped_matmul over per-group memrefs: A (M x K f4E2M1FN), B (N x K f4E2M1FN),
 // SFA/SFB (blocked f8E4M3FN scale factors), C (M x N f16). M is dynamic; N and K static.
 func.func @test1(

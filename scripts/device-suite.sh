@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The correctness suite of the generated kernels on an H200 (sm_90a), through the tcgen05
-# emulation target, for every variant of the kernel family (VARIANTS): every PROBLEM.md
-# test case, random cases (G 1..16, ragged M/N, K multiples of 64, competition and
+# emulation target, for every variant of the kernel family (VARIANTS): every test case of
+# docs/format.md, random cases (G 1..16, ragged M/N, K multiples of 64, competition and
 # full-range values), B1..B4, and edge cases (empty groups, tiny and ragged M/N, K = 64 and
 # 192, C row stride well above N, with a check that nothing outside each C's M x N region
 # is written); the default family with the runtime's own variant choice; and
@@ -155,11 +155,11 @@ hone() { # name, timeout, then the command
   printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
 }
 # ---- hopper: the native sm_90a kernel family (docs/kernel-sm90a.md) ------------------------
-# Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in
-# turn on the 10 PROBLEM.md cases, random cases (G 1..16, competition and full-range), the
-# edge cases and B1..B4; the default family with the runtime's choice; B1 and a random case
-# with most SMs held by another kernel (--busy-sms); compute-sanitizer memcheck, racecheck
-# and synccheck. The kernel runs natively, so runs get a short timeout
+# Every variant of $D/cubin/sm90_family.cubin (examples/any16.mlir for sm_90a) forced in turn
+# on the 10 test cases (docs/format.md), random cases (G 1..16, competition and full-range),
+# the edge cases and B1..B4; the default family with the runtime's choice; B1 and a random
+# case with most SMs held by another kernel (--busy-sms); compute-sanitizer memcheck,
+# racecheck and synccheck. The kernel runs natively, so runs get a short timeout
 # (HOPPER_TIMEOUT s) and the part stops at the first timeout: a hang is a failure, not a wait.
 if has hopper; then
   HF="$D/cubin/sm90_family.cubin"
@@ -321,7 +321,7 @@ fi
 # The sm_120a kernel family (docs/kernel-sm120a.md) on the H200: the generated kernel as it
 # is (TMA, mbarrier ring, ldmatrix, scheduler, epilogue run natively), its block-scaled
 # mma.sync computed by the emulation library (nvfp4-emulate-sm120). Every variant on every
-# PROBLEM.md test case, random cases (competition and full-range values), edge cases with
+# test case of docs/format.md, random cases (competition and full-range values), edge cases with
 # C's rows padded (nothing outside M x N may change) and B1..B4; the default family of an
 # sm_120f op choosing its own variant; the default family patching its own tensor maps
 # (kernel-patch launches, fresh input sets per call); the contiguous form (8 experts f16

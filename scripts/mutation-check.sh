@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# mutation-check.sh — evidence that the CPU execution target catches generator bugs: applies,
-# one at a time, deliberate bugs to the kernel generator (lib/Conversion, lib/Target),
-# rebuilds nvfp4-compile, compiles the whole kernel family for the CPU target, runs the CPU
-# suite's cases until one catches the bug — a failed reference or outside-C check (exit 1),
-# a hazard or illegal-operation report (exit 4) or a deadlock report (exit 3); any other
-# exit is an error of the check itself and stops it — and prints
-# one table row per mutation: what was changed, which run caught it and how (the s IDs:
-# the sm_120a kernel, in a block of their own below). The sources
-# are restored (and the build brought back) on exit, also on failure or interrupt.
+# mutation-check.sh — evidence that check-nvfp4's CPU-target suites catch generator bugs:
+# applies, one at a time, deliberate bugs to the kernel generator (lib/Conversion: the
+# sm_100a, sm_90a and sm_120a kernels and the shared generator; lib/Target), rebuilds
+# nvfp4-compile, and makes the runs of the CPU-target lit tests of the mutated target
+# (test/CpuSim/run-*.test for sm_100a, run-sm90a.test and stream-k-sm90a.test for sm_90a,
+# run-sm120a.test for sm_120a: the same kernel families,
+# variants, cases and seeds, from the run matrix) until one catches the bug — a failed
+# reference or outside-C check (exit 1), a hazard or fault report (exit 4) or a deadlock
+# report (exit 3) — and prints one table row per mutation: what was changed, which test and
+# run caught it and how. A run that ends any other way (a crash of the simulator or of
+# nvfp4-run, a hang past 300 s, an error) is a failure of the check: the row says so and the
+# mutation does not count as caught. The sources are restored (and the build brought back)
+# on exit, also on failure or interrupt.
 #   usage: scripts/mutation-check.sh [--all] [--only ID[,ID...]] [BUILD_DIR]
-#   --all: run every case for every mutation (default: stop at the first catch)
-# Exit status: 0 when every mutation was caught. Takes ~1-2 minutes per mutation on 2 cores.
+#   --all: make every run for every mutation (default: stop at the first catch)
+# Exit status: 0 when every mutation was caught. Takes ~1-3 minutes per mutation on 2 cores.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ALL=0 ONLY=""
@@ -25,12 +29,14 @@ BUILD=${1:-$ROOT/build}
 RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
-FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c"
-FILES+=" lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c" # the sm_120a block below
+FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c
+       lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c
+       lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
+       lib/Conversion/Sm90/TokenDecoder.c lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 restore() {
   for f in $FILES; do cmp -s "$WORK/orig/$f" "$ROOT/$f" || cp "$WORK/orig/$f" "$ROOT/$f"; done
-  ninja -C "$BUILD" nvfp4-compile > /dev/null 2>&1
+  ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > /dev/null 2>&1
   rm -rf "$WORK"
 }
 trap restore EXIT
@@ -87,34 +93,127 @@ m14() { mutate lib/Conversion/Sm100/Epilogue.c "  nvFenceProxyAsyncShared(b);
   nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
+# r1-r3: the three planted bugs that issue 33's independent round describes (two no test
+# caught, one that crashed the simulator); r4-r6: the sm_90a kernel's broken orders that
+# test/CpuSim/cpu-reports-sm90a.test makes by editing lowered IR, planted in the generator;
+# s1-s4: more mutations of the sm_90a kernel; w1-w6: the sm_120a kernel's selector and layout
+# arithmetic (lib/Target/DescriptorsSm120.c) and its use (lib/Conversion/Sm120/Mainloop.c).
+r1() { mutate lib/Conversion/Sm90/Epilogue.c "      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's sums, then the count */
+" ""; }
+r2() { mutate lib/Conversion/Generator/Generator.c "for (uint32_t i = 0; i < p->pos.size; ++i) {" "for (uint32_t i = 0; i + 1 < p->pos.size; ++i) {"; }
+r3() { mutate lib/Conversion/Sm100/Epilogue.c "kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64))" "kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, kbSelect(b, kbCmp(b, KB_UGT, kbAddI(b, t->cRow0, 128), t->m), t->n, t->ldc), b->i64))"; }
+r4() { mutate lib/Conversion/Sm90/Mainloop.c "nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth);" "nvWgmmaWaitGroup(b, cfg->sm90.mmaDepth + 1);"; }
+r5() { mutate lib/Conversion/Sm90/TokenDecoder.c "  nvFenceProxyAsyncShared(b); /* generic-proxy stores -> the wgmmas' async-proxy reads */
+" ""; }
+r6() { mutate lib/Conversion/Sm90/Epilogue.c "  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);
+  nvNamedBarrierAt(b, wgBarrier, 128);" "  nvFenceProxyAsyncShared(b);
+  nvWarpSync(b);"; }
+s1() { mutate lib/Conversion/Generator/Producer.c "if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, nRows, cfg->tileK / 2));" "if (rn->dynamicRows) tx = kbAdd(b, tx, kbMulI(b, kbAddI(b, nRows, -1), cfg->tileK / 2));"; }
+s2() { mutate lib/Conversion/Sm90/Epilogue.c "    nvGlobalReleaseStoreU32(b, counter, kbI32(b, 0));
+" ""; }
+s3() { mutate lib/Conversion/Sm90/Epilogue.c "for (uint32_t pass = 0; pass * 128u < n; ++pass) {" "for (uint32_t pass = 0; pass < 1u; ++pass) {"; }
+s4() { mutate lib/Conversion/Sm90/Kernel.c "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));" "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 2), last));"; }
+w1() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, step % 2u};" "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, 0u};"; }
+w2() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {nBlock, step};" "MlirNvfp4Sm120ScaleSlot s = {nBlock, (step + 1u) % 4u};"; }
+w3() { mutate lib/Conversion/Sm120/Mainloop.c "    s->sfb[nb] = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);" "    { KbValue w = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);
+      s->sfb[nb] = kbOr(b, kbShl(b, w, kbI32(b, 8)), kbLShr(b, w, kbI32(b, 24))); }"; }
+w4() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowA = kbAnd(b, lane, kbI32(b, 15));" "KbValue rowA = kbAnd(b, kbAddI(b, lane, 8), kbI32(b, 15));"; }
+w5() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbAnd(b, lane, kbI32(b, 1)), 8));" "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbXor(b, kbAnd(b, lane, kbI32(b, 1)), kbI32(b, 1)), 8));"; }
+w6() { mutate lib/Conversion/Sm120/Mainloop.c "  loadScales(s);
+  mmaStep(s, 0);" "  loadScales(s);
+  kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
+  nvMbarArrive(b, genPipeEmptyBar(g, &s->stages));
+  kbEndIf(b);
+  mmaStep(s, 0);"; }
 
+# "ID|TARGET|description": the family compiled and the cases run are TARGET's.
 MUTATIONS=(
-  "m1|the row check of C stores one row past M (row < M became row <= M in every epilogue)"
-  "m2|the SFB column shift (n0 mod 128) / 32 dropped from the MMA's scale-factor address"
-  "m3|ring phases never flip (genRingAdvance keeps the phase bit at the wrap)"
-  "m4|expect_tx of every stage 16 bytes short"
-  "m5|accumulator-empty barrier initialised with one arrival too few (127, 255 for a pair)"
-  "m6|the stage's tcgen05.commit issued before its MMAs (the stage is released, and its next TMA issued, while they read it)"
-  "m7|tcgen05.wait::ld removed after the epilogue's tcgen05.ld"
-  "m8|the accumulator released (accEmpty arrive) after its first tcgen05.ld instead of its last"
-  "m9|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
-  "m10|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
-  "m11|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
-  "m12|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
-  "m13|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
-  "m14|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
+  "m1|sm100|the row check of C stores one row past M (row < M became row <= M in every epilogue)"
+  "m2|sm100|the SFB column shift (n0 mod 128) / 32 dropped from the MMA's scale-factor address"
+  "m3|sm100|ring phases never flip (genRingAdvance keeps the phase bit at the wrap)"
+  "m4|sm100|expect_tx of every stage 16 bytes short"
+  "m5|sm100|accumulator-empty barrier initialised with one arrival too few (127, 255 for a pair)"
+  "m6|sm100|the stage's tcgen05.commit issued before its MMAs (the stage is released, and its next TMA issued, while they read it)"
+  "m7|sm100|tcgen05.wait::ld removed after the epilogue's tcgen05.ld"
+  "m8|sm100|the accumulator released (accEmpty arrive) after its first tcgen05.ld instead of its last"
+  "m9|sm100|the TMA-store bulk commit_group moved after the next TMA store issue (wait_group.read no longer covers the staging buffer refilled next)"
+  "m10|sm100|the scale-factor slot's free-wait removed (tcgen05.cp into a slot while MMAs of its previous stage may read it)"
+  "m11|sm100|a CTA pair's mbarrier waits acquire at the default .cta scope instead of .cluster"
+  "m12|sm100|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
+  "m13|sm100|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
+  "m14|sm100|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
+  "r1|sm90|issue 33 (missed): stream-K, the barrier between the partial-sum stores and the atomic add that publishes them deleted"
+  "r2|sm100|issue 33 (missed): the pipeline drain at kernel exit waits one stage too few (the producer's last stage, the MMA's last scale-factor slot)"
+  "r3|sm100|issue 33 (crashed the simulator): direct C stores with row stride N instead of ldc on the last partial tile"
+  "r4|sm90|the consumers' wgmma.wait_group one group deeper than the decoded ring allows (the kernel's first form)"
+  "r5|sm90|the token decoders' fence.proxy.async removed (wgmma reads generic stores no proxy fence made visible)"
+  "r6|sm90|the epilogue's named barrier between stmatrix and the TMA store removed"
+  "s1|sm90|expect_tx of every stage one token row short (the producer's dynamic token rows, sm_90a)"
+  "s2|sm90|stream-K: a completed tile's counter not returned to zero (the next launch's tiles never complete)"
+  "s3|sm90|the epilogue's tail columns (N mod 8) stored only for the first 128 token rows"
+  "s4|sm90|the consumers release a stage after its third chunk instead of its fourth"
+  "w1|sm120|thread-id-a always 0: the odd 64-K steps of a stage multiply with the even steps' A scales"
+  "w2|sm120|thread-id-b one step ahead: every MMA multiplies with another step's B scales"
+  "w3|sm120|the B scale word's bytes rotated by one (K block j takes block j - 1's scale)"
+  "w4|sm120|the A fragment's rows off by 8 (ldmatrix lanes 0-7 address rows 8-15 of the block and lanes 8-15 rows 0-7)"
+  "w5|sm120|the A scale rows of a thread pair exchanged (row g from the lane of row g + 8)"
+  "w6|sm120|the stage released before its reads (an extra empty arrive at the start of each stage)"
 )
 
-VARIANTS1='"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st", "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64", "swap_n128", "swap_n192", "swap_n256"'
-VARIANTS2='"ab2_n64", "ab2_n128", "ab2_n192", "ab2_n256", "swap2_n64", "swap2_n128", "swap2_n192", "swap2_n256"'
-# The cases each mutation is run on, in order (variant, then nvfp4-run arguments).
-CASES=()
-for v in ab_n128_st ab_n64 ab_n192 ab_n128 ab_n256 swap_n64 swap_n128 swap_n256 ab2_n128 swap2_n128 ab_n64_st ab_n192_st ab_n256_st swap_n192 ab2_n64 ab2_n192 ab2_n256 swap2_n64 swap2_n192 swap2_n256; do
-  CASES+=("$v|--case test:1 --schedule-seed 1 --sms 4")
-  CASES+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
-  CASES+=("$v|--case test:5 --schedule-seed 3 --sms 2")
-  CASES+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
-done
+# The runs of check-nvfp4's CPU-target suites, in the order they are tried, one part per
+# lit test (the run matrix, scripts/run-matrix.txt, holds their variants and cases):
+# "TEST|FAMILY|VARIANTS|CASES|ARGUMENTS": the test of test/CpuSim/ that makes these runs;
+# the CPU object is the family of the run matrix's list FAMILY (or, for -, the target's
+# default family) built from examples/any16.mlir as the test builds it; each variant of the
+# list VARIANTS runs each case of the list CASES, with ARGUMENTS added. A mutation caught
+# here makes check-nvfp4 fail.
+PARTS_sm100=(
+  "run-ab-st|cpu-ab-st|cpu-ab-st|cpu-cases|"
+  "run-ab|cpu-ab|cpu-ab|cpu-cases|"
+  "run-swap|cpu-swap|cpu-swap|cpu-cases|"
+  "run-ab2|cpu-ab2|cpu-ab2|cpu-cases|"
+  "run-swap2|cpu-swap2|cpu-swap2|cpu-cases|"
+)
+PARTS_sm90=(
+  "stream-k-sm90a|cpu-sm90-sk|cpu-sm90-sk|cpu-cases|"
+  "run-sm90a|-|cpu-sm90|cpu-cases|"
+  "stream-k-sm90a|cpu-sm90-sk|cpu-sm90-sk-reverse|cpu-cases|--cluster-order reverse"
+  "stream-k-sm90a|cpu-sm90-sk|cpu-sm90-sk-shuffled|cpu-cases|--cluster-order shuffled"
+  "stream-k-sm90a|cpu-sm90-sk|cpu-sm90-sk-wide|cpu-sk-wide|"
+  "stream-k-sm90a|cpu-sm90-sk|cpu-sm90-sk-again|cpu-sk-again|"
+)
+PARTS_sm120=(
+  "run-sm120a|sm120-family|sm120-family|cpu-cases|"
+)
+source "$ROOT/scripts/run-matrix.sh"
+
+# object TARGET FAMILY: the CPU object of FAMILY for TARGET (built once per mutation).
+object() {
+  local chip=sm_100a so=$WORK/$1-$2.so
+  [[ $1 == sm90 ]] && chip=sm_90a
+  [[ $1 == sm120 ]] && chip=sm_120a
+  if [[ ! -f $so ]]; then
+    if [[ $2 == - ]]; then sed "s/target = \"sm_100a\"/target = \"$chip\"/" "$ROOT/examples/any16.mlir"
+    else matrix_family "$2" "$chip" "$ROOT/examples/any16.mlir"; fi > "$WORK/$1-$2.mlir" || return 2
+    "$COMPILE" "$WORK/$1-$2.mlir" --cpu "$so" > "$WORK/compile.log" 2>&1 ||
+      { echo "mutation-check: the family $2 does not compile:" >&2; tail -3 "$WORK/compile.log" >&2; return 2; }
+  fi
+  echo "$so"
+}
+
+# cases TARGET: one line per run, "TEST|FAMILY|VARIANT|ARGUMENTS".
+cases() {
+  local parts=PARTS_$1[@] part test fam vset cset extra v name args
+  for part in "${!parts}"; do
+    IFS='|' read -r test fam vset cset extra <<< "$part"
+    for v in $(matrix_variants "$vset"); do
+      while IFS='|' read -r _ name args; do
+        echo "$test|$fam|$v|$args${extra:+ $extra}"
+      done < <(matrix_runs "$cset")
+    done
+  done
+}
 
 how() {
   case $1 in
@@ -123,7 +222,7 @@ how() {
        else
          echo "reference check: $(grep -m1 -E '^check' "$2" | sed 's/^check *//; s/  */ /g')"
        fi ;;
-    3) echo "deadlock report: $(grep -m1 -E '^  CTA' "$2" | sed -E 's/  */ /g; s/ \(site [0-9]+\)//' | cut -c1-200)" ;;
+    3) echo "deadlock report: $(grep -E '^  CTA' "$2" | grep -v ': exited$' | head -1 | sed -E 's/  */ /g; s/ \(site [0-9]+\)//' | cut -c1-200)" ;;
     4) grep -m1 -E '^nvfp4-sim: (HAZARD|FAULT)' "$2" |
          sed -E 's/^nvfp4-sim: ([A-Z]+) ([a-z-]+): CTA [0-9]+ \(cluster [0-9]+ rank [0-9]+\) (warp [0-9]+) lane [0-9]+ \(([^)]*)\): /\1 report `\2`, \3 (\4): /;
                  s/^nvfp4-sim: ([A-Z]+) ([a-z-]+): asynchronous completion: [^:]*: /\1 report `\2`: /;
@@ -132,44 +231,11 @@ how() {
   esac
 }
 
-# ==== sm_120a (block-scaled mma.sync) mutations ======================================
-# Their own family (every sm_120a variant, examples/any16.mlir) and cases; an "s" ID runs
-# them instead of the sm_100a families. The generator's selector and layout arithmetic
-# (lib/Target/DescriptorsSm120.c) and its use (lib/Conversion/Sm120/Mainloop.c).
-s1() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, step % 2u};" "MlirNvfp4Sm120ScaleSlot s = {2u * mBlock + step / 2u, 0u};"; }
-s2() { mutate lib/Target/DescriptorsSm120.c "MlirNvfp4Sm120ScaleSlot s = {nBlock, step};" "MlirNvfp4Sm120ScaleSlot s = {nBlock, (step + 1u) % 4u};"; }
-s3() { mutate lib/Conversion/Sm120/Mainloop.c "    s->sfb[nb] = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);" "    { KbValue w = kbLoad(b, b->i32, genSharedPtr(g, kbAdd(b, sfn, s->sfbWord[nb])), 4);
-      s->sfb[nb] = kbOr(b, kbShl(b, w, kbI32(b, 8)), kbLShr(b, w, kbI32(b, 24))); }"; }
-s4() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowA = kbAnd(b, lane, kbI32(b, 15));" "KbValue rowA = kbAnd(b, kbAddI(b, lane, 8), kbI32(b, 15));"; }
-s5() { mutate lib/Conversion/Sm120/Mainloop.c "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbAnd(b, lane, kbI32(b, 1)), 8));" "KbValue rowS = kbAdd(b, c->g, kbMulI(b, kbXor(b, kbAnd(b, lane, kbI32(b, 1)), kbI32(b, 1)), 8));"; }
-s6() { mutate lib/Conversion/Sm120/Mainloop.c "  loadScales(s);
-  mmaStep(s, 0);" "  loadScales(s);
-  kbIf(b, kbCmpI(b, KB_EQ, g->lane, 0));
-  nvMbarArrive(b, genPipeEmptyBar(g, &s->stages));
-  kbEndIf(b);
-  mmaStep(s, 0);"; }
-S120_MUTATIONS=(
-  "s1|thread-id-a always 0: the odd 64-K steps of a stage multiply with the even steps' A scales"
-  "s2|thread-id-b one step ahead: every MMA multiplies with another step's B scales"
-  "s3|the B scale word's bytes rotated by one (K block j takes block j - 1's scale)"
-  "s4|the A fragment's rows off by 8 (ldmatrix lanes 0-7 address rows 8-15 of the block and lanes 8-15 rows 0-7)"
-  "s5|the A scale rows of a thread pair exchanged (row g from the lane of row g + 8)"
-  "s6|the stage released before its reads (an extra empty arrive at the start of each stage)"
-)
-S120_VARIANTS='"ab_n64", "ab_n128", "swap_n32", "swap_n64", "swap_n128"'
-S120_CASES=()
-for v in ab_n128 swap_n64 ab_n64 swap_n32 swap_n128; do
-  S120_CASES+=("$v|--case test:1 --schedule-seed 1 --sms 4")
-  S120_CASES+=("$v|--case edge:12 --seed 201 --ldc-pad 24 --schedule-seed 2 --sms 2")
-  S120_CASES+=("$v|--case random:8 --seed 101 --full-range --schedule-seed 1 --sms 3")
-done
-# ==== end of the sm_120a block =========================================================
-MUTATIONS+=("${S120_MUTATIONS[@]}")
 # ---- sm_90a: the epilogue options and the contiguous form ----------------------------------
 # Each mutation of this block must fail a test of check-nvfp4: it is applied, nvfp4-compile
 # rebuilt, and the lit test(s) named in its entry run; the first failing test and its
 # first reported mismatch, outside write or hazard are the row's "how".
-H_FILES="lib/Conversion/Sm90/Epilogue.c" # (Generator/Producer.c is in FILES)
+H_FILES="lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Producer.c" # besides FILES
 for f in $H_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 FILES="$FILES $H_FILES"
 LIT=${LIT:-$(command -v lit || echo /usr/lib/llvm-22/bin/lit)}
@@ -192,7 +258,7 @@ h_run() { # id, description, lit filter
   for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
   if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
   local t0=$(date +%s)
-  if ! ninja -C "$BUILD" nvfp4-compile > "$WORK/build.log" 2>&1; then
+  if ! ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; return
   fi
   "$LIT" -v "$BUILD/test" --filter "$filter" > "$WORK/lit.log" 2>&1
@@ -213,48 +279,47 @@ h_run() { # id, description, lit filter
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
 for entry in "${MUTATIONS[@]}"; do
-  id=${entry%%|*}; desc=${entry#*|}
+  id=${entry%%|*}; rest=${entry#*|}; target=${rest%%|*}; desc=${rest#*|}
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
   if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
   t0=$(date +%s)
-  if ! ninja -C "$BUILD" nvfp4-compile > "$WORK/build.log" 2>&1; then
+  if ! ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; continue
   fi
-  fams="1 2" cases=CASES
-  [[ $id == s* ]] && fams=3 cases=S120_CASES # the sm_120a block
-  for fam in $fams; do
-    list=VARIANTS$fam target=sm_100a
-    [[ $fam == 3 ]] && list=S120_VARIANTS target=sm_120a
-    sed "s/target = \"sm_100a\"/target = \"$target\", variants = [${!list}]/" "$ROOT/examples/any16.mlir" > "$WORK/f$fam.mlir"
-    "$COMPILE" "$WORK/f$fam.mlir" --cpu "$WORK/f$fam.so" > "$WORK/compile$fam.log" 2>&1 || { echo "mutation-check: $id: the family does not compile" >&2; cat "$WORK/compile$fam.log" >&2; }
-  done
-  declare -n case_list=$cases
-  first="" mode="" caught=0 ran=0
-  for c in "${case_list[@]}"; do
-    v=${c%%|*}; args=${c#*|}
-    so=$WORK/f1.so; [[ $v == ab2_* || $v == swap2_* ]] && so=$WORK/f2.so; [[ $id == s* ]] && so=$WORK/f3.so
-    timeout 300 "$RUN" --cpu "$so" --variant "$v" $args > "$WORK/run.log" 2>&1; rc=$?
+  first="" mode="" caught=0 ran=0 broke=""
+  rm -f "$WORK"/*.so
+  mapfile -t runs < <(cases "$target")
+  for c in "${runs[@]}"; do
+    IFS='|' read -r test fam v args <<< "$c"
+    if ! so=$(object "$target" "$fam"); then broke="the family $fam does not compile"; break; fi
+    read -r -a argv <<< "$args"
+    timeout 300 "$RUN" --cpu "$so" --variant "$v" "${argv[@]}" > "$WORK/run.log" 2>&1; rc=$?
     ran=$((ran + 1))
     if [[ $rc -ne 0 && $rc -ne 1 && $rc -ne 3 && $rc -ne 4 ]]; then
-      echo "mutation-check: $id: $v $args did not run (exit $rc):" >&2
+      why="exit $rc"; [[ $rc -eq 124 ]] && why="timed out after 300 s"; [[ $rc -gt 128 && $rc -ne 124 ]] && why="killed by signal $((rc - 128))"
+      echo "mutation-check: $id: $v $args did not run to an outcome ($why):" >&2
       tail -3 "$WORK/run.log" >&2
-      exit 2
+      broke="\`$v $args\`: $why"
+      break
     fi
     if [[ $rc -ne 0 ]]; then
       caught=$((caught + 1))
       [[ $ALL -eq 1 ]] && echo "  caught by $v $args (exit $rc)" >&2
-      if [[ -z $first ]]; then first="$v $args"; mode=$(how $rc "$WORK/run.log"); fi
+      if [[ -z $first ]]; then first="$test.test: \`$v $args\`"; mode=$(how $rc "$WORK/run.log"); fi
       [[ $ALL -eq 0 ]] && break
     fi
   done
   secs=$(( $(date +%s) - t0 ))
-  if [[ -z $first ]]; then
+  if [[ -n $broke ]]; then
+    caught_all=0
+    echo "| $id | $desc | CHECK FAILED: $broke | |" >> "$WORK/table.md"
+  elif [[ -z $first ]]; then
     caught_all=0
     echo "| $id | $desc | NOT CAUGHT ($ran runs) | |" >> "$WORK/table.md"
   else
     extra=""; [[ $ALL -eq 1 ]] && extra=" ($caught of $ran runs)"
-    echo "| $id | $desc | \`$first\`$extra | ${mode//|/\\|} |" >> "$WORK/table.md"
+    echo "| $id | $desc | $first$extra | ${mode//|/\\|} |" >> "$WORK/table.md"
   fi
   tail -1 "$WORK/table.md"
   echo "  ($secs s)" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The op matrix of the target parity test (DESIGN.md section 9: one op, one meaning on every
-target): both forms (nvfp4.grouped_matmul, nvfp4.moe_matmul) x C in {f16, bf16, f32} x
+"""The op matrix of the target parity test (docs/design.md, "Targets and parity": one op,
+one meaning on every target): both forms (nvfp4.grouped_matmul, nvfp4.moe_matmul) x C in {f16, bf16, f32} x
 alpha off / on x C contiguous / strided<[ldc, 1]> x static / dynamic sizes x group (expert)
 counts {1, 46, 47, 1024}: 192 ops, each a func.func with its own kernel_name, printed as one
 module for one target.

@@ -10,7 +10,8 @@
  *                           holding a CPU tensor map (nvfp4sim.h, nvfp4sim_tmap_encode).
  * Generic loads and stores of shared memory go to the host pointer
  * nvfp4_sim_smem_base() + address after a call to nvfp4_sim_smem_access (the checks of the
- * hazard detector); generic stores to global memory call nvfp4_sim_global_store first.
+ * hazard detector); generic loads and stores of global memory call nvfp4_sim_global_access
+ * first.
  *
  * `site` is the index of the rewritten operation in its kernel's site table (the pass
  * writes the table next to the kernel, see NVFP4_SIM_PLAN_SUFFIX); reports name the
@@ -66,13 +67,23 @@ NVFP4_SIM_ENTRY void *nvfp4_sim_smem_base(void);
 NVFP4_SIM_ENTRY uint32_t nvfp4_sim_dyn_smem(void);
 /* A generic load (write = 0) or store (write = 1) of `bytes` at shared address `addr`. */
 NVFP4_SIM_ENTRY void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site);
-/* A generic store of `bytes` at host address `ptr` (global memory). */
+/* A generic load (write = 0) or store (write = 1) of `bytes` at host address `ptr` (global
+ * memory) whose instruction requires `align`-byte alignment (0: the natural alignment of
+ * `bytes`): a misaligned or out-of-range access stops the launch; a load may read what
+ * another thread stored only when that store is ordered before it (the thread's own program
+ * order, the synchronisation of its cluster, and release / acquire through the global
+ * counters below across CTAs), else it is a hazard. */
+NVFP4_SIM_ENTRY void nvfp4_sim_global_access(void *ptr, uint32_t bytes, uint32_t align,
+                                             uint32_t write, uint32_t site);
+/* nvfp4_sim_global_access(ptr, bytes, 1, 1, site) (objects built before the loads were
+ * checked). */
 NVFP4_SIM_ENTRY void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site);
 /* A 4-byte counter in global memory (host address `addr`, 4-byte aligned, inside an output
- * buffer or the workspace): stored with release semantics (the checks of
- * nvfp4_sim_global_store), read with acquire semantics, and atomically added to with
- * acquire-release semantics (returns the old value). The clusters of a launch run one after
- * another, so a value is never awaited: the stream-K schedule reads and adds, never spins. */
+ * buffer or the workspace): stored with release semantics, read with acquire semantics,
+ * and atomically added to with acquire-release semantics (returns the old value). A
+ * release publishes everything ordered before it to the acquires that read its value (or a
+ * later atomic add's); clusters interleave, but a value is never awaited: the stream-K
+ * schedule reads and adds, never spins. */
 NVFP4_SIM_ENTRY void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site);
 NVFP4_SIM_ENTRY uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site);
 NVFP4_SIM_ENTRY uint32_t nvfp4_sim_global_atomic_add_u32(uint64_t addr, uint32_t value,

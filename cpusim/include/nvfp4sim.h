@@ -8,8 +8,8 @@
  * caller generates its inputs in host memory, builds a parameter block whose tensor-map
  * slots hold CPU tensor maps (the arguments of cuTensorMapEncodeTiled, which the
  * simulator interprets; nvfp4sim_params_build does all of it) and launches a grid. The
- * simulator runs one cluster (1 or 2 CTAs) at a time; each CTA's threads are cooperative
- * fibers that switch at barriers and waits.
+ * simulator keeps a few clusters (1 or 2 CTAs each) resident at once and interleaves them;
+ * each CTA's threads are cooperative fibers that switch at barriers and waits.
  *
  * C11. Needs neither a GPU nor the CUDA driver, and links neither MLIR nor LLVM.
  */
@@ -72,9 +72,11 @@ NVFP4SIM_API int nvfp4sim_params_build(const nvfp4_kernel_metadata *meta,
 
 typedef struct nvfp4sim_module nvfp4sim_module;
 
-/* dlopen()s a CPU object, decodes and validates its metadata table
- * (nvfp4rt_metadata_decode_table), finds every variant's host function and plan text.
- * 0 on success, -1 with `why`. */
+/* Checks that `path` is a complete ELF shared object of this host (every segment and
+ * table inside the file: a truncated object is refused, never mapped), dlopen()s it (a
+ * path without '/' names a file in the current directory, not a library search),
+ * decodes and validates its metadata table (nvfp4rt_metadata_decode_table), finds every
+ * variant's host function and parses its plan text. 0 on success, -1 with `why`. */
 NVFP4SIM_API int nvfp4sim_module_load(const char *path, nvfp4sim_module **out, char *why,
                                       size_t why_size);
 NVFP4SIM_API void nvfp4sim_module_destroy(nvfp4sim_module *mod);
@@ -84,20 +86,41 @@ NVFP4SIM_API int nvfp4sim_module_find_variant(const nvfp4sim_module *mod, const 
 
 /* ---- launches ------------------------------------------------------------------------ */
 
-/* The order in which the clusters of a launch run (each to its end before the next: a CTA
- * that waited for another CTA would be reported as a deadlock in some order). */
+/* The order in which the clusters of a launch are admitted. A few are resident at once
+ * (nvfp4sim_options.resident) and interleaved by the schedule; a finished one's place goes
+ * to the next in this order. A CTA that waited for a CTA admitted after it would be reported
+ * as a deadlock in some order. */
 typedef enum nvfp4sim_cluster_order {
   NVFP4SIM_CLUSTERS_FORWARD = 0, /* 0, 1, 2, ...: the order a GPU dispatches them in */
   NVFP4SIM_CLUSTERS_REVERSE = 1, /* last to first */
   NVFP4SIM_CLUSTERS_SHUFFLED = 2 /* a permutation drawn from schedule_seed */
 } nvfp4sim_cluster_order;
 
+/* Host memory the kernel may access with generic global loads and stores (writable: the C
+ * buffers, the workspace) or loads only (readable: the inputs, the group table, offsets,
+ * alpha). `name` (optional) names the range in reports. */
+typedef struct nvfp4sim_range {
+  const void *base;
+  size_t bytes;
+  const char *name;
+} nvfp4sim_range;
+
 typedef struct nvfp4sim_options {
-  uint64_t schedule_seed; /* fiber order and completion points of asynchronous operations */
+  uint64_t schedule_seed; /* fiber order, cluster interleaving and completion points */
   uint32_t max_reports;   /* hazard reports printed (0: 10); all are counted */
   FILE *log;              /* reports and the deadlock report (NULL: stderr) */
   int trace;              /* 1: print every asynchronous completion (debugging) */
   nvfp4sim_cluster_order cluster_order;
+  /* Clusters resident at once (0: 2 to 4, drawn from schedule_seed; 1: each cluster runs to
+   * its end before the next starts; at most 8). */
+  uint32_t resident;
+  /* With readable ranges, a generic global load outside every readable and writable range
+   * stops the launch (FAULT); without, loads outside the writable ranges are not checked. */
+  const nvfp4sim_range *readable;
+  uint32_t num_readable;
+  /* 1: leave SIGSEGV / SIGBUS / SIGFPE / SIGILL alone during the launch (by default a
+   * signal raised by a simulated thread ends the launch with a FAULT report). */
+  int no_signal_guard;
 } nvfp4sim_options;
 
 typedef enum nvfp4sim_outcome {
@@ -120,16 +143,12 @@ typedef struct nvfp4sim_result {
   char message[512];      /* the first problem, one line ("" when OK) */
 } nvfp4sim_result;
 
-/* Host memory the kernel may write with generic stores (the C buffers). */
-typedef struct nvfp4sim_range {
-  const void *base;
-  size_t bytes;
-} nvfp4sim_range;
-
 /* Runs variant `variant` of `mod` on `grid` CTAs (a multiple of the variant's cluster
- * size) with the parameter block `params` (param_bytes of the metadata), one cluster after
- * another. Generic global stores outside `writable` stop the launch (FAULT). Returns the
- * outcome (also in result->outcome). */
+ * size) with the parameter block `params` (param_bytes of the metadata). Generic global
+ * stores outside `writable`, misaligned generic accesses and (with readable ranges in the
+ * options) loads outside every range stop the launch (FAULT); a global load of what another
+ * thread stored, when that store is not ordered before it, is a hazard
+ * (global-read-before-write-visible). Returns the outcome (also in result->outcome). */
 NVFP4SIM_API nvfp4sim_outcome nvfp4sim_launch(const nvfp4sim_module *mod, uint32_t variant,
                                               const void *params, uint32_t grid,
                                               const nvfp4sim_range *writable,

@@ -188,21 +188,24 @@ static void vreport(const char *what, const char *kind, sim_fiber *f, uint32_t s
   vsnprintf(msg, sizeof msg, fmt, ap);
   describe_fiber(f, who, sizeof who);
   if (!G->result->message[0])
-    snprintf(G->result->message, sizeof G->result->message, "%s %s: %.120s: %.300s", what, kind, who, msg);
+    snprintf(G->result->message, sizeof G->result->message,
+             "%s %s: %.120s: %.60s (site %u): %.260s", what, kind, who, sim_site_text(site), site,
+             msg);
   if (!print) return;
   fprintf(log_file(), "nvfp4-sim: %s %s: %s: %s (site %u): %s\n", what, kind, who,
           sim_site_text(site), site, msg);
 }
 
 void sim_report_key(uint64_t key, const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...) {
+  sim_launch *L = G->launch;
   G->stats.hazards++;
   bool seen = false;
-  for (uint32_t i = 0; i < G->nkeys; ++i) seen = seen || G->report_keys[i] == key;
-  if (!seen && G->nkeys < sizeof G->report_keys / sizeof G->report_keys[0])
-    G->report_keys[G->nkeys++] = key;
+  for (uint32_t i = 0; i < L->nkeys; ++i) seen = seen || L->report_keys[i] == key;
+  if (!seen && L->nkeys < sizeof L->report_keys / sizeof L->report_keys[0])
+    L->report_keys[L->nkeys++] = key;
   uint32_t limit = G->opts && G->opts->max_reports ? G->opts->max_reports : 10;
-  bool print = !seen && G->reported < limit;
-  if (print) G->reported++;
+  bool print = !seen && L->reported < limit;
+  if (print) L->reported++;
   va_list ap;
   va_start(ap, fmt);
   vreport("HAZARD", kind, f, site, print, fmt, ap);
@@ -219,6 +222,20 @@ void sim_report(const char *kind, sim_fiber *f, uint32_t site, const char *fmt, 
   for (const char *k = kind; *k; ++k) key = (key ^ (unsigned char)*k) * 1099511628211ull;
   key = (key ^ site) * 1099511628211ull;
   sim_report_key(key, kind, f, site, "%s", msg);
+}
+
+/* The fault report of a host signal raised by thread f (its last simulator call named). */
+void sim_report_signal(sim_fiber *f, const char *sig, const void *addr) {
+  char who[160];
+  describe_fiber(f, who, sizeof who);
+  FILE *out = log_file();
+  fprintf(out, "nvfp4-sim: FAULT host-signal: %s: %s at address %p in kernel code after "
+               "%s (site %u): an access the simulator does not check (a wild pointer, or a "
+               "simulated thread's stack overflow); the launch stops\n",
+          who, sig, addr, sim_site_text(f->site), f->site);
+  if (!G->result->message[0])
+    snprintf(G->result->message, sizeof G->result->message,
+             "FAULT host-signal: %.120s: %s at address %p after site %u", who, sig, addr, f->site);
 }
 
 void sim_fault(sim_fiber *f, uint32_t site, const char *fmt, ...) {

@@ -1,7 +1,9 @@
-/* internal.h — private state of the CTA simulator (libnvfp4sim): fibers, CTAs, the cluster
- * being simulated, mbarriers, rendezvous objects (bar.sync, warp collectives, cluster
- * barrier), the asynchronous-operation queue, vector clocks and the shadow state of the
- * hazard detector. One cluster is simulated at a time, on the calling host thread. */
+/* internal.h — private state of the CTA simulator (libnvfp4sim): fibers, CTAs, the
+ * clusters resident at once (each a sim_state: its CTAs, mbarriers, rendezvous objects
+ * (bar.sync, warp collectives, cluster barrier), asynchronous-operation queue and vector
+ * clocks), the launch they belong to (sim_launch: report bookkeeping and the global-memory
+ * checker of global.c) and the shadow state of the hazard detector. Everything runs on the
+ * calling host thread; the scheduler interleaves the resident clusters. */
 #ifndef NVFP4SIM_INTERNAL_H
 #define NVFP4SIM_INTERNAL_H
 
@@ -18,6 +20,7 @@
 #define SIM_SMEM_WINDOW (256u * 1024u)   /* shared::cta window (the core's 18-bit addresses) */
 #define SIM_DYN_SMEM_BASE 16u            /* where the dynamic array starts (not 1024-aligned) */
 #define SIM_MAX_CTAS 2u                  /* CTAs of one cluster */
+#define SIM_MAX_RESIDENT 8u              /* clusters simulated at once */
 #define SIM_MAX_THREADS 1024u            /* per CTA */
 #define SIM_CHUNK 16u                    /* bytes per shared-memory shadow cell */
 #define SIM_CHUNKS (SIM_SMEM_WINDOW / SIM_CHUNK)
@@ -119,7 +122,7 @@ typedef struct sim_rendezvous {
 /* ---- asynchronous operations ------------------------------------------------------------ */
 
 enum { SIM_OP_TMA_LOAD = 1, SIM_OP_TMA_STORE_READ, SIM_OP_TMA_STORE_WRITE, SIM_OP_CP, SIM_OP_MMA,
-       SIM_OP_COMMIT };
+       SIM_OP_COMMIT, SIM_OP_ARRIVE /* a remote mbarrier arrive (shared::cluster) */ };
 
 typedef struct sim_tmap {
   uint32_t data_type, swizzle, oob_fill, elem_bits;
@@ -134,6 +137,8 @@ typedef struct sim_op {
   uint8_t cta, cta_group;
   uint64_t due;
   bool done;
+  bool late;          /* completes only when no thread of its cluster can run (the latest
+                         point a schedule may choose) */
   uint32_t deps[SIM_MAX_DEPS];
   uint32_t ndeps;
   uint32_t seq;       /* number within its component (tcgen05 queue / TMA loads / stores) */
@@ -149,7 +154,7 @@ typedef struct sim_op {
   uint32_t d, idesc, enable, sfa, sfb, mask;
   uint64_t adesc, bdesc;
   uint32_t covers;    /* commit: the tcgen05 queue number it covers */
-  sim_clock *release; /* commit: the issuer's clock at the commit (its arrive happens after) */
+  sim_clock *release; /* commit, remote arrive: the issuer's clock at the issue (a release) */
 } sim_op;
 
 /* ---- threads, CTAs, the cluster ---------------------------------------------------------- */
@@ -201,6 +206,7 @@ typedef struct sim_fiber {
    * read of a generic write needs the writer's first fence after it to be ordered before) */
   sim_clock *px_clk;
   uint32_t px_n, px_cap;
+  uint32_t site;      /* the site of its last simulator call (fault reports) */
 } sim_fiber;
 
 typedef struct sim_cta {
@@ -226,7 +232,11 @@ typedef struct sim_stats {
   uint64_t switches, async_ops, mma, tma, hazards;
 } sim_stats;
 
+typedef struct sim_launch sim_launch;
+
+/* One resident cluster (and the launch's read-only facts, copied into every one). */
 typedef struct sim_state {
+  sim_launch *launch;
   const nvfp4_kernel_metadata *meta;
   const sim_plan *plan;
   void (*kernel)(void *);
@@ -242,6 +252,9 @@ typedef struct sim_state {
   sim_fiber *fibers;
   uint32_t nfibers;
   sim_fiber *current;
+  sim_fiber **runq;                 /* runnable fibers */
+  uint32_t nrun;
+  bool busy;                        /* a cluster occupies this slot */
   void *sched_sp;
   uint64_t rng;
   uint32_t profile;                 /* schedule profile of the seed (delays) */
@@ -249,6 +262,7 @@ typedef struct sim_state {
   /* barrier.cluster */
   uint32_t cl_arrived;
   uint64_t cl_generation;
+  sim_clock *cl_cur, *cl_done;      /* the join of this generation's / the last one's releases */
   /* async ops */
   sim_op *ops;
   uint32_t nops, capops;
@@ -260,14 +274,78 @@ typedef struct sim_state {
   /* outcome */
   nvfp4sim_result *result;
   bool aborted, deadlocked;
-  uint32_t reported;
-  uint64_t report_keys[256];
-  uint32_t nkeys;
   sim_stats stats;
   nvfp4_emu_mma_scratch *mma_scratch;
 } sim_state;
 
-extern sim_state *nvfp4sim_g; /* the launch in progress */
+/* ---- the launch -------------------------------------------------------------------------- */
+
+/* A host-memory range the kernel may access with generic global loads (and, writable,
+ * stores); a writable range has a shadow (global.c) of 4-byte cells, paged lazily. */
+typedef struct sim_gcell {
+  uint32_t cluster1;  /* writer's cluster + 1; 0: not written during this launch */
+  uint16_t fiber;     /* writer thread (cluster thread index) */
+  uint16_t comp;      /* its vector-clock component in that cluster (thread or agent) */
+  uint32_t clk;
+  uint32_t site;
+} sim_gcell;
+
+typedef struct sim_grange {
+  uintptr_t lo, hi;   /* [lo, hi) */
+  const char *name;   /* the caller's name, or NULL */
+  uint32_t index;     /* in the caller's array */
+  bool writable;
+  sim_gcell **pages;
+  size_t npages;
+} sim_grange;
+
+/* A release at a global location, as its thread's vector clock in its cluster's space. */
+typedef struct sim_snap {
+  uint32_t cluster, ncomp;
+  sim_clock *vc;
+  uint32_t stamp;     /* visit mark of the happens-before search */
+} sim_snap;
+
+/* An acquire at a global location by thread `comp` of `cluster` at clock `clk`: what the
+ * releases it synchronized with (snapshots refs[first .. first + count)) knew. */
+typedef struct sim_token {
+  uint32_t cluster, clk, first, count, next; /* next: the cluster's previous token + 1 */
+  uint16_t comp;
+} sim_token;
+
+/* The release sequence of a global location: the releases an acquire there synchronizes with. */
+typedef struct sim_sync {
+  uintptr_t addr;     /* 0: free slot */
+  uint32_t *snaps;
+  uint32_t n, cap;
+} sim_sync;
+
+struct sim_launch {
+  nvfp4sim_result *result;
+  const nvfp4sim_options *opts;
+  uint32_t clusters;                /* in the grid */
+  uint64_t rng;                     /* the interleaving of the resident clusters */
+  uint32_t late_pct;                /* share of asynchronous operations completed late */
+  /* reports */
+  uint32_t reported;
+  uint64_t report_keys[256];
+  uint32_t nkeys;
+  /* global memory (global.c) */
+  sim_grange *ranges;               /* sorted by lo */
+  uint32_t nranges;
+  bool check_loads;                 /* readable ranges were given: loads outside all fault */
+  sim_sync *syncs;                  /* open addressing on addr */
+  uint32_t capsyncs, nsyncs;
+  sim_snap *snaps;
+  uint32_t nsnaps, capsnaps, stamp;
+  sim_token *tokens;
+  uint32_t ntokens, captokens;
+  uint32_t *token_head;             /* per cluster: its last token + 1 */
+  uint32_t *refs;
+  uint32_t nrefs, caprefs;
+};
+
+extern sim_state *nvfp4sim_g; /* the cluster whose thread or completion runs */
 
 /* fiber.c */
 void *sim_fiber_stack_alloc(size_t bytes);
@@ -277,6 +355,7 @@ void sim_fiber_switch(void **save_sp, void *to_sp);
 
 /* sim.c: scheduling */
 sim_fiber *sim_self(void);
+sim_fiber *sim_at(uint32_t site); /* sim_self, remembering the site of the call */
 void sim_block(sim_fiber *f, int wait, const void *obj, uint64_t gen, uint32_t site);
 void sim_wake_all(const void *obj);
 void sim_maybe_yield(void);
@@ -312,6 +391,7 @@ void sim_report(const char *kind, sim_fiber *f, uint32_t site, const char *fmt, 
     __attribute__((format(printf, 4, 5)));
 void sim_report_key(uint64_t key, const char *kind, sim_fiber *f, uint32_t site, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+void sim_report_signal(sim_fiber *f, const char *sig, const void *addr);
 
 const char *sim_site_text(uint32_t site);
 void sim_describe_smem(const sim_cta *c, uint32_t addr, char *out, size_t size);
@@ -330,6 +410,15 @@ void sim_tmem_read(sim_cta *c, uint32_t col, uint32_t ncols, uint32_t quarters,
 void sim_tmem_check_quiet(sim_cta *c, uint32_t col, uint32_t ncols, const sim_clock *by,
                           sim_fiber *f, uint32_t site);
 
+/* global.c: generic global accesses, release / acquire across CTAs, the shadow */
+bool sim_global_setup(sim_launch *L, const nvfp4sim_range *writable, uint32_t nwritable,
+                      const nvfp4sim_range *readable, uint32_t nreadable);
+void sim_global_free(sim_launch *L);
+/* the bytes [p, p + n) written (write) or read by the thread f, or by f's TMA store op */
+void sim_global_record(uintptr_t p, uint32_t n, bool write, sim_fiber *f, uint16_t comp,
+                       uint32_t clk, uint32_t site, const sim_clock *by);
+const sim_grange *sim_global_range(uintptr_t p, uint32_t n);
+
 /* mbarrier.c */
 sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);
 /* an arrive by fiber f (release == NULL: f's clock) or on behalf of CTA `from` with the
@@ -339,6 +428,8 @@ void sim_mbar_arrive_on(sim_cta *c, uint32_t addr, const sim_clock *release, uin
 void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t comp,
                           uint32_t seq, bool op_done);
 void sim_mbar_exit_check(sim_cta *c);
+void sim_mbar_arrive_complete(sim_op *op);   /* a remote arrive lands */
+void sim_flush_arrives(sim_fiber *f);        /* f's remote arrives land now */
 
 /* tma.c / tcgen05.c: asynchronous completion */
 sim_op *sim_op_new(uint32_t kind, sim_fiber *f, uint32_t site);
@@ -349,9 +440,35 @@ bool sim_tmap_decode(const void *slot, sim_tmap *out, char *why, size_t size);
 void sim_tc_exit_check(sim_cta *c);
 
 /* module.c */
+#define NVFP4SIM_MAX_SITES (1u << 20) /* site ids of a plan text: 0 .. 2^20 - 1 */
+#if defined(__x86_64__)
+#define SIM_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define SIM_ELF_MACHINE EM_AARCH64
+#else
+#define SIM_ELF_MACHINE EM_NONE
+#endif
+#define SIM_ELF_DATA (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB)
+
+struct nvfp4sim_module {
+  void *handle;
+  nvfp4rt_metadata_table table;
+  void (*kernels[NVFP4_METADATA_MAX_VARIANTS])(void *);
+  sim_plan plans[NVFP4_METADATA_MAX_VARIANTS];
+};
+
 uint32_t sim_tmap_elem_bits(uint32_t data_type);
 uint32_t sim_swizzle_bytes(uint32_t swizzle);
+/* A plan text (NUL-terminated, or its first len bytes); 0, or -1 with why. */
 int sim_plan_parse(const char *text, sim_plan *plan, char *why, size_t size);
+int sim_plan_parse_n(const char *text, size_t len, sim_plan *plan, char *why, size_t size);
 void sim_plan_free(sim_plan *plan);
+/* 0 when the file behind fd is a complete ELF shared object of this host, else -1 with why */
+int sim_elf_check(int fd, const char *path, char *why, size_t size);
+/* A CPU object's symbols: its address and size in bytes (0: unknown), or NULL. */
+typedef const void *(*sim_symbol_fn)(void *ctx, const char *name, size_t *bytes);
+/* The metadata table, kernels and plans of m from its symbols; 0, or -1 with why. */
+int sim_module_bind(nvfp4sim_module *m, sim_symbol_fn symbol, void *ctx, const char *path,
+                    char *why, size_t size);
 
 #endif /* NVFP4SIM_INTERNAL_H */

@@ -3,7 +3,10 @@
  * one signed counter crossing zero byte by byte (so a phase completes as soon as the
  * bytes expected have landed, and bytes beyond them count against the next phase), the
  * parity wait, and the state checks at CTA exit. Each phase carries the join of the
- * vector clocks released into it; a successful wait acquires the last completed phase's. */
+ * vector clocks released into it; a successful wait acquires the last completed phase's.
+ * An arrive on another CTA's barrier (shared::cluster) is an asynchronous operation: it
+ * lands at a point of the seeded schedule (at the latest when its thread next arrives at
+ * barrier.cluster), carrying the clock its thread released at the issue. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +41,7 @@ static void complete_phase(sim_mbar *b) {
 }
 
 void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
   if (addr % 8 || addr + 8 > SIM_SMEM_WINDOW)
     sim_fault(f, site, "mbarrier.init at 0x%x: not an 8-byte aligned shared address", addr);
@@ -128,13 +131,13 @@ void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t co
 }
 
 void nvfp4_sim_mbar_arrive(uint32_t addr, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, 0);
   sim_maybe_yield();
 }
 
 void nvfp4_sim_mbar_arrive_expect_tx(uint32_t addr, uint32_t tx, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, tx);
   sim_maybe_yield();
 }
@@ -148,9 +151,31 @@ static sim_cta *cta_of_cluster_addr(uint64_t caddr, sim_fiber *f, uint32_t site)
 }
 
 void nvfp4_sim_mbar_arrive_cluster(uint64_t caddr, uint32_t site) {
-  sim_fiber *f = sim_self();
-  sim_mbar_arrive_on(cta_of_cluster_addr(caddr, f, site), (uint32_t)caddr, NULL, 0, f, site, 0);
+  sim_fiber *f = sim_at(site);
+  sim_cta *dst = cta_of_cluster_addr(caddr, f, site);
+  if (dst == f->cta) { /* its own CTA's barrier through a cluster address */
+    sim_mbar_arrive_on(dst, (uint32_t)caddr, NULL, 0, f, site, 0);
+    sim_maybe_yield();
+    return;
+  }
+  (void)sim_mbar_at(dst, (uint32_t)caddr, f, site);
+  sim_op *op = sim_op_new(SIM_OP_ARRIVE, f, site);
+  op->bar = (uint32_t)caddr;
+  op->dst_cta = (uint8_t)dst->rank;
+  op->release = sim_vc_new();
+  if (!op->release) sim_fault(f, site, "out of host memory");
+  sim_vc_release(f, op->release);
+  sim_op_schedule(op);
   sim_maybe_yield();
+}
+
+void sim_mbar_arrive_complete(sim_op *op) {
+  sim_clock *release = op->release;
+  op->release = NULL;
+  sim_mbar_arrive_on(&G->cta[op->dst_cta], op->bar, release, op->cta, &G->fibers[op->fiber],
+                     op->site, 0);
+  free(release);
+  op->done = true;
 }
 
 /* The acquire of a completed phase: its own CTA's releases, and the other CTA's only at
@@ -174,7 +199,7 @@ static void acquire_phase(sim_fiber *f, const sim_mbar *b, uint32_t cluster, uin
 
 uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t cluster,
                                  uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_mbar *b = sim_mbar_at(f->cta, addr, f, site);
   if ((b->phase & 1u) != (parity & 1u)) {
     acquire_phase(f, b, cluster, site);

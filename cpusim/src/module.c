@@ -1,24 +1,26 @@
-/* module.c — CPU objects (dlopen, metadata table, per-variant host functions and plan
- * texts), CPU tensor maps (the cuTensorMapEncodeTiled arguments, validated and stored in
- * the 128-byte slot) and the host-side parameter block of a launch. */
+/* module.c — CPU objects (the ELF check, dlopen, metadata table, per-variant host functions
+ * and plan texts, each bounded by its symbol's size), plan-text parsing (strict numbers,
+ * bounded site ids), CPU tensor maps (the cuTensorMapEncodeTiled arguments, validated and
+ * stored in the 128-byte slot) and the host-side parameter block of a launch. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cuda.h> /* CUtensorMap* enum numbering only */
 
 #include "internal.h"
-
-struct nvfp4sim_module {
-  void *handle;
-  nvfp4rt_metadata_table table;
-  void (*kernels[NVFP4_METADATA_MAX_VARIANTS])(void *);
-  sim_plan plans[NVFP4_METADATA_MAX_VARIANTS];
-};
 
 /* the accessors the simulator's launch uses */
 void (*sim_module_kernel(const nvfp4sim_module *m, uint32_t v))(void *) { return m->kernels[v]; }
@@ -37,83 +39,170 @@ static int failf(char *why, size_t size, const char *fmt, ...) {
 
 /* ---- plan texts --------------------------------------------------------------------- */
 
-static void copy_name(char *dst, size_t size, const char *src) {
-  size_t n = strcspn(src, "\n");
+/* A line of the plan text: [s, e), without its newline. */
+typedef struct plan_line { const char *s, *e; uint32_t no; } plan_line;
+
+static const char *skip_blanks(const char *s, const char *e) {
+  while (s < e && (*s == ' ' || *s == '\t')) ++s;
+  return s;
+}
+
+/* The keyword `kw` followed by a blank; *rest: what follows the blanks. */
+static bool keyword(const plan_line *l, const char *kw, const char **rest) {
+  const size_t n = strlen(kw);
+  if ((size_t)(l->e - l->s) <= n || memcmp(l->s, kw, n) != 0 || (l->s[n] != ' ' && l->s[n] != '\t'))
+    return false;
+  *rest = skip_blanks(l->s + n, l->e);
+  return true;
+}
+
+/* `count` decimal numbers of 32 bits (each after optional blanks, the last followed by a
+ * blank or the end); *s moves past them. */
+static bool numbers(const char **s, const char *e, uint32_t *out, int count) {
+  const char *p = *s;
+  for (int i = 0; i < count; ++i) {
+    p = skip_blanks(p, e);
+    if (p == e || *p < '0' || *p > '9') return false;
+    uint64_t x = 0;
+    for (; p < e && *p >= '0' && *p <= '9'; ++p)
+      if ((x = x * 10u + (uint64_t)(*p - '0')) > UINT32_MAX) return false;
+    out[i] = (uint32_t)x;
+  }
+  if (p < e && *p != ' ' && *p != '\t') return false;
+  *s = skip_blanks(p, e);
+  return true;
+}
+
+static void copy_text(char *dst, size_t size, const char *s, const char *e) {
+  size_t n = (size_t)(e - s);
   if (n >= size) n = size - 1;
-  memcpy(dst, src, n);
+  memcpy(dst, s, n);
   dst[n] = 0;
 }
 
+/* The first word of [s, e) into dst (truncated to its size). */
+static void copy_word(char *dst, size_t size, const char *s, const char *e) {
+  const char *w = s;
+  while (w < e && *w != ' ' && *w != '\t') ++w;
+  copy_text(dst, size, s, w);
+}
+
+static int role_index(const char *name) {
+  return !strcmp(name, "epilogue") ? 0 : !strcmp(name, "producer") ? 1
+         : !strcmp(name, "consumer") ? 3 : !strcmp(name, "decoder") ? 4
+         : !strcmp(name, "mmasync") ? 5 : 2;
+}
+
+/* A named-range line (smem, barrier, tmem, stagepart) into its table; 1 when `l` is one,
+ * -1 when it is malformed, 0 when it is none. */
+static int parse_range_line(const plan_line *l, sim_plan *p) {
+  static const struct { const char *kw; int nums; } kinds[4] = {
+      {"smem", 4}, {"barrier", 3}, {"tmem", 4}, {"stagepart", 2}};
+  for (int k = 0; k < 4; ++k) {
+    const char *rest;
+    if (!keyword(l, kinds[k].kw, &rest)) continue;
+    uint32_t v[4] = {0, 0, 1, 0};
+    if (!numbers(&rest, l->e, v, kinds[k].nums)) return -1;
+    sim_named_range *tab[4] = {p->smem, p->bars, p->tmem, p->parts};
+    uint32_t *n[4] = {&p->nsmem, &p->nbars, &p->ntmem, &p->nparts};
+    const uint32_t cap[4] = {16, 8, 8, 4};
+    if (*n[k] >= cap[k]) return 1; /* more than the reports name: ignored */
+    sim_named_range *r = &tab[k][(*n[k])++];
+    if (k == 1) v[3] = 8; /* 8 bytes per mbarrier: offset, count, arrivals */
+    *r = (sim_named_range){v[0], v[1], v[2], v[3], ""};
+    copy_text(r->name, sizeof r->name, rest, l->e);
+    return 1;
+  }
+  return 0;
+}
+
+/* A "site ID TEXT" line; false with `why` when it is malformed or its id out of range. */
+static bool parse_site(const plan_line *l, const char *rest, sim_plan *p, uint32_t *cap,
+                       char *why, size_t size) {
+  uint32_t id;
+  if (!numbers(&rest, l->e, &id, 1) || id >= NVFP4SIM_MAX_SITES) {
+    failf(why, size, "plan text line %u: a site id of 0..%u and its text expected", l->no,
+          NVFP4SIM_MAX_SITES - 1u);
+    return false;
+  }
+  if (id >= *cap) {
+    uint32_t ncap = *cap ? *cap : 1024;
+    while (ncap <= id) ncap *= 2; /* <= 2 * NVFP4SIM_MAX_SITES: no wrap */
+    char **g = realloc(p->sites, sizeof *g * ncap);
+    if (!g) return failf(why, size, "out of memory") == 0;
+    memset(g + *cap, 0, sizeof *g * (ncap - *cap));
+    p->sites = g;
+    *cap = ncap;
+  }
+  const size_t n = (size_t)(l->e - rest);
+  char *text = malloc(n + 1);
+  if (!text) return failf(why, size, "out of memory") == 0;
+  memcpy(text, rest, n);
+  text[n] = 0;
+  free(p->sites[id]); /* a repeated id: the last line wins */
+  p->sites[id] = text;
+  if (id + 1 > p->nsites) p->nsites = id + 1;
+  return true;
+}
+
+/* One line; false with `why` when it is malformed. Unknown keywords are ignored. */
+static bool parse_line(const plan_line *l, sim_plan *p, uint32_t *cap, char *why, size_t size) {
+  const char *rest;
+  uint32_t v[2];
+  if (keyword(l, "kernel", &rest)) copy_word(p->kernel, sizeof p->kernel, rest, l->e);
+  else if (keyword(l, "variant", &rest)) copy_word(p->variant, sizeof p->variant, rest, l->e);
+  else if (keyword(l, "site", &rest)) return parse_site(l, rest, p, cap, why, size);
+  else if (keyword(l, "role", &rest)) {
+    if (!numbers(&rest, l->e, v, 2)) goto bad;
+    char name[16];
+    copy_word(name, sizeof name, rest, l->e);
+    const int r = role_index(name);
+    p->role_first[r] = v[0];
+    p->role_last[r] = v[1];
+  } else {
+    static const char *const scalars[3] = {"threads", "cluster", "dyn_smem"};
+    uint32_t *dst[3] = {&p->threads, &p->cluster, &p->dyn_smem};
+    for (int i = 0; i < 3; ++i)
+      if (keyword(l, scalars[i], &rest)) {
+        if (!numbers(&rest, l->e, dst[i], 1)) goto bad;
+        return true;
+      }
+    if (parse_range_line(l, p) < 0) goto bad;
+  }
+  return true;
+bad:
+  return failf(why, size, "plan text line %u: malformed '%.*s' line", l->no,
+               (int)(l->e - l->s < 40 ? l->e - l->s : 40), l->s) == 0;
+}
+
 int sim_plan_parse(const char *text, sim_plan *p, char *why, size_t size) {
+  return sim_plan_parse_n(text, text ? strlen(text) : 0, p, why, size);
+}
+
+int sim_plan_parse_n(const char *text, size_t len, sim_plan *p, char *why, size_t size) {
   memset(p, 0, sizeof *p);
   for (int r = 0; r < SIM_ROLES; ++r) { /* roles the plan does not name match no warp */
     p->role_first[r] = 1;
     p->role_last[r] = 0;
   }
-  uint32_t cap = 0;
-  for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-    unsigned a, b, c, d;
-    int used = 0;
-    if (sscanf(l, "kernel %63s", p->kernel) == 1) continue;
-    if (sscanf(l, "variant %31s", p->variant) == 1) continue;
-    if (sscanf(l, "threads %u", &p->threads) == 1) continue;
-    if (sscanf(l, "cluster %u", &p->cluster) == 1) continue;
-    if (sscanf(l, "dyn_smem %u", &p->dyn_smem) == 1) continue;
-    char role[16];
-    if (sscanf(l, "role %u %u %15s", &a, &b, role) == 3) {
-      int r = !strcmp(role, "epilogue")   ? 0
-              : !strcmp(role, "producer") ? 1
-              : !strcmp(role, "consumer") ? 3
-              : !strcmp(role, "decoder")  ? 4
-              : !strcmp(role, "mmasync")  ? 5
-                                          : 2;
-      p->role_first[r] = a;
-      p->role_last[r] = b;
-      continue;
+  uint32_t cap = 0, no = 1;
+  for (const char *l = text, *end = text + len; l < end; ++no) {
+    const char *nl = memchr(l, '\n', (size_t)(end - l));
+    plan_line line = {l, nl ? nl : end, no};
+    if (memchr(l, 0, (size_t)(line.e - l))) {
+      sim_plan_free(p);
+      return failf(why, size, "plan text line %u holds a NUL byte", no);
     }
-    sim_named_range *dst = NULL;
-    if (sscanf(l, "smem %u %u %u %u %n", &a, &b, &c, &d, &used) == 4 && p->nsmem < 16)
-      dst = &p->smem[p->nsmem++];
-    else if (sscanf(l, "barrier %u %u %u %n", &a, &b, &c, &used) == 3 && p->nbars < 8) {
-      dst = &p->bars[p->nbars++];
-      d = 8; /* 8 bytes per mbarrier: offset a, count b, arrivals c */
-    } else if (sscanf(l, "tmem %u %u %u %u %n", &a, &b, &c, &d, &used) == 4 && p->ntmem < 8)
-      dst = &p->tmem[p->ntmem++];
-    else if (sscanf(l, "stagepart %u %u %n", &a, &b, &used) == 2 && p->nparts < 4) {
-      dst = &p->parts[p->nparts++];
-      c = 1;
-      d = 0;
+    if (!parse_line(&line, p, &cap, why, size)) {
+      sim_plan_free(p);
+      return -1;
     }
-    if (dst) {
-      dst->offset = a;
-      dst->bytes = b;
-      dst->copies = c;
-      dst->stride = d;
-      copy_name(dst->name, sizeof dst->name, l + used);
-      continue;
-    }
-    unsigned id;
-    if (sscanf(l, "site %u %n", &id, &used) == 1) {
-      if (id >= cap) {
-        uint32_t ncap = cap ? cap * 2 : 1024;
-        while (ncap <= id) ncap *= 2;
-        char **g = realloc(p->sites, sizeof *g * ncap);
-        if (!g) return failf(why, size, "out of memory");
-        memset(g + cap, 0, sizeof *g * (ncap - cap));
-        p->sites = g;
-        cap = ncap;
-      }
-      size_t n = strcspn(l + used, "\n");
-      p->sites[id] = malloc(n + 1);
-      if (!p->sites[id]) return failf(why, size, "out of memory");
-      memcpy(p->sites[id], l + used, n);
-      p->sites[id][n] = 0;
-      if (id + 1 > p->nsites) p->nsites = id + 1;
-      continue;
-    }
+    l = nl ? nl + 1 : end;
   }
-  if (!p->kernel[0] || !p->threads || !p->cluster)
+  if (!p->kernel[0] || !p->threads || !p->cluster) {
+    sim_plan_free(p);
     return failf(why, size, "plan text without kernel, threads or cluster lines");
+  }
   return 0;
 }
 
@@ -125,52 +214,173 @@ void sim_plan_free(sim_plan *p) {
 
 /* ---- CPU objects ------------------------------------------------------------------------ */
 
+/* What the file behind `fd` (of fsize bytes) is, from its ELF header (read into *eh): a
+ * directory, text, a cubin, another kind of ELF file are each named for what they are,
+ * where dlopen would call them all "cannot open shared object file". */
+static int check_elf_header(int fd, uint64_t fsize, Elf64_Ehdr *eh, const char *path, char *why,
+                            size_t size) {
+  memset(eh, 0, sizeof *eh);
+  const ssize_t got = pread(fd, eh, sizeof *eh, 0);
+  if (got < 0) return failf(why, size, "cannot read CPU object %s: %s", path, strerror(errno));
+  if ((size_t)got < SELFMAG || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+    return failf(why, size, "%s is not a CPU object (not an ELF shared object): nvfp4-compile "
+                            "--cpu writes one", path);
+  if ((size_t)got >= offsetof(Elf64_Ehdr, e_version) && eh->e_ident[EI_DATA] == ELFDATA2LSB &&
+      eh->e_machine == EM_CUDA)
+    return failf(why, size, "%s is a cubin (a CUDA ELF image), not a CPU object: run it on a "
+                            "GPU without --cpu, or write a CPU object with nvfp4-compile --cpu",
+                 path);
+  if ((size_t)got < sizeof *eh)
+    return failf(why, size, "%s is not a CPU object: %llu bytes, too short for an ELF header",
+                 path, (unsigned long long)fsize);
+  if (eh->e_type != ET_DYN)
+    return failf(why, size, "%s is an ELF file of type %u, not a shared object: nvfp4-compile "
+                            "--cpu writes one", path, eh->e_type);
+  if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != SIM_ELF_DATA ||
+      eh->e_machine != SIM_ELF_MACHINE)
+    return failf(why, size, "%s is not a shared object of this host (ELF class %u, data %u, "
+                            "machine %u)", path, eh->e_ident[EI_CLASS], eh->e_ident[EI_DATA],
+                 eh->e_machine);
+  return 0;
+}
+
+/* Whether the header tables and every segment's bytes lie inside the file (dlopen maps a
+ * truncated object and faults on the missing pages). */
+static int check_elf_extents(int fd, uint64_t fsize, const Elf64_Ehdr *eh, const char *path,
+                             char *why, size_t size) {
+  if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum == PN_XNUM ||
+      eh->e_phoff > fsize || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > fsize - eh->e_phoff)
+    return failf(why, size, "%s is truncated or corrupt: its program header table (%u entries "
+                            "at byte %llu) does not fit its %llu bytes", path, eh->e_phnum,
+                 (unsigned long long)eh->e_phoff, (unsigned long long)fsize);
+  if (eh->e_shnum && (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > fsize ||
+                      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > fsize - eh->e_shoff))
+    return failf(why, size, "%s is truncated or corrupt: its section header table (%u entries "
+                            "at byte %llu) does not fit its %llu bytes", path, eh->e_shnum,
+                 (unsigned long long)eh->e_shoff, (unsigned long long)fsize);
+  for (uint32_t i = 0; i < eh->e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (pread(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+      return failf(why, size, "cannot read %s: %s", path, strerror(errno));
+    if (ph.p_filesz && (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset))
+      return failf(why, size, "%s is truncated: segment %u (bytes %llu..%llu) ends past its "
+                              "%llu bytes", path, i, (unsigned long long)ph.p_offset,
+                   (unsigned long long)(ph.p_offset + ph.p_filesz), (unsigned long long)fsize);
+    if (ph.p_type == PT_LOAD && ph.p_filesz > ph.p_memsz)
+      return failf(why, size, "%s is corrupt: segment %u holds more bytes in the file than in "
+                              "memory", path, i);
+  }
+  return 0;
+}
+
+/* Whether the file behind `fd` is a complete ELF shared object of this host. */
+int sim_elf_check(int fd, const char *path, char *why, size_t size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return failf(why, size, "cannot read CPU object %s: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return failf(why, size, "cannot read CPU object %s: %s", path, strerror(EISDIR));
+  if (!S_ISREG(st.st_mode)) return failf(why, size, "%s is not a regular file", path);
+  Elf64_Ehdr eh;
+  const uint64_t fsize = (uint64_t)st.st_size;
+  if (check_elf_header(fd, fsize, &eh, path, why, size) != 0) return -1;
+  return check_elf_extents(fd, fsize, &eh, path, why, size);
+}
+
+/* The path dlopen is given: `path` itself when it holds a '/', else the file of that name
+ * in the current directory (never a library search path). */
+static const char *load_path(const char *path, char *buf, size_t size) {
+  if (strchr(path, '/')) return path;
+  snprintf(buf, size, "./%s", path);
+  return buf;
+}
+
+/* The symbol `name` of the object and its size (0: unknown). */
+static const void *object_symbol(void *ctx, const char *name, size_t *bytes) {
+  void *p = dlsym(ctx, name);
+  *bytes = 0;
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym) *bytes = sym->st_size;
+  return p;
+}
+
+/* Variant v's kernel function and plan text (bounded by its symbol's size when known). */
+static int bind_variant(nvfp4sim_module *m, uint32_t v, sim_symbol_fn symbol, void *ctx,
+                        const char *path, char *why, size_t size) {
+  const nvfp4_kernel_metadata *meta = &m->table.variants[v];
+  const char *name = meta->kernel_name;
+  char plan[128];
+  snprintf(plan, sizeof plan, "%s%s", name, NVFP4_SIM_PLAN_SUFFIX);
+  size_t fbytes, tbytes;
+  const void *fn = symbol(ctx, name, &fbytes);
+  const char *text = symbol(ctx, plan, &tbytes);
+  if (!fn || !text) return failf(why, size, "%s: kernel %s or its plan text is missing", path, name);
+  const size_t len = tbytes ? strnlen(text, tbytes) : strlen(text);
+  if (tbytes && len == tbytes)
+    return failf(why, size, "%s: the plan text of %s is not NUL-terminated inside its %zu-byte "
+                            "symbol", path, name, tbytes);
+  memcpy(&m->kernels[v], &fn, sizeof fn);
+  char perr[200] = "";
+  sim_plan *pl = &m->plans[v];
+  if (sim_plan_parse_n(text, len, pl, perr, sizeof perr) != 0)
+    return failf(why, size, "%s: plan text of %s: %s", path, name, perr);
+  if (strcmp(pl->kernel, name) != 0)
+    return failf(why, size, "%s: the plan text of kernel %s names kernel '%s'", path, name,
+                 pl->kernel);
+  if (pl->threads != meta->block[0] || pl->cluster != meta->cluster[0])
+    return failf(why, size, "%s: the plan text of %s says %u threads in clusters of %u, its "
+                            "metadata record %u in clusters of %u", path, name, pl->threads,
+                 pl->cluster, meta->block[0], meta->cluster[0]);
+  return 0;
+}
+
+int sim_module_bind(nvfp4sim_module *m, sim_symbol_fn symbol, void *ctx, const char *path,
+                    char *why, size_t size) {
+  size_t bytes;
+  const unsigned char *rec = symbol(ctx, NVFP4_METADATA_SYMBOL, &bytes);
+  if (!rec)
+    return failf(why, size, "%s has no %s symbol (not an nvfp4-compile --cpu object)", path,
+                 NVFP4_METADATA_SYMBOL);
+  if (bytes && bytes < NVFP4_METADATA_BYTES)
+    return failf(why, size, "%s: its %s symbol holds %zu bytes, less than one record", path,
+                 NVFP4_METADATA_SYMBOL, bytes);
+  uint32_t count = nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_COUNT);
+  if (count == 0 || count > NVFP4_METADATA_MAX_VARIANTS)
+    return failf(why, size, "%s: metadata table of %u variants (1..%u)", path, count,
+                 NVFP4_METADATA_MAX_VARIANTS);
+  if (bytes && (size_t)count * NVFP4_METADATA_BYTES > bytes)
+    return failf(why, size, "%s: metadata table of %u variants in a %zu-byte symbol", path,
+                 count, bytes);
+  if (nvfp4rt_metadata_decode_table(rec, (size_t)count * NVFP4_METADATA_BYTES, &m->table) !=
+      NVFP4RT_STATUS_OK)
+    return failf(why, size, "%s: metadata table: %s", path, nvfp4rt_last_error_message());
+  for (uint32_t v = 0; v < m->table.count; ++v)
+    if (bind_variant(m, v, symbol, ctx, path, why, size) != 0) return -1;
+  return 0;
+}
+
 int nvfp4sim_module_load(const char *path, nvfp4sim_module **out, char *why, size_t size) {
-  if (!out) return failf(why, size, "module_load: out is NULL");
+  if (!out || !path) return failf(why, size, "module_load: NULL argument");
   *out = NULL;
+  char local[4096];
+  const char *file = load_path(path, local, sizeof local);
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return failf(why, size, "cannot open CPU object %s: %s", path, strerror(errno));
+  const int bad = sim_elf_check(fd, path, why, size);
+  close(fd);
+  if (bad) return -1;
   nvfp4sim_module *m = calloc(1, sizeof *m);
   if (!m) return failf(why, size, "out of memory");
-  m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  m->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
   if (!m->handle) {
     failf(why, size, "cannot load CPU object %s: %s", path, dlerror());
     free(m);
     return -1;
   }
-  const unsigned char *rec = dlsym(m->handle, NVFP4_METADATA_SYMBOL);
-  if (!rec) {
-    failf(why, size, "%s has no %s symbol (not an nvfp4-compile --cpu object)", path,
-          NVFP4_METADATA_SYMBOL);
+  if (sim_module_bind(m, object_symbol, m->handle, path, why, size) != 0) {
     nvfp4sim_module_destroy(m);
     return -1;
-  }
-  uint32_t count = nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_COUNT);
-  if (count == 0 || count > NVFP4_METADATA_MAX_VARIANTS ||
-      nvfp4rt_metadata_decode_table(rec, (size_t)count * NVFP4_METADATA_BYTES, &m->table) !=
-          NVFP4RT_STATUS_OK) {
-    failf(why, size, "%s: metadata table: %s", path,
-          count ? nvfp4rt_last_error_message() : "no variants");
-    nvfp4sim_module_destroy(m);
-    return -1;
-  }
-  for (uint32_t v = 0; v < m->table.count; ++v) {
-    const char *name = m->table.variants[v].kernel_name;
-    char plan[128];
-    snprintf(plan, sizeof plan, "%s%s", name, NVFP4_SIM_PLAN_SUFFIX);
-    void *fn = dlsym(m->handle, name);
-    const char *text = dlsym(m->handle, plan);
-    if (!fn || !text) {
-      failf(why, size, "%s: kernel %s or its plan text is missing", path, name);
-      nvfp4sim_module_destroy(m);
-      return -1;
-    }
-    memcpy(&m->kernels[v], &fn, sizeof fn);
-    char perr[160];
-    if (sim_plan_parse(text, &m->plans[v], perr, sizeof perr) != 0 ||
-        strcmp(m->plans[v].kernel, name) != 0) {
-      failf(why, size, "%s: plan text of %s: %s", path, name, perr);
-      nvfp4sim_module_destroy(m);
-      return -1;
-    }
   }
   *out = m;
   return 0;

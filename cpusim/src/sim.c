@@ -1,13 +1,18 @@
-/* sim.c — the CTA simulator's launch and scheduler: one cluster (1 or 2 CTAs) at a time,
- * every thread a fiber; a seeded scheduler that picks the next runnable fiber at random
- * and completes the asynchronous operations whose (seeded) completion time has come; the
- * thread-level operations (special registers, bar.sync, bar.warp.sync, barrier.cluster,
- * generic shared / global accesses, fences); the deadlock report when every fiber is
- * blocked with nothing in flight; and the CTA-exit checks. */
+/* sim.c — the CTA simulator's launch and scheduler: several clusters (1 or 2 CTAs each)
+ * resident at once, admitted in the launch's cluster order, every thread a fiber; a seeded
+ * scheduler that interleaves the resident clusters, picks the next runnable fiber of one
+ * at random and completes the asynchronous operations whose (seeded) completion time has
+ * come — some only once no thread of their cluster can run, the latest point the ISA
+ * allows; the thread-level operations (special registers, bar.sync, bar.warp.sync,
+ * barrier.cluster, generic shared accesses, fences); the deadlock report when every fiber
+ * of a cluster is blocked with nothing in flight; the CTA-exit checks; and the host-signal
+ * guard that turns a crash inside a simulated thread into a fault report. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,7 +25,7 @@ sim_state *nvfp4sim_g;
 void (*sim_module_kernel(const nvfp4sim_module *m, uint32_t v))(void *);
 const sim_plan *sim_module_plan(const nvfp4sim_module *m, uint32_t v);
 
-static jmp_buf g_abort_jmp; /* the scheduler's exit when a fault happens outside a fiber */
+static sigjmp_buf g_abort_jmp; /* the scheduler's exit: a fault outside a fiber, a host signal */
 
 /* ---- randomness ------------------------------------------------------------------------ */
 
@@ -33,18 +38,30 @@ uint64_t sim_rand(void) {
 
 uint32_t sim_rand_below(uint32_t n) { return n ? (uint32_t)((sim_rand() >> 32) % n) : 0; }
 
+/* The launch's own stream: which resident cluster runs next, and for how long. */
+static uint32_t launch_rand_below(sim_launch *L, uint32_t n) {
+  uint64_t z = (L->rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return n ? (uint32_t)((z >> 32) % n) : 0;
+}
+
 /* ---- fibers and blocking ---------------------------------------------------------------- */
 
-static sim_fiber **g_runq;
-static uint32_t g_nrun;
-
 sim_fiber *sim_self(void) { return G->current; }
+
+sim_fiber *sim_at(uint32_t site) {
+  sim_fiber *f = G->current;
+  if (f) f->site = site;
+  return f;
+}
 
 static void make_runnable(sim_fiber *f) {
   f->state = SIM_RUNNABLE;
   f->wait = SIM_WAIT_NONE;
   f->wait_obj = NULL;
-  g_runq[g_nrun++] = f;
+  G->runq[G->nrun++] = f;
 }
 
 static void to_scheduler(sim_fiber *f) {
@@ -84,7 +101,7 @@ void sim_abort_launch(void) {
     f->wait = SIM_WAIT_NONE;
     to_scheduler(f); /* never resumed */
   }
-  longjmp(g_abort_jmp, 1);
+  siglongjmp(g_abort_jmp, 1);
 }
 
 /* ---- asynchronous operations ------------------------------------------------------------ */
@@ -121,6 +138,7 @@ static uint64_t delay(void) {
 
 void sim_op_schedule(sim_op *op) {
   op->due = G->now + delay();
+  op->late = G->launch->late_pct && sim_rand_below(100) < G->launch->late_pct;
   if (G->npending == G->cappending) {
     uint32_t cap = G->cappending ? G->cappending * 2 : 256;
     uint32_t *g = realloc(G->pending, sizeof *g * cap);
@@ -137,7 +155,7 @@ static sim_op *op_by_id(uint32_t id) { return &G->ops[id - 1]; }
  * thread's earlier copies and its earlier MMAs on the same accumulator and shape; a
  * commit's arrive waits for every earlier operation. Other pairs may complete in any order. */
 static bool eligible(const sim_op *op) {
-  if (op->kind != SIM_OP_MMA && op->kind != SIM_OP_COMMIT) return true;
+  if (op->kind != SIM_OP_MMA && op->kind != SIM_OP_COMMIT) return true; /* TMA, remote arrive */
   const sim_fiber *f = &G->fibers[op->fiber];
   for (uint32_t i = 0; i < f->ntc_open; ++i) {
     const sim_op *o = op_by_id(f->tc_open[i]);
@@ -160,25 +178,45 @@ static void complete(sim_op *op) {
   if (op->kind == SIM_OP_TMA_LOAD || op->kind == SIM_OP_TMA_STORE_READ ||
       op->kind == SIM_OP_TMA_STORE_WRITE)
     sim_tma_complete(op);
+  else if (op->kind == SIM_OP_ARRIVE)
+    sim_mbar_arrive_complete(op);
   else
     sim_tc_complete(op);
+}
+
+/* Completes one eligible operation chosen at random among those that are due (late ones
+ * too, with `late`); false when there is none. */
+static bool complete_one(bool late) {
+  uint32_t cand[64], n = 0;
+  for (uint32_t i = 0; i < G->npending && n < 64; ++i) {
+    sim_op *op = op_by_id(G->pending[i]);
+    if ((late ? op->late : !op->late && op->due <= G->now) && eligible(op)) cand[n++] = i;
+  }
+  if (!n) return false;
+  uint32_t pick = cand[sim_rand_below(n)];
+  sim_op *op = op_by_id(G->pending[pick]);
+  G->pending[pick] = G->pending[--G->npending];
+  complete(op); /* may re-queue op (TMA pieces, store write) */
+  return true;
 }
 
 /* Completes every eligible operation that is due, in random order (completions can make
  * further operations eligible). */
 static void complete_due(void) {
-  for (;;) {
-    uint32_t cand[64], n = 0;
-    for (uint32_t i = 0; i < G->npending && n < 64; ++i) {
-      sim_op *op = op_by_id(G->pending[i]);
-      if (op->due <= G->now && eligible(op)) cand[n++] = i;
+  while (!G->aborted && complete_one(false)) {
+  }
+}
+
+/* The remote arrives `f` issued land now (a release of f orders them before what follows). */
+void sim_flush_arrives(sim_fiber *f) {
+  for (uint32_t i = 0; i < G->npending;) {
+    sim_op *op = op_by_id(G->pending[i]);
+    if (op->kind != SIM_OP_ARRIVE || op->fiber != f->index) {
+      ++i;
+      continue;
     }
-    if (!n) return;
-    uint32_t pick = cand[sim_rand_below(n)];
-    sim_op *op = op_by_id(G->pending[pick]);
-    G->pending[pick] = G->pending[--G->npending];
-    complete(op); /* may re-queue op (TMA pieces, store write) */
-    if (G->aborted) return;
+    G->pending[i] = G->pending[--G->npending];
+    complete(op);
   }
 }
 
@@ -207,6 +245,7 @@ static void fiber_main(void *arg) {
 }
 
 static bool op_touches(const sim_op *op, const sim_cta *c) {
+  if (op->kind == SIM_OP_ARRIVE) return op->dst_cta == c->rank; /* its barrier's CTA */
   if (op->cta == c->rank) return true;
   if (op->kind == SIM_OP_COMMIT) return op->mask ? (op->mask >> c->rank) & 1u : false;
   return op->cta_group == 2;
@@ -217,7 +256,7 @@ static void cta_exit(sim_cta *c) {
     const sim_op *op = op_by_id(G->pending[i]);
     if (!op_touches(op, c)) continue;
     static const char *const kinds[] = {"", "TMA load", "TMA store", "TMA store", "tcgen05.cp",
-                                        "tcgen05.mma", "tcgen05.commit"};
+                                        "tcgen05.mma", "tcgen05.commit", "remote mbarrier arrive"};
     sim_report("exit-with-async-work", &G->fibers[op->fiber], op->site,
                "CTA %u exits while this %s is still in flight", c->ctaid, kinds[op->kind]);
   }
@@ -227,42 +266,40 @@ static void cta_exit(sim_cta *c) {
 
 static void report_deadlock(void);
 
-static void run_cluster(void) {
-  g_nrun = 0;
-  for (uint32_t i = 0; i < G->nfibers; ++i) make_runnable(&G->fibers[i]);
-  if (setjmp(g_abort_jmp)) {
-    G->current = NULL;
-    return;
-  }
-  for (;;) {
-    if (G->aborted) return;
-    complete_due();
-    if (G->aborted) return;
-    if (!g_nrun) {
-      bool live = false;
-      for (uint32_t i = 0; i < G->nfibers && !live; ++i) live = G->fibers[i].state != SIM_DONE;
-      if (!live) return;
-      uint64_t next = UINT64_MAX;
-      for (uint32_t i = 0; i < G->npending; ++i) {
-        const sim_op *op = op_by_id(G->pending[i]);
-        if (eligible(op) && op->due < next) next = op->due;
-      }
-      if (next == UINT64_MAX) {
-        report_deadlock();
-        return;
-      }
-      G->now = next > G->now ? next : G->now + 1;
-      continue;
+enum { SIM_STEP_RAN, SIM_STEP_DONE, SIM_STEP_STOP };
+
+/* One step of the cluster in G: due completions, then one fiber until it blocks or gives
+ * way; with no runnable fiber a late completion, else time moves to the next completion
+ * (or, with none, the deadlock report). */
+static int cluster_step(void) {
+  complete_due();
+  if (G->aborted) return SIM_STEP_STOP;
+  if (!G->nrun) {
+    bool live = false;
+    for (uint32_t i = 0; i < G->nfibers && !live; ++i) live = G->fibers[i].state != SIM_DONE;
+    if (!live) return SIM_STEP_DONE;
+    if (complete_one(true)) return G->aborted ? SIM_STEP_STOP : SIM_STEP_RAN;
+    uint64_t next = UINT64_MAX;
+    for (uint32_t i = 0; i < G->npending; ++i) {
+      const sim_op *op = op_by_id(G->pending[i]);
+      if (eligible(op) && op->due < next) next = op->due;
     }
-    uint32_t i = sim_rand_below(g_nrun);
-    sim_fiber *f = g_runq[i];
-    g_runq[i] = g_runq[--g_nrun];
-    G->current = f;
-    G->stats.switches++;
-    sim_fiber_switch(&G->sched_sp, f->sp);
-    G->current = NULL;
-    G->now++;
+    if (next == UINT64_MAX) {
+      report_deadlock();
+      return SIM_STEP_STOP;
+    }
+    G->now = next > G->now ? next : G->now + 1;
+    return SIM_STEP_RAN;
   }
+  uint32_t i = sim_rand_below(G->nrun);
+  sim_fiber *f = G->runq[i];
+  G->runq[i] = G->runq[--G->nrun];
+  G->current = f;
+  G->stats.switches++;
+  sim_fiber_switch(&G->sched_sp, f->sp);
+  G->current = NULL;
+  G->now++;
+  return G->aborted ? SIM_STEP_STOP : SIM_STEP_RAN;
 }
 
 /* ---- the deadlock report ---------------------------------------------------------------- */
@@ -397,7 +434,7 @@ void sim_rendezvous_arrive(sim_rendezvous *rv, uint32_t expected, uint32_t kind,
 
 /* bar.sync, and with `pred` non-null bar.red.or.pred (its result in *pred). */
 static void barrier(uint32_t id, uint32_t threads, uint32_t *pred, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
   if (id >= 16) sim_fault(f, site, "bar.sync barrier id %u outside 0..15", id);
   if (threads % 32 || threads > c->threads)
@@ -428,7 +465,7 @@ uint32_t nvfp4_sim_barrier_or(uint32_t id, uint32_t threads, uint32_t pred, uint
 }
 
 void nvfp4_sim_warp_sync(uint32_t mask, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (!((mask >> f->lane) & 1u))
     sim_fault(f, site, "bar.warp.sync mask 0x%x does not include the executing lane %u", mask,
               f->lane);
@@ -437,18 +474,18 @@ void nvfp4_sim_warp_sync(uint32_t mask, uint32_t site) {
                  f, site, NULL, NULL);
 }
 
-/* barrier.cluster: arrive releases, wait acquires once every thread of the cluster arrived. */
-static sim_clock *g_cl_cur, *g_cl_done;
-
+/* barrier.cluster: arrive releases (so the thread's remote arrives land first), wait
+ * acquires once every thread of the cluster arrived. */
 void nvfp4_sim_cluster_arrive(uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (f->cl_gen != UINT64_MAX)
     sim_fault(f, site, "barrier.cluster.arrive twice without barrier.cluster.wait");
-  sim_vc_release(f, g_cl_cur);
+  sim_flush_arrives(f);
+  sim_vc_release(f, G->cl_cur);
   f->cl_gen = G->cl_generation;
   if (++G->cl_arrived == G->threads * G->cluster) {
-    memcpy(g_cl_done, g_cl_cur, sizeof(sim_clock) * G->capcomp);
-    memset(g_cl_cur, 0, sizeof(sim_clock) * G->capcomp);
+    memcpy(G->cl_done, G->cl_cur, sizeof(sim_clock) * G->capcomp);
+    memset(G->cl_cur, 0, sizeof(sim_clock) * G->capcomp);
     G->cl_arrived = 0;
     G->cl_generation++;
     sim_wake_all(&G->cl_generation);
@@ -456,12 +493,12 @@ void nvfp4_sim_cluster_arrive(uint32_t site) {
 }
 
 void nvfp4_sim_cluster_wait(uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (f->cl_gen == UINT64_MAX)
     sim_fault(f, site, "barrier.cluster.wait without a preceding barrier.cluster.arrive");
   while (G->cl_generation == f->cl_gen)
     sim_block(f, SIM_WAIT_CLUSTER, &G->cl_generation, f->cl_gen, site);
-  sim_vc_acquire(f, g_cl_done);
+  sim_vc_acquire(f, G->cl_done);
   f->cl_gen = UINT64_MAX;
 }
 
@@ -472,7 +509,7 @@ void nvfp4_sim_cluster_wait(uint32_t site) {
  * ordered before the reader (its clock is recorded). The mbarrier-init fence is not
  * modelled (cpusim/README.md). */
 void nvfp4_sim_fence(uint32_t kind, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (kind == NVFP4_SIM_FENCE_PROXY_ASYNC_SHARED) {
     if (f->px_n == f->px_cap) {
       uint32_t cap = f->px_cap ? 2 * f->px_cap : 64;
@@ -515,7 +552,7 @@ void *nvfp4_sim_smem_base(void) { return sim_self()->cta->smem; }
 uint32_t nvfp4_sim_dyn_smem(void) { return SIM_DYN_SMEM_BASE; }
 
 void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_epoch e = sim_epoch_thread(f, SIM_ACC_GENERIC, site);
   if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && addr % (bytes ? bytes : 1))
     sim_fault(f, site, "misaligned %u-byte shared-memory access at 0x%x", bytes, addr);
@@ -523,37 +560,7 @@ void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32
   else sim_smem_read(f->cta, addr, bytes, &e, f->vc, f, false);
 }
 
-void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
-  const uintptr_t p = (uintptr_t)ptr;
-  for (uint32_t i = 0; i < G->nranges; ++i) {
-    const uintptr_t lo = (uintptr_t)G->ranges[i].base;
-    if (p >= lo && bytes <= G->ranges[i].bytes && p - lo <= G->ranges[i].bytes - bytes) return;
-  }
-  sim_fault(sim_self(), site, "generic %u-byte global store at %p outside every output buffer",
-            bytes, ptr);
-}
-
-void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site) {
-  void *p = (void *)(uintptr_t)addr;
-  nvfp4_sim_global_store(p, 4, site);
-  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", p);
-  __atomic_store_n((uint32_t *)p, value, __ATOMIC_RELEASE);
-}
-
-uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site) {
-  const uint32_t *p = (const uint32_t *)(uintptr_t)addr;
-  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", (const void *)p);
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-uint32_t nvfp4_sim_global_atomic_add_u32(uint64_t addr, uint32_t value, uint32_t site) {
-  void *p = (void *)(uintptr_t)addr;
-  nvfp4_sim_global_store(p, 4, site);
-  if (addr % 4) sim_fault(sim_self(), site, "misaligned 4-byte counter at %p", p);
-  return __atomic_fetch_add((uint32_t *)p, value, __ATOMIC_ACQ_REL);
-}
-
-/* ---- the launch ------------------------------------------------------------------------------ */
+/* ---- a resident cluster ------------------------------------------------------------------- */
 
 static void free_cluster_state(void) {
   /* what operations still in flight own (a launch stopped by a fault or deadlock) */
@@ -565,7 +572,7 @@ static void free_cluster_state(void) {
   }
   for (uint32_t r = 0; r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &G->cta[r];
-    for (uint32_t i = 0; i < SIM_SMEM_WINDOW / 8; ++i)
+    for (uint32_t i = 0; c->smem && i < SIM_SMEM_WINDOW / 8; ++i)
       if (c->mbar[i]) {
         free(c->mbar[i]->cur);
         free(c->mbar[i]->done);
@@ -577,7 +584,52 @@ static void free_cluster_state(void) {
   }
 }
 
-static bool setup_cluster(uint32_t clusterid) {
+static void setup_cta(sim_cta *c, uint32_t r, uint32_t clusterid) {
+  c->rank = r;
+  c->clusterid = clusterid;
+  c->ctaid = clusterid * G->cluster + r;
+  memset(c->smem, 0xA5, SIM_SMEM_WINDOW); /* shared memory is not initialised at launch */
+  for (uint32_t i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i)
+    c->tmem[i] = 0x7FBADBADu;
+  nvfp4_emu_state_reset(&c->alloc);
+  c->allocated = c->deallocated = false;
+  memset(c->bar, 0, sizeof c->bar);
+  memset(c->warp, 0, sizeof c->warp);
+  memset(&c->pair, 0, sizeof c->pair);
+  memset(c->wg, 0, sizeof c->wg);
+  memset(c->comp_wg, 0, sizeof c->comp_wg);
+  memset(c->smem_shadow, 0, sizeof(sim_shadow) * SIM_CHUNKS);
+  memset(c->tmem_shadow, 0, sizeof(sim_shadow) * SIM_TMEM_CELLS);
+  c->threads = G->threads;
+  c->exited = 0;
+  memcpy(c->params, G->params, G->param_bytes);
+}
+
+static void setup_fiber(sim_fiber *f, uint32_t i) {
+  void *stack = f->stack;
+  sim_clock *vc = f->vc, *vc_tc = f->vc_tc, *px = f->px_clk;
+  uint32_t px_cap = f->px_cap;
+  memset(f, 0, sizeof *f);
+  f->stack = stack;
+  f->vc = vc;
+  f->vc_tc = vc_tc;
+  f->px_clk = px;
+  f->px_cap = px_cap;
+  memset(vc, 0, sizeof(sim_clock) * G->capcomp);
+  memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
+  f->index = i;
+  f->cta = &G->cta[i / G->threads];
+  f->tid = i % G->threads;
+  f->warp = f->tid / 32;
+  f->lane = f->tid % 32;
+  f->vc[i] = 1;
+  f->comp_tc = f->comp_bulk = f->comp_ld = 0xFFFF;
+  f->cl_gen = UINT64_MAX;
+  f->sp = sim_fiber_prepare(stack, SIM_STACK_BYTES, fiber_main, f);
+}
+
+/* Starts cluster `clusterid` in the slot G. */
+static void setup_cluster(uint32_t clusterid) {
   G->clusterid = clusterid;
   G->rng = G->opts->schedule_seed * 0x2545F4914F6CDD1Dull + clusterid * 0x9E3779B97F4A7C15ull + 1;
   G->now = 0;
@@ -593,57 +645,53 @@ static bool setup_cluster(uint32_t clusterid) {
     G->comps[i].kind = SIM_ACC_GENERIC;
     G->comps[i].fiber = (uint16_t)i;
   }
-  memset(g_cl_cur, 0, sizeof(sim_clock) * G->capcomp);
-  memset(g_cl_done, 0, sizeof(sim_clock) * G->capcomp);
-  for (uint32_t r = 0; r < G->cluster; ++r) {
-    sim_cta *c = &G->cta[r];
-    c->rank = r;
-    c->clusterid = clusterid;
-    c->ctaid = clusterid * G->cluster + r;
-    memset(c->smem, 0xA5, SIM_SMEM_WINDOW); /* shared memory is not initialised at launch */
-    for (uint32_t i = 0; i < NVFP4_EMU_TMEM_LANES * NVFP4_EMU_TMEM_COLUMNS; ++i)
-      c->tmem[i] = 0x7FBADBADu;
-    nvfp4_emu_state_reset(&c->alloc);
-    c->allocated = c->deallocated = false;
-    memset(c->bar, 0, sizeof c->bar);
-    memset(c->warp, 0, sizeof c->warp);
-    memset(&c->pair, 0, sizeof c->pair);
-    memset(c->wg, 0, sizeof c->wg);
-    memset(c->comp_wg, 0, sizeof c->comp_wg);
-    memset(c->smem_shadow, 0, sizeof(sim_shadow) * SIM_CHUNKS);
-    memset(c->tmem_shadow, 0, sizeof(sim_shadow) * SIM_TMEM_CELLS);
-    c->threads = G->threads;
-    c->exited = 0;
-    memcpy(c->params, G->params, G->param_bytes);
-  }
-  for (uint32_t i = 0; i < T; ++i) {
-    sim_fiber *f = &G->fibers[i];
-    void *stack = f->stack;
-    sim_clock *vc = f->vc, *vc_tc = f->vc_tc, *px = f->px_clk;
-    uint32_t px_cap = f->px_cap;
-    memset(f, 0, sizeof *f);
-    f->stack = stack;
-    f->vc = vc;
-    f->vc_tc = vc_tc;
-    f->px_clk = px;
-    f->px_cap = px_cap;
-    memset(vc, 0, sizeof(sim_clock) * G->capcomp);
-    memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
-    f->index = i;
-    f->cta = &G->cta[i / G->threads];
-    f->tid = i % G->threads;
-    f->warp = f->tid / 32;
-    f->lane = f->tid % 32;
-    f->vc[i] = 1;
-    f->comp_tc = f->comp_bulk = f->comp_ld = 0xFFFF;
-    f->cl_gen = UINT64_MAX;
-    f->sp = sim_fiber_prepare(stack, SIM_STACK_BYTES, fiber_main, f);
-  }
+  memset(G->cl_cur, 0, sizeof(sim_clock) * G->capcomp);
+  memset(G->cl_done, 0, sizeof(sim_clock) * G->capcomp);
+  for (uint32_t r = 0; r < G->cluster; ++r) setup_cta(&G->cta[r], r, clusterid);
+  for (uint32_t i = 0; i < T; ++i) setup_fiber(&G->fibers[i], i);
   G->nfibers = T;
-  return true;
+  G->nrun = 0;
+  for (uint32_t i = 0; i < T; ++i) make_runnable(&G->fibers[i]);
+  G->busy = true;
 }
 
-static void free_state(sim_state *s) {
+/* A slot for one resident cluster: its CTAs' memories and shadows, fibers and clocks. */
+static sim_state *slot_new(const sim_state *proto) {
+  sim_state *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  *s = *proto;
+  const uint32_t T = s->threads * s->cluster;
+  s->comps = calloc(s->capcomp, sizeof *s->comps);
+  s->fibers = calloc(T, sizeof *s->fibers);
+  s->runq = calloc(T, sizeof *s->runq);
+  s->cl_cur = calloc(s->capcomp, sizeof(sim_clock));
+  s->cl_done = calloc(s->capcomp, sizeof(sim_clock));
+  s->mma_scratch = aligned_alloc(64, sizeof *s->mma_scratch);
+  bool ok = s->comps && s->fibers && s->runq && s->cl_cur && s->cl_done && s->mma_scratch;
+  for (uint32_t r = 0; ok && r < SIM_MAX_CTAS; ++r) {
+    sim_cta *c = &s->cta[r];
+    c->smem = aligned_alloc(1024, SIM_SMEM_WINDOW + 1024);
+    c->tmem = malloc(NVFP4_EMU_TMEM_BYTES_PER_CTA);
+    c->smem_shadow = malloc(sizeof(sim_shadow) * SIM_CHUNKS);
+    c->tmem_shadow = malloc(sizeof(sim_shadow) * SIM_TMEM_CELLS);
+    c->params = aligned_alloc(NVFP4_ABI_PARAM_ALIGN,
+                              (s->param_bytes + NVFP4_ABI_PARAM_ALIGN - 1) /
+                                  NVFP4_ABI_PARAM_ALIGN * NVFP4_ABI_PARAM_ALIGN);
+    ok = c->smem && c->tmem && c->smem_shadow && c->tmem_shadow && c->params;
+  }
+  for (uint32_t i = 0; ok && i < T; ++i) {
+    s->fibers[i].stack = sim_fiber_stack_alloc(SIM_STACK_BYTES);
+    s->fibers[i].vc = calloc(s->capcomp, sizeof(sim_clock));
+    s->fibers[i].vc_tc = calloc(s->capcomp, sizeof(sim_clock));
+    ok = s->fibers[i].stack && s->fibers[i].vc && s->fibers[i].vc_tc;
+  }
+  if (!ok) s->aborted = true; /* slot_free releases what was allocated */
+  return s;
+}
+
+static void slot_free(sim_state *s) {
+  if (!s) return;
+  nvfp4sim_g = s;
   free_cluster_state();
   for (uint32_t r = 0; r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &s->cta[r];
@@ -661,16 +709,78 @@ static void free_state(sim_state *s) {
       free(s->fibers[i].px_clk);
     }
   free(s->fibers);
+  free(s->runq);
   free(s->ops);
   free(s->pending);
   free(s->comps);
+  free(s->cl_cur);
+  free(s->cl_done);
   free(s->mma_scratch);
-  free(g_runq);
-  g_runq = NULL;
-  free(g_cl_cur);
-  free(g_cl_done);
-  g_cl_cur = g_cl_done = NULL;
+  free(s);
+  nvfp4sim_g = NULL;
 }
+
+/* ---- the host-signal guard ---------------------------------------------------------------- */
+
+/* A SIGSEGV, SIGBUS, SIGFPE or SIGILL raised by a simulated thread (a kernel access the
+ * simulator does not check, a fiber stack overflow) ends the launch with a FAULT report naming
+ * the thread and its last simulator call, instead of killing the host process. Signals of
+ * other threads, or outside a fiber, go to the handlers that were installed before. */
+enum { SIM_NSIGNALS = 4 };
+static const int kGuardedSignals[SIM_NSIGNALS] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction g_old_actions[SIM_NSIGNALS];
+static pthread_t g_launch_thread;
+static void *g_alt_stack;
+static stack_t g_old_alt;
+#define SIM_ALT_STACK_BYTES (64u * 1024u)
+
+static void on_host_signal(int sig, siginfo_t *info, void *uctx) {
+  (void)uctx;
+  sim_fiber *f = nvfp4sim_g ? nvfp4sim_g->current : NULL;
+  if (!f || !pthread_equal(pthread_self(), g_launch_thread)) {
+    for (uint32_t i = 0; i < SIM_NSIGNALS; ++i) /* not ours: the previous handler decides */
+      if (kGuardedSignals[i] == sig) sigaction(sig, &g_old_actions[i], NULL);
+    return;
+  }
+  G->aborted = true;
+  G->result->outcome = NVFP4SIM_FAULT;
+  char who[64];
+  snprintf(who, sizeof who, "%s", sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS"
+                                  : sig == SIGFPE ? "SIGFPE" : "SIGILL");
+  sim_report_signal(f, who, info ? info->si_addr : NULL);
+  f->state = SIM_BLOCKED; /* never resumed */
+  f->wait = SIM_WAIT_NONE;
+  siglongjmp(g_abort_jmp, 1);
+}
+
+static void guard_install(void) {
+  g_launch_thread = pthread_self();
+  g_alt_stack = malloc(SIM_ALT_STACK_BYTES);
+  if (g_alt_stack) {
+    stack_t ss = {.ss_sp = g_alt_stack, .ss_size = SIM_ALT_STACK_BYTES, .ss_flags = 0};
+    if (sigaltstack(&ss, &g_old_alt) != 0) {
+      free(g_alt_stack);
+      g_alt_stack = NULL;
+    }
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_host_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (uint32_t i = 0; i < SIM_NSIGNALS; ++i) sigaction(kGuardedSignals[i], &sa, &g_old_actions[i]);
+}
+
+static void guard_remove(void) {
+  for (uint32_t i = 0; i < SIM_NSIGNALS; ++i) sigaction(kGuardedSignals[i], &g_old_actions[i], NULL);
+  if (g_alt_stack) {
+    sigaltstack(&g_old_alt, NULL);
+    free(g_alt_stack);
+    g_alt_stack = NULL;
+  }
+}
+
+/* ---- the launch ------------------------------------------------------------------------------ */
 
 static double clock_ms(clockid_t id) {
   struct timespec ts;
@@ -723,6 +833,101 @@ nvfp4sim_outcome nvfp4sim_launch_kernel(void (*kernel)(void *), const nvfp4_kern
   return result->outcome;
 }
 
+/* The order in which clusters are admitted (nvfp4sim_cluster_order). */
+static uint32_t *admission_order(uint32_t clusters, const nvfp4sim_options *o) {
+  uint32_t *order = malloc(sizeof(uint32_t) * (clusters ? clusters : 1));
+  if (!order) return NULL;
+  for (uint32_t i = 0; i < clusters; ++i)
+    order[i] = o->cluster_order == NVFP4SIM_CLUSTERS_REVERSE ? clusters - 1 - i : i;
+  if (o->cluster_order == NVFP4SIM_CLUSTERS_SHUFFLED) {
+    uint64_t x = o->schedule_seed * 0xD1342543DE82EF95ull + 0x632BE59BD9B4E019ull;
+    for (uint32_t i = clusters; i > 1; --i) { /* Fisher-Yates */
+      x ^= x >> 29;
+      x *= 0xBF58476D1CE4E5B9ull;
+      x ^= x >> 32;
+      const uint32_t j = (uint32_t)(x % i), t = order[i - 1];
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+  }
+  return order;
+}
+
+/* Runs every cluster: up to `nslots` resident at once, a random one stepping a random
+ * number of times in turn; a finished cluster's slot takes the next in `order`. Stops at
+ * a fault or deadlock (hazards: every cluster still runs). */
+static void schedule(sim_launch *L, sim_state **slots, uint32_t nslots, const uint32_t *order) {
+  uint32_t next = 0, live = 0;
+  for (uint32_t w = 0; w < nslots && next < L->clusters; ++w, ++live) {
+    nvfp4sim_g = slots[w];
+    setup_cluster(order[next++]);
+  }
+  while (live) {
+    uint32_t pick = launch_rand_below(L, live), w = 0;
+    for (uint32_t seen = 0;; ++w)
+      if (slots[w]->busy && seen++ == pick) break;
+    nvfp4sim_g = slots[w];
+    int st = SIM_STEP_RAN;
+    for (uint32_t n = 1 + launch_rand_below(L, 32); n-- && st == SIM_STEP_RAN;) st = cluster_step();
+    if (st == SIM_STEP_STOP) return;
+    if (st != SIM_STEP_DONE) continue;
+    L->result->clusters++;
+    if (next < L->clusters) setup_cluster(order[next++]);
+    else {
+      G->busy = false;
+      live--;
+    }
+  }
+}
+
+/* schedule(), left through g_abort_jmp by a fault outside a fiber or a host signal. */
+static void run_clusters(sim_launch *L, sim_state **slots, uint32_t nslots, const uint32_t *order) {
+  if (sigsetjmp(g_abort_jmp, 1)) {
+    if (nvfp4sim_g) nvfp4sim_g->current = NULL;
+    return;
+  }
+  schedule(L, slots, nslots, order);
+}
+
+/* Clusters resident at once: the option, or 2..4 drawn from the seed (never more than the
+ * grid has). */
+static uint32_t resident_clusters(const nvfp4sim_options *o, uint32_t clusters) {
+  uint32_t n = o->resident ? o->resident : 2u + (uint32_t)((o->schedule_seed / 3u) % 3u);
+  if (n > SIM_MAX_RESIDENT) n = SIM_MAX_RESIDENT;
+  return n < clusters ? n : (clusters ? clusters : 1);
+}
+
+static void launch_fail(nvfp4sim_result *result, const char *msg) {
+  result->outcome = NVFP4SIM_ERROR;
+  if (msg != result->message) snprintf(result->message, sizeof result->message, "%s", msg);
+}
+
+/* Runs the grid with the slots made; sums their statistics into `result`. */
+static void run_grid(sim_launch *L, sim_state **slots, uint32_t nslots, const nvfp4sim_options *o) {
+  uint32_t *order = admission_order(L->clusters, o);
+  if (!order) {
+    launch_fail(L->result, "launch: out of host memory");
+    return;
+  }
+  double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+  if (!o->no_signal_guard) guard_install();
+  run_clusters(L, slots, nslots, order);
+  if (!o->no_signal_guard) guard_remove();
+  free(order);
+  nvfp4sim_result *result = L->result;
+  result->wall_ms = clock_ms(CLOCK_MONOTONIC) - t0;
+  result->cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+  for (uint32_t w = 0; w < nslots; ++w) {
+    const sim_stats *st = &slots[w]->stats;
+    result->hazards += st->hazards;
+    result->switches += st->switches;
+    result->async_ops += st->async_ops;
+    result->mma_ops += st->mma;
+    result->tma_ops += st->tma;
+  }
+  if (result->outcome == NVFP4SIM_OK && result->hazards) result->outcome = NVFP4SIM_HAZARD;
+}
+
 static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metadata *meta,
                                const sim_plan *plan, const void *params, uint32_t grid,
                                const nvfp4sim_range *writable, uint32_t nwritable,
@@ -738,95 +943,46 @@ static nvfp4sim_outcome launch(void (*kernel)(void *), const nvfp4_kernel_metada
              meta->block[2], meta->dyn_smem_bytes);
     return result->outcome;
   }
-  nvfp4sim_options defaults = {0};
-  sim_state *s = calloc(1, sizeof *s);
-  if (!s) {
-    result->outcome = NVFP4SIM_ERROR;
+  if (nwritable && !writable) {
+    launch_fail(result, "launch: writable ranges count without an array");
     return result->outcome;
   }
-  nvfp4sim_g = s;
-  s->meta = meta;
-  s->plan = plan;
-  s->kernel = kernel;
-  s->opts = options ? options : &defaults;
-  s->params = params;
-  s->param_bytes = meta->param_bytes;
-  s->grid = grid;
-  s->cluster = cluster;
-  s->threads = threads;
-  s->ranges = writable;
-  s->nranges = nwritable;
-  s->result = result;
-  s->profile = (uint32_t)(s->opts->schedule_seed % 3);
-  const uint32_t T = threads * cluster;
-  s->capcomp = 2 * T + 128; /* threads, their tcgen05.ld reads, the async agents */
-  s->comps = calloc(s->capcomp, sizeof *s->comps);
-  s->fibers = calloc(T, sizeof *s->fibers);
-  g_runq = calloc(T, sizeof *g_runq);
-  g_cl_cur = calloc(s->capcomp, sizeof(sim_clock));
-  g_cl_done = calloc(s->capcomp, sizeof(sim_clock));
-  s->mma_scratch = aligned_alloc(64, sizeof *s->mma_scratch);
-  bool ok = s->comps && s->fibers && g_runq && g_cl_cur && g_cl_done && s->mma_scratch;
-  for (uint32_t r = 0; ok && r < SIM_MAX_CTAS; ++r) {
-    sim_cta *c = &s->cta[r];
-    c->smem = aligned_alloc(1024, SIM_SMEM_WINDOW + 1024);
-    c->tmem = malloc(NVFP4_EMU_TMEM_BYTES_PER_CTA);
-    c->smem_shadow = malloc(sizeof(sim_shadow) * SIM_CHUNKS);
-    c->tmem_shadow = malloc(sizeof(sim_shadow) * SIM_TMEM_CELLS);
-    c->params = aligned_alloc(NVFP4_ABI_PARAM_ALIGN,
-                              (meta->param_bytes + NVFP4_ABI_PARAM_ALIGN - 1) /
-                                  NVFP4_ABI_PARAM_ALIGN * NVFP4_ABI_PARAM_ALIGN);
-    ok = c->smem && c->tmem && c->smem_shadow && c->tmem_shadow && c->params;
-  }
-  for (uint32_t i = 0; ok && i < T; ++i) {
-    s->fibers[i].stack = sim_fiber_stack_alloc(SIM_STACK_BYTES);
-    s->fibers[i].vc = calloc(s->capcomp, sizeof(sim_clock));
-    s->fibers[i].vc_tc = calloc(s->capcomp, sizeof(sim_clock));
-    ok = s->fibers[i].stack && s->fibers[i].vc && s->fibers[i].vc_tc;
-  }
-  if (!ok) {
-    result->outcome = NVFP4SIM_ERROR;
-    snprintf(result->message, sizeof result->message, "launch: out of host memory");
-  } else {
-    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    const uint32_t clusters = grid / cluster;
-    uint32_t *order = malloc(sizeof(uint32_t) * (clusters ? clusters : 1));
-    if (!order) {
-      result->outcome = NVFP4SIM_ERROR;
-      snprintf(result->message, sizeof result->message, "launch: out of host memory");
-    }
-    for (uint32_t i = 0; order && i < clusters; ++i)
-      order[i] = s->opts->cluster_order == NVFP4SIM_CLUSTERS_REVERSE ? clusters - 1 - i : i;
-    if (order && s->opts->cluster_order == NVFP4SIM_CLUSTERS_SHUFFLED) {
-      uint64_t x = s->opts->schedule_seed * 0xD1342543DE82EF95ull + 0x632BE59BD9B4E019ull;
-      for (uint32_t i = clusters; i > 1; --i) { /* Fisher-Yates */
-        x ^= x >> 29;
-        x *= 0xBF58476D1CE4E5B9ull;
-        x ^= x >> 32;
-        const uint32_t j = (uint32_t)(x % i), t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-      }
-    }
-    for (uint32_t i = 0; order && i < clusters; ++i) {
-      const uint32_t cl = order[i];
-      setup_cluster(cl);
-      run_cluster();
-      result->clusters++;
-      if (s->aborted || s->deadlocked) break; /* hazards: every cluster still runs */
-    }
-    free(order);
-    result->wall_ms = clock_ms(CLOCK_MONOTONIC) - t0;
-    result->cpu_ms = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
-    result->hazards = s->stats.hazards;
-    result->switches = s->stats.switches;
-    result->async_ops = s->stats.async_ops;
-    result->mma_ops = s->stats.mma;
-    result->tma_ops = s->stats.tma;
-    if (result->outcome == NVFP4SIM_OK && s->stats.hazards) result->outcome = NVFP4SIM_HAZARD;
-  }
-  free_state(s);
-  free(s);
+  nvfp4sim_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  const nvfp4sim_options *o = options ? options : &defaults;
+  sim_launch L;
+  memset(&L, 0, sizeof L);
+  L.result = result;
+  L.opts = o;
+  L.clusters = grid / cluster;
+  L.rng = o->schedule_seed * 0x94D049BB133111EBull + 0x2545F4914F6CDD1Dull;
+  static const uint32_t late_pct[3] = {0, 12, 33}; /* eager, mixed, lazy */
+  L.late_pct = late_pct[o->schedule_seed % 3];
+  sim_state proto;
+  memset(&proto, 0, sizeof proto);
+  proto.launch = &L;
+  proto.meta = meta;
+  proto.plan = plan;
+  proto.kernel = kernel;
+  proto.opts = o;
+  proto.params = params;
+  proto.param_bytes = meta->param_bytes;
+  proto.grid = grid;
+  proto.cluster = cluster;
+  proto.threads = threads;
+  proto.ranges = writable;
+  proto.nranges = nwritable;
+  proto.result = result;
+  proto.profile = (uint32_t)(o->schedule_seed % 3);
+  proto.capcomp = 2 * threads * cluster + 128; /* threads, their tcgen05.ld reads, the agents */
+  const uint32_t nslots = resident_clusters(o, L.clusters);
+  sim_state *slots[SIM_MAX_RESIDENT] = {0};
+  bool ok = sim_global_setup(&L, writable, nwritable, o->readable, o->num_readable);
+  for (uint32_t w = 0; ok && w < nslots; ++w) ok = (slots[w] = slot_new(&proto)) && !slots[w]->aborted;
+  if (!ok) launch_fail(result, result->message[0] ? result->message : "launch: out of host memory");
+  else run_grid(&L, slots, nslots, o);
+  for (uint32_t w = 0; w < nslots; ++w) slot_free(slots[w]);
+  sim_global_free(&L);
   nvfp4sim_g = NULL;
   return result->outcome;
 }

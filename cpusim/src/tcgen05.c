@@ -102,7 +102,7 @@ static void alloc_last(sim_rendezvous *rv, void *ctxp) {
 }
 
 void nvfp4_sim_tc_alloc(uint32_t dst, uint32_t ncols, uint32_t cg, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   uint32_t args[3] = {ncols, dst, cg};
   alloc_ctx ctx = {f, site};
   if (cg == 2)
@@ -145,7 +145,7 @@ static void dealloc_last(sim_rendezvous *rv, void *ctxp) {
 }
 
 void nvfp4_sim_tc_dealloc(uint32_t taddr, uint32_t ncols, uint32_t cg, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   uint32_t args[3] = {taddr, ncols, cg};
   alloc_ctx ctx = {f, site};
   if (cg == 2)
@@ -162,7 +162,7 @@ static void relinquish_last(sim_rendezvous *rv, void *ctxp) {
 }
 
 void nvfp4_sim_tc_relinquish(uint32_t cg, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   uint32_t args[1] = {cg};
   alloc_ctx ctx = {f, site};
   if (cg == 2)
@@ -190,7 +190,7 @@ static void cols_checked(sim_cta *c, const char *op, const char *what, uint32_t 
 
 void nvfp4_sim_tc_cp(uint32_t taddr, uint64_t sdesc, uint32_t cg, uint32_t site) {
   static const char opn[] = "tcgen05.cp.32x128b.warpx4";
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   check_cg(f, cg, site);
   nvfp4_emu_sdesc s = sdesc_checked(sdesc, opn, "source", 1, f, site);
   if (taddr >> 16)
@@ -234,7 +234,7 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
                       uint32_t enable_input_d, uint32_t sfa, uint32_t sfb, uint32_t cg,
                       uint32_t site) {
   static const char opn[] = "tcgen05.mma.kind::mxf4nvf4.block16";
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   check_cg(f, cg, site);
   nvfp4_emu_idesc id = nvfp4_emu_idesc_decode(idesc);
   nvfp4_emu_err err;
@@ -278,7 +278,7 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
 }
 
 void nvfp4_sim_tc_commit(uint32_t bar, uint32_t mask, uint32_t cg, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   check_cg(f, cg, site);
   if (mask >> G->cluster)
     sim_fault(f, site, "tcgen05.commit multicast mask 0x%x names CTAs outside the %u-CTA cluster",
@@ -368,7 +368,7 @@ static void ld_last(sim_rendezvous *rv, void *ctxp) {
 }
 
 void nvfp4_sim_tc_ld(uint32_t taddr, uint32_t num, uint32_t *dst, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   uint32_t args[2] = {taddr, num};
   ld_ctx ctx = {f, site};
   sim_rendezvous_arrive(&f->cta->warp[f->warp], 32, SIM_RV_LD, args, 2, f, site, ld_last, &ctx);
@@ -379,7 +379,7 @@ void nvfp4_sim_tc_ld(uint32_t taddr, uint32_t num, uint32_t *dst, uint32_t site)
 }
 
 void nvfp4_sim_tc_ld_use(const uint32_t *dst, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   for (uint32_t i = 0; i < f->nld; ++i)
     if (f->ld[i].dst == dst)
       sim_report("ld-register-before-wait", f, site,
@@ -389,7 +389,7 @@ void nvfp4_sim_tc_ld_use(const uint32_t *dst, uint32_t site) {
 
 void nvfp4_sim_tc_wait(uint32_t ld, uint32_t site) {
   (void)site;
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (!ld) return; /* no tcgen05.st in the kernels */
   for (uint32_t i = 0; i < f->nld; ++i) {
     const sim_ld *l = &f->ld[i];

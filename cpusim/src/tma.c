@@ -7,7 +7,9 @@
  * tensor-map prefetch. The element types are those of the kernel ABI's maps: 16U4_ALIGN8B
  * (packed FP4, x in elements), UINT8, FLOAT16, BFLOAT16, FLOAT32 (C of the other output
  * types), INT64. A load's destination reads as 0xFF
- * bytes (FP4 -6, E4M3 NaN) from its issue until its bytes land. */
+ * bytes (FP4 -6, E4M3 NaN) from its issue until its bytes land. The global bytes a store
+ * writes enter the shadow of global.c (its bulk agent as the writer), and a load from a
+ * writable range is checked against it like a generic load of the issuing thread. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,32 @@ static void load_row(const sim_tmap *m, int32_t x, int32_t y, uint32_t r, uint8_
   }
 }
 
+/* The global bytes [*lo, *hi) of box row r inside the tensor; false when there are none. */
+static bool row_span(const sim_tmap *m, int32_t x, int32_t y, uint32_t r, uintptr_t *lo,
+                     uintptr_t *hi) {
+  const int64_t gy = (int64_t)y + r;
+  const int64_t x0 = x < 0 ? 0 : x, x1 = (int64_t)x + m->box[0];
+  const int64_t end = x1 < (int64_t)m->dims[0] ? x1 : (int64_t)m->dims[0];
+  if (gy < 0 || (uint64_t)gy >= m->dims[1] || x0 >= end) return false;
+  const uintptr_t row = (uintptr_t)(m->base + (uint64_t)gy * m->stride);
+  *lo = row + (uintptr_t)(x0 * m->elem_bits / 8);
+  *hi = row + (uintptr_t)((end * m->elem_bits + 7) / 8);
+  return true;
+}
+
+/* A load of a tensor the kernel may write (none of today's kernels reads one): its rows
+ * are checked at the issue, as the issuing thread's reads. */
+static void check_load_rows(const sim_tmap *m, int32_t x, int32_t y, sim_fiber *f, uint32_t site) {
+  const sim_grange *r = sim_global_range((uintptr_t)m->base, 1);
+  if (!r || !r->writable) return;
+  for (uint32_t row = 0; row < m->box[1]; ++row) {
+    uintptr_t lo, hi;
+    if (row_span(m, x, y, row, &lo, &hi))
+      sim_global_record(lo, (uint32_t)(hi - lo), false, f, (uint16_t)f->index, f->vc[f->index],
+                        site, f->vc);
+  }
+}
+
 static void store_row(const sim_tmap *m, int32_t x, int32_t y, uint32_t r, const uint8_t *src) {
   const int64_t gy = (int64_t)y + r;
   if (gy < 0 || (uint64_t)gy >= m->dims[1]) return;
@@ -75,7 +103,7 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
                         uint64_t l2_hint, uint32_t has_hint, uint32_t site) {
   (void)l2_hint;
   (void)has_hint; /* cache policies do not change the result */
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
   sim_tmap m;
   decode_or_fault(tmap, &m, f, site);
@@ -85,6 +113,7 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
   const uint32_t addr = (uint32_t)dst, bytes = row_bytes(&m) * m.box[1];
   check_box(&m, addr, x, f, site);
   (void)sim_mbar_at(c, bar, f, site);
+  check_load_rows(&m, x, y, f, site);
   sim_op *op = sim_op_new(SIM_OP_TMA_LOAD, f, site);
   op->map = m;
   op->x = x;
@@ -107,7 +136,7 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
 }
 
 void nvfp4_sim_tma_store(const void *tmap, uint32_t src, int32_t x, int32_t y, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
   sim_tmap m;
   decode_or_fault(tmap, &m, f, site);
@@ -136,7 +165,7 @@ void nvfp4_sim_tma_store(const void *tmap, uint32_t src, int32_t x, int32_t y, u
 
 void nvfp4_sim_bulk_commit_group(uint32_t site) {
   (void)site;
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   f->bulk_committed++;
   f->bulk_group_last[f->bulk_committed % 64] =
       f->comp_bulk == 0xFFFF ? 0 : G->comps[f->comp_bulk].seq;
@@ -154,7 +183,7 @@ static bool bulk_busy(const sim_fiber *f, uint32_t limit, bool read) {
 }
 
 void nvfp4_sim_bulk_wait_group(uint32_t n, uint32_t read, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (f->bulk_committed <= n) return;
   const uint32_t limit = f->bulk_committed - n;
   while (bulk_busy(f, limit, read != 0)) sim_block(f, SIM_WAIT_BULK, f, 0, site);
@@ -168,7 +197,7 @@ void nvfp4_sim_bulk_wait_group(uint32_t n, uint32_t read, uint32_t site) {
 /* A cache hint: the slot is not interpreted (the kernel prefetches the C map of groups
  * that have none, N < 8, whose slot is zero; only a TMA through it would be wrong). */
 void nvfp4_sim_prefetch_tensormap(const void *tmap, uint32_t site) {
-  if (!tmap) sim_fault(sim_self(), site, "prefetch.tensormap of a null pointer");
+  if (!tmap) sim_fault(sim_at(site), site, "prefetch.tensormap of a null pointer");
 }
 
 void sim_tma_complete(sim_op *op) {
@@ -208,8 +237,13 @@ void sim_tma_complete(sim_op *op) {
     sim_wake_all(&G->fibers[op->fiber]);
     return;
   }
-  for (uint32_t r = 0; r < op->map.box[1]; ++r)
+  sim_fiber *f = &G->fibers[op->fiber];
+  for (uint32_t r = 0; r < op->map.box[1]; ++r) {
+    uintptr_t lo, hi;
+    if (row_span(&op->map, op->x, op->y, r, &lo, &hi))
+      sim_global_record(lo, (uint32_t)(hi - lo), true, f, op->comp, op->seq, op->site, NULL);
     store_row(&op->map, op->x, op->y, r, op->staging + r * rb);
+  }
   free(op->staging);
   op->staging = NULL;
   op->done = true;

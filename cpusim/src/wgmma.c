@@ -108,7 +108,7 @@ static void wgmma_last(sim_rendezvous *rv, void *p) {
 
 void nvfp4_sim_wgmma_bf16(float *acc, uint32_t n, uint32_t a0, uint32_t a1, uint32_t a2,
                           uint32_t a3, uint64_t desc, uint32_t scale_d, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (n < 8 || n > 256 || n % 8)
     sim_fault(f, site, "wgmma.m64n%uk16: N must be a multiple of 8 in 8..256", n);
   if (f->cta->threads < 4u * 32u * (f->warp / 4u + 1u))
@@ -140,7 +140,7 @@ void nvfp4_sim_wgmma_bf16(float *acc, uint32_t n, uint32_t a0, uint32_t a1, uint
 void nvfp4_sim_wgmma_fence(uint32_t site) { (void)site; }
 
 void nvfp4_sim_wgmma_commit(uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   if (f->wg_ncommit >= sizeof f->wg_groups / sizeof f->wg_groups[0]) {
     /* keep the newest groups: the oldest have long been retired */
     memmove(f->wg_groups, f->wg_groups + 1, sizeof f->wg_groups - sizeof f->wg_groups[0]);
@@ -151,7 +151,7 @@ void nvfp4_sim_wgmma_commit(uint32_t site) {
 }
 
 void nvfp4_sim_wgmma_wait(uint32_t pending, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   (void)site;
   if (f->wg_ncommit <= pending) return;
   const uint32_t seq = f->wg_groups[f->wg_ncommit - 1u - pending];
@@ -184,7 +184,7 @@ static void stmatrix_last(sim_rendezvous *rv, void *p) {
 
 void nvfp4_sim_stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2,
                                  uint32_t r3, uint32_t site) {
-  sim_fiber *f = sim_self();
+  sim_fiber *f = sim_at(site);
   f->st_addr = addr;
   f->st_r[0] = r0;
   f->st_r[1] = r1;

@@ -1,8 +1,8 @@
-/* host_case.h — one grouped-matmul problem on the device, seen as the MLIR memref
- * descriptors a host-lowered function takes (nvfp4rt_gen.h): inputs from the runtime's
- * PROBLEM.md generator, device buffers, descriptors, and the check of C against the C
- * reference GEMM (tolerances and "nothing written outside C's M x N region"). Shared by
- * the C driver (main.c) and the mlir-runner harness (runner_harness.c). */
+/* host_case.h — one grouped-matmul problem on the device, seen as the MLIR memref descriptors
+ * a host-lowered function takes (nvfp4rt_gen.h): inputs from the runtime's generator
+ * (docs/format.md, "Inputs"), device buffers, descriptors, and the check of C against the C
+ * reference GEMM (tolerances and "nothing written outside C's M x N region"). Shared by the C
+ * driver (main.c) and the mlir-runner harness (runner_harness.c). */
 #ifndef NVFP4_EXAMPLE_HOST_CASE_H
 #define NVFP4_EXAMPLE_HOST_CASE_H
 

@@ -1,5 +1,5 @@
-// host_launch.mlir — a host function holding one nvfp4.grouped_matmul (test case 1 of
-// PROBLEM.md: 2 groups, N = 128, 256, K = 256, 512, M dynamic), lowered to host code by
+// host_launch.mlir — a host function holding one nvfp4.grouped_matmul (test case test:0 of
+// docs/format.md: 2 groups, N = 128, 256, K = 256, 512, M dynamic), lowered to host code by
 // the nvfp4-to-host / nvfp4-emulation-to-host pipelines (docs/passes.md). C has a row
 // stride (strided<[?, 1]>); the last argument is the CUDA stream the kernel runs on.
 // After lowering, C calls it as

@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
       return EXIT_ERROR;
     }
   }
-  /* test case 1 of PROBLEM.md, then other M for the same compiled N and K */
+  /* test case test:0 (docs/format.md), then other M for the same compiled N and K */
   const nvfp4h_shape first[2] = {{96, 128, 256}, {128, 256, 512}};
   const nvfp4h_shape second[2] = {{200, 128, 256}, {33, 256, 512}};
   nvfp4rt_context *ctx = NULL;

@@ -1,5 +1,5 @@
 /* runner_harness.c — the C side of runner_main.mlir for mlir-runner --shared-libs: test
- * case 1 of PROBLEM.md on the device, its buffers handed to MLIR as memref descriptors
+ * case test:0 (docs/format.md) on the device, its buffers handed to MLIR as memref descriptors
  * (functions with llvm.emit_c_interface: _mlir_ciface_<name> with the result descriptor as
  * first argument), and the check of C after the host-lowered call. Without a GPU the
  * descriptors hold NULL pointers and the check expects the generated function to have

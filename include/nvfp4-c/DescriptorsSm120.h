@@ -100,7 +100,7 @@ MlirNvfp4Sm120ScaleSource mlirNvfp4Sm120ScaleSourceB(uint32_t lane, uint32_t reg
 
 /* Byte offset, in a stage's scale factors of one 128-row atom row (4 atoms of 512 B, one
  * per 64-K step), of the 4-byte word holding the four K-block scales of row `row`
- * (0..127) for step `step`: 512 step + (row % 32) 16 + (row / 32) 4 (PROBLEM.md §3). */
+ * (0..127) for step `step`: 512 step + (row % 32) 16 + (row / 32) 4 (docs/format.md, "The blocked scale-factor layout"). */
 uint32_t mlirNvfp4Sm120ScaleWord(uint32_t row, uint32_t step);
 
 #ifdef __cplusplus

@@ -2,8 +2,9 @@
  * the runtime (which packs the struct): the by-value parameter block of the generated
  * grouped-matmul kernels and the self-describing metadata table carried in the cubin.
  *
- * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (DESIGN.md §5); the
- * lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to pack.
+ * Plain C11, no MLIR/LLVM/CUDA dependency. Defined once here (docs/design.md, "The kernel
+ * ABI"); the lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to
+ * pack.
  *
  * ABI version 2. A kernel compiled for G groups reads a *group table*:
  *
@@ -65,6 +66,10 @@ extern "C" {
 #define NVFP4_ABI_MAX_PARAM_BYTES 32764u   /* CUDA >= 12.1 kernel parameter limit */
 #define NVFP4_ABI_MAX_INLINE_GROUPS 46u    /* 64 + 704 * 46 = 32448 <= 32764 */
 #define NVFP4_ABI_MAX_GROUPS 1024u         /* groups of one op (global table beyond 46) */
+/* The largest M, N or K (and, for the contiguous form, E x N): every tensor-map coordinate
+ * and row index the kernels build is a signed 32-bit number, with a box (up to 256 rows,
+ * 512 elements of K) past it: 2^31 - 1 - 512. */
+#define NVFP4_ABI_MAX_DIM 2147483135u
 
 /* Header fields (byte offsets from the start of the parameter block). */
 #define NVFP4_ABI_HDR_ABI_VERSION 0u       /* u32: NVFP4_ABI_VERSION */

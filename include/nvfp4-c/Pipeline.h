@@ -81,8 +81,8 @@ static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
   result->structSize = sizeof *result;
 }
 
-/* Runs the lowering (and the emulation or proxy rewrite) on `module` in place, then serialises the
- * single kernel it produces. The module's context needs the dialects and LLVM IR
+/* Runs the lowering (and the emulation or proxy rewrite, for an sm_100a op only) on `module`
+ * in place, then serialises the single kernel it produces. The module's context needs the dialects and LLVM IR
  * translations of mlirNvfp4RegisterAllUpstream; no pass registration is needed (every
  * pass is created directly). `result` must have been initialised (structSize sizeof or 0):
  * for a structSize below the 2.0 layout, of the result or of the options, it fails without
@@ -91,6 +91,18 @@ static inline void mlirNvfp4CompileResultInit(MlirNvfp4CompileResult *result) {
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirNvfp4CompileModule(MlirOperation module,
                                                             const MlirNvfp4CompileOptions *options,
                                                             MlirNvfp4CompileResult *result);
+
+/* Whether the emulation build (`proxy` false) or the timing-proxy build (`proxy` true) has
+ * something to rewrite in a kernel of `target`: the emulation rewrites the tcgen05 ops of
+ * the sm_100a, sm_100f and sm_103a kernels and the block-scaled mma.sync of the sm_120a,
+ * sm_121a and sm_120f kernels; the proxy only the tcgen05 ops. False for sm_90a (a native
+ * kernel) and for unknown targets. */
+MLIR_CAPI_EXPORTED bool mlirNvfp4TargetIsRewritable(const char *target, bool proxy);
+
+/* The first nvfp4 op in `module` whose (known) `target` that build cannot rewrite, or a
+ * null operation. mlirNvfp4CompileModule refuses `emulate` or `proxy` on such an op (a
+ * diagnostic at the op, and the log) rather than hand back its kernel unchanged. */
+MLIR_CAPI_EXPORTED MlirOperation mlirNvfp4FindUnrewritableOp(MlirOperation module, bool proxy);
 
 /* Frees what mlirNvfp4CompileModule allocated in `result`. */
 MLIR_CAPI_EXPORTED void mlirNvfp4CompileResultDestroy(MlirNvfp4CompileResult *result);

@@ -1,4 +1,4 @@
-// NVFP4Ops.td — ODS definition of `nvfp4.grouped_matmul` (DESIGN.md §3). Operand types
+// NVFP4Ops.td — ODS definition of `nvfp4.grouped_matmul` (docs/ops.md). Operand types
 // are only constrained to memrefs here; every semantic check (element types, ranks,
 // shapes, attributes) is done by the C verifier mlirNvfp4GroupedMatmulVerify.
 #ifndef NVFP4_OPS_TD

@@ -10,7 +10,7 @@
  *     pointers (!llvm.ptr<7>) into 64-bit cluster addresses, Tensor Memory pointers
  *     (!llvm.ptr<6>) into their 32-bit TMEM addresses; generic loads and stores of shared
  *     memory go to the CTA's host window (nvfp4_sim_smem_base) after a checking call,
- *     global stores (!llvm.ptr<1>) to host addresses after nvfp4_sim_global_store;
+ *     global loads and stores (!llvm.ptr<1>) to host addresses after nvfp4_sim_global_access;
  *   - every tcgen05.ld into a call that fills a per-load buffer at tcgen05.wait::ld, and
  *     every use of its registers into a checked load of that buffer;
  *   - the empty inline-asm register fence after tcgen05.wait::ld into its operands (its
@@ -63,7 +63,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_smem_base() -> !llvm.ptr",
     "llvm.func @nvfp4_sim_dyn_smem() -> i32",
     "llvm.func @nvfp4_sim_smem_access(i32, i32, i32, i32)",
-    "llvm.func @nvfp4_sim_global_store(!llvm.ptr, i32, i32)",
+    "llvm.func @nvfp4_sim_global_access(!llvm.ptr, i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_global_release_u32(i64, i32, i32)",
     "llvm.func @nvfp4_sim_global_acquire_u32(i64, i32) -> i32",
     "llvm.func @nvfp4_sim_global_atomic_add_u32(i64, i32, i32) -> i32",
@@ -472,7 +472,8 @@ static void sharedAccess(Rewriter *r, MlirOperation op, MlirValue p, MlirType vt
   mlirOperationSetOperand(op, store ? 1 : 0, host);
 }
 
-/* A global access: on the host address (stores checked by the simulator). */
+/* A global load or store: on the host address, after the simulator's checks (range, the
+ * instruction's alignment, ordering against other threads' stores). */
 static Nvfp4OpAction globalAccess(Rewriter *r, MlirOperation op, MlirValue p, MlirType vt,
                                   bool store, const char *what) {
   KbBuilder *b = &r->b;
@@ -480,12 +481,13 @@ static Nvfp4OpAction globalAccess(Rewriter *r, MlirOperation op, MlirValue p, Ml
   if (mlirOperationIsNull(def) || !nvfp4OpIs(def, "llvm.inttoptr"))
     return refuse(r, op, "global pointer not built from an integer address (inttoptr)");
   KbValue host = kbIntToPtr(b, mlirOperationGetOperand(def, 0), b->ptr);
-  if (store) {
-    char full[80];
-    snprintf(full, sizeof full, "%s.global", what);
-    KbValue args[3] = {host, kbI32(b, byteSize(vt)), site(r, full, NULL)};
-    call(r, "nvfp4_sim_global_store", 3, args);
-  }
+  MlirAttribute al = mlirOperationGetAttributeByName(op, str("alignment"));
+  const int64_t align = mlirAttributeIsNull(al) ? 0 : mlirIntegerAttrGetValueInt(al);
+  char full[80];
+  snprintf(full, sizeof full, "%s.global", what);
+  KbValue args[5] = {host, kbI32(b, byteSize(vt)), kbI32(b, align > 0 && align <= 4096 ? align : 0),
+                     kbI32(b, store), site(r, full, NULL)};
+  call(r, "nvfp4_sim_global_access", 5, args);
   mlirOperationSetOperand(op, store ? 1 : 0, host);
   return NVFP4_OP_KEEP;
 }

@@ -277,6 +277,22 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   return true;
 }
 
+/* Whether op sits in a func.func of `module` itself: the kernels' gpu.module goes into
+ * `module` and the function gets a reference to it, which resolves nowhere else (the
+ * verifier has refused every place but a func.func). */
+static bool inFunctionOf(MlirOperation module, MlirOperation op) {
+  MlirOperation p = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(p) && !nvfp4OpIs(p, "func.func")) p = mlirOperationGetParentOperation(p);
+  if (!mlirOperationIsNull(p) && mlirOperationEqual(mlirOperationGetParentOperation(p), module))
+    return true;
+  nvfp4EmitError(mlirOperationGetLocation(op),
+                 "nvfp4-lower-grouped-matmul: the op must be in a func.func of the module the "
+                 "pass runs on (the top-level module), not of a nested module: the kernels' "
+                 "gpu.module goes to the top-level module, where the function's reference to "
+                 "it resolves");
+  return false;
+}
+
 static void runLower(MlirOperation module, MlirExternalPass pass, void *userData) {
   (void)userData;
   OpList *list = calloc(1, sizeof *list);
@@ -290,7 +306,7 @@ static void runLower(MlirOperation module, MlirExternalPass pass, void *userData
       mlirOperationSetAttributeByName(module, mlirStringRefCreateFromCString("gpu.container_module"),
                                       mlirUnitAttrGet(mlirOperationGetContext(module)));
     for (int i = 0; i < list->n; ++i)
-      if (!lowerOne(module, list->ops[i], i)) {
+      if (!inFunctionOf(module, list->ops[i]) || !lowerOne(module, list->ops[i], i)) {
         mlirExternalPassSignalFailure(pass);
         break;
       }

@@ -3,7 +3,7 @@
  * On the first violated rule they emit one error at the op's location naming the group
  * and operand, and return failure.
  *
- * Rules of nvfp4.grouped_matmul (DESIGN.md §3):
+ * Rules of nvfp4.grouped_matmul (docs/ops.md):
  *   - five operand lists a, b, sfa, sfb, c of equal length G, 1 <= G <= NVFP4_ABI_MAX_GROUPS,
  *     and an optional alpha: rank-1 f32 of G elements;
  *   - a, b: rank-2 f4E2M1FN (M x K, N x K); sfa, sfb: rank-5 f8E4M3FN
@@ -22,7 +22,15 @@
  *     variant of the kernel family must be one the target's planner can build (sm_90a:
  *     swap_n64 / swap_n128);
  *   - C's strided layout has offset 0 or ? (the kernel addresses C from the pointer it
- *     is given; a static offset would be ignored).
+ *     is given; a static offset would be ignored);
+ *   - static M, N and K at most NVFP4_ABI_MAX_DIM (every coordinate the kernel builds is
+ *     a signed 32-bit number) and a static ldc at most 2^32 - 1 (the group table's field);
+ *   - no two groups store to the same C value (their tiles would race);
+ *   - no NUL byte inside a `variants` entry;
+ *   - the op sits in a func.func (possibly inside its regions), not in a gpu.func, an
+ *     llvm.func or directly in a module: the lowering tags that function with a reference
+ *     to the kernels' gpu.module (and refuses a function of a nested module, where the
+ *     reference would not resolve).
  * Rules of nvfp4.moe_matmul: see mlirNvfp4MoeMatmulVerify below.
  */
 #include "nvfp4-c/Dialect.h"
@@ -148,7 +156,53 @@ bool mlirNvfp4IsGroupedMatmul(MlirOperation op) {
   return str_eq(mlirIdentifierStr(mlirOperationGetName(op)), NVFP4_OP_NAME);
 }
 
+/* ---- placement -------------------------------------------------------------------------- */
+
+static bool op_named(MlirOperation op, const char *name) {
+  return str_eq(mlirIdentifierStr(mlirOperationGetName(op)), name);
+}
+
+/* The op is host code that the lowering erases, putting the kernels in a gpu.module of the
+ * top-level module and tagging the enclosing function with `nvfp4.kernel = @module`: it
+ * must sit in a func.func (any depth of its regions). */
+static MlirLogicalResult verify_placement(MlirOperation op) {
+  MlirOperation p = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(p) && !op_named(p, "func.func") && !op_named(p, "gpu.func") &&
+         !op_named(p, "llvm.func") && !op_named(p, "builtin.module") && !op_named(p, "gpu.module"))
+    p = mlirOperationGetParentOperation(p);
+  if (mlirOperationIsNull(p)) /* not placed yet (an op the C API built, detached) */
+    return mlirLogicalResultSuccess();
+  if (op_named(p, "gpu.func") || op_named(p, "gpu.module"))
+    return fail(op, "is host code (it launches a kernel): it cannot be in device code (%s); "
+                    "put it in a func.func of the top-level module", op_named(p, "gpu.func")
+                                                                         ? "a gpu.func"
+                                                                         : "a gpu.module");
+  if (op_named(p, "llvm.func"))
+    return fail(op, "must be inside a func.func, not an llvm.func (lower it before converting "
+                    "the function to the LLVM dialect)");
+  if (op_named(p, "builtin.module"))
+    return fail(op, "must be inside a func.func, not directly in a module");
+  /* A function of a nested module is refused by the lowering, which alone knows which
+   * module is the top-level one (the parser verifies a file inside a module of its own). */
+  return mlirLogicalResultSuccess();
+}
+
 /* ---- attribute checks --------------------------------------------------------------- */
+
+/* A `variants` entry with a NUL byte would be read as its prefix. */
+static MlirLogicalResult verify_variant_strings(MlirOperation op) {
+  MlirAttribute a = get_attr(op, "variants");
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAArray(a)) return mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(a); ++i) {
+    MlirAttribute e = mlirArrayAttrGetElement(a, i);
+    if (!mlirAttributeIsAString(e)) continue;
+    MlirStringRef s = mlirStringAttrGetValue(e);
+    if (memchr(s.data, 0, s.length))
+      return fail(op, "'variants' entry %zd holds a NUL byte after '%s' (variant names are "
+                      "plain identifiers)", i, s.data);
+  }
+  return mlirLogicalResultSuccess();
+}
 
 static MlirLogicalResult verify_attributes(MlirOperation op) {
   MlirAttribute target = get_attr(op, "target");
@@ -180,6 +234,7 @@ static MlirLogicalResult verify_attributes(MlirOperation op) {
                   (long long)v);
     numStages = v;
   }
+  if (mlirLogicalResultIsFailure(verify_variant_strings(op))) return mlirLogicalResultFailure();
   /* The planner decides what fits (shared memory, Tensor Memory): the op is valid only if
    * the lowering can build every variant of its kernel family. The plan is memoised, so the
    * lowering builds from this very plan without running the planner again
@@ -237,6 +292,9 @@ static MlirLogicalResult verify_layout(MlirOperation op, int g, const char *name
     if (ldc != dyn && !mlirShapedTypeIsDynamicDim(t, 1) && ldc < n)
       return fail(op, "%soperand 'c' row stride %lld is smaller than N = %lld", where,
                   (long long)ldc, (long long)n);
+    if (ldc != dyn && ldc > (int64_t)UINT32_MAX)
+      return fail(op, "%soperand 'c' row stride %lld exceeds 2^32 - 1 (the group table holds "
+                      "it in 32 bits)", where, (long long)ldc);
     /* The kernel stores C from the pointer the runtime is given: a static offset would be
      * silently ignored. A dynamic one (views made by subview) is the caller's to fold
      * into that pointer. */
@@ -295,6 +353,15 @@ static MlirLogicalResult verify_scales(MlirOperation op, int g, int kind, MlirTy
   return mlirLogicalResultSuccess();
 }
 
+/* A static size the kernel's signed 32-bit coordinates reach (g < 0: no group). */
+static MlirLogicalResult verify_dim_bound(MlirOperation op, int g, const char *name, int64_t v) {
+  if (v == DYN || v <= (int64_t)NVFP4_ABI_MAX_DIM) return mlirLogicalResultSuccess();
+  char where[32] = "";
+  if (g >= 0) snprintf(where, sizeof where, "group %d: ", g);
+  return fail(op, "%s%s = %lld exceeds %u: the kernel's tensor coordinates are signed 32-bit",
+              where, name, (long long)v, NVFP4_ABI_MAX_DIM);
+}
+
 static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[OPND_KINDS]) {
   for (int kind = 0; kind < OPND_KINDS; ++kind)
     if (mlirLogicalResultIsFailure(verify_operand(op, g, kind, t[kind])))
@@ -328,6 +395,11 @@ static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[
   if (ka1 != DYN && kb1 != DYN && ka1 != kb1)
     return fail(op, "group %d: dim 1 (K/64) of 'sfa' (%lld) does not match 'sfb' (%lld)", g,
                 (long long)ka1, (long long)kb1);
+  const int64_t sizes[3] = {m, n, k_a};
+  static const char *const names[3] = {"M", "N", "K"};
+  for (int i = 0; i < 3; ++i)
+    if (mlirLogicalResultIsFailure(verify_dim_bound(op, g, names[i], sizes[i])))
+      return mlirLogicalResultFailure();
   return mlirLogicalResultSuccess();
 }
 
@@ -376,7 +448,8 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
     return fail(op, "supports at most %u groups, got %d",
                 NVFP4_ABI_MAX_GROUPS, groups);
 
-  if (mlirLogicalResultIsFailure(verify_attributes(op)))
+  if (mlirLogicalResultIsFailure(verify_placement(op)) ||
+      mlirLogicalResultIsFailure(verify_attributes(op)))
     return mlirLogicalResultFailure();
 
   MlirType cElt = {NULL};
@@ -394,6 +467,11 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
       return fail(op, "group %d: operand 'c' has element type %s but group 0 has %s (every "
                       "group's C must have the same element type)", g,
                   type_str(elt, a, sizeof a), type_str(cElt, b, sizeof b));
+    MlirValue c = mlirOperationGetOperand(op, start[OPND_C] + g);
+    for (int h = 0; h < g; ++h)
+      if (mlirValueEqual(c, mlirOperationGetOperand(op, start[OPND_C] + h)))
+        return fail(op, "group %d: operand 'c' is the same value as group %d's: both groups "
+                        "would store into it at once (their tiles race)", g, h);
   }
   if (alphas)
     return verify_alpha(op, mlirValueGetType(mlirOperationGetOperand(op, total)), groups, "group");
@@ -437,7 +515,9 @@ static MlirLogicalResult verify_moe_operand(MlirOperation op, const char *name, 
 static bool is_fp4(MlirType t) { return mlirTypeIsAFloat4E2M1FN(t); }
 static bool is_fp8(MlirType t) { return mlirTypeIsAFloat8E4M3FN(t); }
 static bool is_c_elt(MlirType t) { return element_ok(OPND_C, t); }
-static bool is_i32(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32; }
+static bool is_i32(MlirType t) {
+  return mlirTypeIsAInteger(t) && mlirIntegerTypeIsSignless(t) && mlirIntegerTypeGetWidth(t) == 32;
+}
 
 /* Static dims that must agree: fails when both are static and differ. */
 static MlirLogicalResult agree(MlirOperation op, int64_t x, const char *xs, int64_t y,
@@ -461,8 +541,9 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
       mlirLogicalResultIsFailure(verify_moe_operand(op, "sfb", t[MOE_SFB], is_fp8, "f8E4M3FN", 6,
                                                     "E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4")) ||
       mlirLogicalResultIsFailure(verify_moe_operand(op, "c", t[MOE_C], is_c_elt, "f16, bf16 or f32", 2, "M x N")) ||
-      mlirLogicalResultIsFailure(verify_moe_operand(op, "offsets", t[MOE_OFFSETS], is_i32, "i32", 1, "E + 1")))
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "offsets", t[MOE_OFFSETS], is_i32, "i32 (signless)", 1, "E + 1")))
     return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(verify_placement(op))) return mlirLogicalResultFailure();
 
   int64_t e = dim(t[MOE_B], 0);
   if (e == DYN)
@@ -507,5 +588,11 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
                     "%llu (each expert's scales start on a 128-row atom)", (long long)r,
                 (long long)m, (long long)e,
                 (unsigned long long)nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e));
+  if (mlirLogicalResultIsFailure(verify_dim_bound(op, -1, "M", m)) ||
+      mlirLogicalResultIsFailure(verify_dim_bound(op, -1, "K", k)))
+    return mlirLogicalResultFailure();
+  if (n != DYN && n > (int64_t)NVFP4_ABI_MAX_DIM / e) /* the weight rows of all experts */
+    return fail(op, "E x N = %lld x %lld exceeds %u: the kernel's tensor coordinates are "
+                    "signed 32-bit", (long long)e, (long long)n, NVFP4_ABI_MAX_DIM);
   return verify_attributes(op);
 }

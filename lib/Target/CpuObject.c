@@ -3,9 +3,9 @@
  * gpu.module's operations copied into a host module, MLIR's LLVM IR translation, and
  * clang compiling that IR into a position-independent shared object.
  *
- * Ahead-of-time, not JIT: the object is loaded by nvfp4-run --cpu (plain C, no MLIR or
- * LLVM: DESIGN.md §5/§7) next to the simulator library, exactly as a cubin is loaded by the
- * driver; a family is compiled once and run for many cases and schedules; and the object
+ * Ahead-of-time, not JIT: the object is loaded by nvfp4-run --cpu (plain C, no MLIR or LLVM:
+ * docs/design.md, "Layers") next to the simulator library, exactly as a cubin is loaded by
+ * the driver; a family is compiled once and run for many cases and schedules; and the object
  * is an ordinary host binary (debuggers, profilers and sanitizers work on it). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

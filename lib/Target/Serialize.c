@@ -26,9 +26,11 @@
 #include "Ptxas.h"
 #include "TargetLog.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Pass.h"
 #include "nvfp4-c/Passes.h"
+#include "nvfp4-c/Targets.h"
 
 #ifndef NVFP4_CUDA_ROOT
 #define NVFP4_CUDA_ROOT "/usr/local/cuda"
@@ -224,6 +226,64 @@ static void cacheStore(const MlirNvfp4CompileOptions *o, Outcome *out) {
   free(note);
 }
 
+/* ---- the emulation and proxy rewrite Blackwell kernels only ----------------------------- */
+
+typedef struct UnrewritableWalk {
+  bool proxy;
+  MlirOperation op;
+} UnrewritableWalk;
+
+static MlirWalkResult findUnrewritable(MlirOperation op, void *user) {
+  UnrewritableWalk *w = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length < 6 || strncmp(name.data, "nvfp4.", 6) != 0) return MlirWalkResultAdvance;
+  MlirAttribute t = mlirOperationGetAttributeByName(op, str("target"));
+  if (mlirAttributeIsNull(t) || !mlirAttributeIsAString(t)) return MlirWalkResultAdvance;
+  MlirStringRef v = mlirStringAttrGetValue(t);
+  const nvfp4_target_info *info = nvfp4_target_find_n(v.data, v.length);
+  if (!info || mlirNvfp4TargetIsRewritable(info->name, w->proxy)) return MlirWalkResultAdvance;
+  w->op = op;
+  return MlirWalkResultInterrupt;
+}
+
+bool mlirNvfp4TargetIsRewritable(const char *target, bool proxy) {
+  const nvfp4_target_info *info = nvfp4_target_find(target);
+  if (!info) return false;
+  return info->generator == NVFP4_TARGET_GEN_TCGEN05 ||
+         (!proxy && info->generator == NVFP4_TARGET_GEN_MMA_SYNC);
+}
+
+MlirOperation mlirNvfp4FindUnrewritableOp(MlirOperation module, bool proxy) {
+  UnrewritableWalk w = {proxy, {NULL}};
+  mlirOperationWalk(module, findUnrewritable, &w, MlirWalkPreOrder);
+  return w.op;
+}
+
+/* False (a diagnostic at the op, and the log) when an emulation or proxy build is asked of
+ * an op whose kernel has nothing that build rewrites. */
+static bool rewritesBlackwellOnly(MlirOperation module, const MlirNvfp4CompileOptions *o,
+                                  MlirNvfp4CompileResult *r) {
+  if (!(o->emulate || o->proxy)) return true;
+  MlirOperation bad = mlirNvfp4FindUnrewritableOp(module, o->proxy);
+  if (mlirOperationIsNull(bad)) return true;
+  MlirStringRef t =
+      mlirStringAttrGetValue(mlirOperationGetAttributeByName(bad, str("target")));
+  char msg[400];
+  if (o->emulate)
+    snprintf(msg, sizeof msg,
+             "the emulation build rewrites the tcgen05 ops or the block-scaled mma.sync of a "
+             "Blackwell kernel for sm_90a, but this op's target is \"%.*s\", whose kernel has "
+             "neither", (int)t.length, t.data);
+  else
+    snprintf(msg, sizeof msg,
+             "the proxy build rewrites the tcgen05 ops of an sm_100a, sm_100f or sm_103a "
+             "kernel for sm_90a, but this op's target is \"%.*s\", whose kernel has none",
+             (int)t.length, t.data);
+  mlirEmitError(mlirOperationGetLocation(bad), msg);
+  nvfp4Logf(&r->log, "nvfp4: %s\n", msg);
+  return false;
+}
+
 /* ---- the whole --------------------------------------------------------------------------- */
 
 static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outcome *out) {
@@ -232,6 +292,7 @@ static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outc
     nvfp4Logf(&r->log, "nvfp4: the emulation and proxy targets are exclusive\n");
     return false;
   }
+  if (!rewritesBlackwellOnly(module, o, r)) return false;
   const bool cached = o->cacheDir && !o->stopAfterLowering;
   if (cached && cacheLookup(module, o, out)) return true;
   if (!lower(module, o, r)) return false;

@@ -187,7 +187,7 @@ NVFP4RT_API int nvfp4rt_module_find_variant(const nvfp4rt_module *mod, const cha
 /* ---- groups, validation, tensor-map arguments (host only) ------------------------- */
 
 /* One group of the grouped matmul. Pointers are device addresses. A is M x K FP4 (K/2
- * bytes per row), B is N x K FP4, SFA/SFB are blocked E4M3 scale tensors (PROBLEM.md §3),
+ * bytes per row), B is N x K FP4, SFA/SFB are blocked E4M3 scale tensors (docs/format.md),
  * C is M x N of the kernel's C type (metadata c_type: fp16, bf16 or fp32) with row stride
  * ldc elements. `alpha` is the device address of the group's fp32 alpha for a kernel
  * compiled with alpha (C = alpha * A B^T) and must be 0 otherwise. */

@@ -31,7 +31,7 @@ extern "C" {
  * finalize-memref-to-llvm): the pointer the buffer was allocated at, the aligned pointer
  * the data is addressed from, then offset, sizes and strides counted in elements. The
  * address of element (i, j, ...) is aligned + (offset + i*strides[0] + j*strides[1] + ...)
- * elements. FP4 (f4E2M1FN) elements are packed two per byte (PROBLEM.md), so an FP4
+ * elements. FP4 (f4E2M1FN) elements are packed two per byte (docs/format.md), so an FP4
  * operand's offset must be even; f8E4M3FN elements are 1 byte, f16 2 bytes. This is also
  * what a function carrying llvm.emit_c_interface receives from C (_mlir_ciface_<name>
  * takes one pointer to such a struct per memref argument). */

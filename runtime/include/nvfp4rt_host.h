@@ -1,7 +1,7 @@
 /* nvfp4rt_host.h — host-only helpers of libnvfp4rt (no GPU, no driver): FP4 E2M1 / FP8
- * E4M3FN / FP16 codecs, the blocked scale-factor layout of PROBLEM.md §3, a deterministic
+ * E4M3FN / FP16 codecs, the blocked scale-factor layout (docs/format.md), a deterministic
  * input generator for the GPU MODE nvfp4_group_gemm cases (plus edge-case shapes and
- * padded C strides), the C reference GEMM, the PROBLEM.md tolerance check and the check
+ * padded C strides), the C reference GEMM, the tolerance check (docs/format.md) and the check
  * that nothing outside C's M x N region was written. C11. */
 #ifndef NVFP4RT_HOST_H
 #define NVFP4RT_HOST_H
@@ -53,12 +53,13 @@ NVFP4RT_API const char *nvfp4h_c_type_name(nvfp4h_c_type t); /* "f16", "bf16", "
 NVFP4RT_API float nvfp4h_c_load(const void *c, size_t i, nvfp4h_c_type t);
 NVFP4RT_API void nvfp4h_c_store(void *c, size_t i, nvfp4h_c_type t, float v);
 
-/* ---- scale-factor layout (PROBLEM.md §3) ------------------------------------------- */
+/* ---- scale-factor layout (docs/format.md, "The blocked scale-factor layout") ------- */
 
 /* Byte offset of SF[r, j] in the blocked layout of a tensor with S scale columns
  * (S = K / 16). */
 NVFP4RT_API size_t nvfp4h_sf_blocked_offset(uint32_t r, uint32_t j, uint32_t S);
-/* Bytes of the blocked tensor: ceil(R/128) * ceil(S/4) * 512. */
+/* Bytes of the blocked tensor: ceil(R/128) * ceil(S/4) * 512 (SIZE_MAX when that does not
+ * fit a size_t: an allocation of it fails). */
 NVFP4RT_API size_t nvfp4h_sf_blocked_bytes(uint32_t R, uint32_t S);
 /* plain is [R][S] row-major; blocked is nvfp4h_sf_blocked_bytes(R, S) bytes, padding zero. */
 NVFP4RT_API void nvfp4h_sf_to_blocked(const uint8_t *plain, uint32_t R, uint32_t S,
@@ -85,8 +86,8 @@ typedef struct nvfp4h_shape {
 
 #define NVFP4H_MAX_GROUPS 1024
 
-/* Shapes of a named case: "test:0" .. "test:9" (PROBLEM.md §5 tests, in table order) and
- * "B1" .. "B4". Returns the group count, 0 for an unknown name. */
+/* Shapes of a named case: "test:0" .. "test:9" (docs/format.md's test cases, in table order)
+ * and "B1" .. "B4". Returns the group count, 0 for an unknown name. */
 NVFP4RT_API uint32_t nvfp4h_case_shapes(const char *name, nvfp4h_shape *shapes,
                                         uint32_t capacity);
 /* Parses "m,n,k;m,n,k;..." ; returns the group count, 0 on a syntax error. */
@@ -110,8 +111,8 @@ NVFP4RT_API void nvfp4h_random_shapes(uint64_t seed, uint32_t groups, uint32_t m
 NVFP4RT_API void nvfp4h_edge_shapes(uint64_t seed, uint32_t groups, nvfp4h_shape *shapes);
 
 typedef enum nvfp4h_distribution {
-  /* PROBLEM.md §4: A/B bytes random & 0xBB; SF random integers in {1, 2} as E4M3 (0x38,
-   * 0x40); C pre-filled with random 16-bit patterns (NaN/inf included). */
+  /* docs/format.md, "Inputs": A/B bytes random & 0xBB; SF random integers in {1, 2} as E4M3
+   * (0x38, 0x40); C pre-filled with random 16-bit patterns (NaN/inf included). */
   NVFP4H_DIST_COMPETITION = 0,
   /* All 16 FP4 codes uniformly; each scale is an E4M3 with a uniformly random exponent in
    * [h-6, h] (below 2^-6 as subnormals) and a random mantissa, h chosen per group and
@@ -142,7 +143,8 @@ typedef struct nvfp4h_problem {
 } nvfp4h_problem;
 
 /* Generates a problem; returns 0 on success, NVFP4H_GENERATE_BAD_SHAPE (-1) for bad
- * arguments (K must be a positive multiple of 32, 1..NVFP4H_MAX_GROUPS groups) and
+ * arguments (K must be a positive multiple of 32, 1..NVFP4H_MAX_GROUPS groups, out not
+ * NULL) and
  * NVFP4H_GENERATE_NO_MEMORY (-2) when a host allocation fails. Deterministic in (shapes,
  * seed, dist). */
 #define NVFP4H_GENERATE_BAD_SHAPE (-1)
@@ -186,7 +188,7 @@ NVFP4RT_API int nvfp4h_reference_gemm_ex(const nvfp4h_group_data *g, void *c, ui
  * single-threaded; meant for small cases. */
 NVFP4RT_API int nvfp4h_reference_gemm_f64(const nvfp4h_group_data *g, double *out);
 
-/* ---- tolerance check (PROBLEM.md §1) ---------------------------------------------------- */
+/* ---- tolerance check (docs/format.md, "Checking a result") ------------------------------ */
 
 #define NVFP4H_CHECK_ATOL 1e-3
 #define NVFP4H_CHECK_RTOL 1e-3
@@ -230,7 +232,7 @@ NVFP4RT_API uint64_t nvfp4h_check_outside(const uint16_t *got, const uint16_t *o
                                           uint32_t rows, uint32_t cols, uint32_t ld,
                                           size_t guard, uint32_t group,
                                           nvfp4h_check_result *r);
-/* The tolerance of a C type: PROBLEM.md's atol = rtol = 1e-3 for f16 and f32; for bf16
+/* The tolerance of a C type: the competition's atol = rtol = 1e-3 for f16 and f32; for bf16
  * (8 significant bits) rtol = 8e-3, one unit in the last place. */
 NVFP4RT_API void nvfp4h_check_tolerance(nvfp4h_c_type t, double *atol, double *rtol);
 /* The absolute tolerance of C = alpha x sum: the sum's, times |alpha| when |alpha| > 1 (the

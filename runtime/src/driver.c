@@ -274,9 +274,11 @@ void nvfp4rt_graph_destroy(nvfp4rt_context *ctx, void *graph_exec) {
 }
 
 /* Reads a regular file, a pipe or a character device to the end (sizes from fstat are
- * only a first guess: a file may grow or shrink while it is read). Directories and other
- * unreadable paths are IO_ERROR with the system's reason; OUT_OF_MEMORY only when an
- * allocation really fails. */
+ * only a first guess: a file may grow or shrink while it is read), at most
+ * NVFP4RT_MAX_FILE_BYTES: more (an endless device such as /dev/zero) is INVALID_ARGUMENT,
+ * not a cubin. Directories and other unreadable paths are IO_ERROR with the system's
+ * reason; OUT_OF_MEMORY only when an allocation really fails. */
+#define NVFP4RT_MAX_FILE_BYTES ((size_t)256 << 20)
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size) {
   if (!path) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "file path is NULL");
   if (!data || !size) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "read_file: NULL output");
@@ -290,6 +292,12 @@ nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *si
     fclose(f);
     return NVFP4RT_FAIL(NVFP4RT_STATUS_IO_ERROR, "cannot read '%s': %s", path, strerror(e));
   }
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > NVFP4RT_MAX_FILE_BYTES) {
+    fclose(f);
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "'%s' holds %lld bytes, more than the %zu MiB a cubin may have", path,
+                        (long long)st.st_size, NVFP4RT_MAX_FILE_BYTES >> 20);
+  }
   size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
   unsigned char *b = malloc(cap);
   for (;;) {
@@ -300,6 +308,13 @@ nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *si
     }
     n += fread(b + n, 1, cap - n, f);
     if (n < cap) break;
+    if (n >= NVFP4RT_MAX_FILE_BYTES) {
+      free(b);
+      fclose(f);
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                          "'%s' goes on past %zu MiB, more than a cubin may have (a device "
+                          "without end?)", path, NVFP4RT_MAX_FILE_BYTES >> 20);
+    }
     unsigned char *grown = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
     if (!grown) free(b);
     b = grown;

@@ -1,6 +1,6 @@
 /* host.c — host-only helpers: FP4/E4M3/FP16 codecs, blocked scale-factor layout, the
- * SplitMix64 generator, the PROBLEM.md cases, random and edge-case shapes, the input
- * generator (optionally padded C stride), the tolerance check and the check for writes
+ * SplitMix64 generator, the named cases of docs/format.md, random and edge-case shapes, the
+ * input generator (optionally padded C stride), the tolerance check and the check for writes
  * outside C's M x N region. Pure C11, no driver. */
 #include <math.h>
 #include <stdio.h>
@@ -145,7 +145,8 @@ size_t nvfp4h_sf_blocked_offset(uint32_t r, uint32_t j, uint32_t S) {
          (size_t)((r % 128) / 32) * 4 + (j % 4);
 }
 size_t nvfp4h_sf_blocked_bytes(uint32_t R, uint32_t S) {
-  return (((size_t)R + 127) / 128) * (((size_t)S + 3) / 4) * 512;
+  const uint64_t atoms = (((uint64_t)R + 127) / 128) * (((uint64_t)S + 3) / 4); /* < 2^55 */
+  return atoms > SIZE_MAX / 512 ? SIZE_MAX : (size_t)(atoms * 512);
 }
 void nvfp4h_sf_to_blocked(const uint8_t *plain, uint32_t R, uint32_t S, uint8_t *blocked) {
   memset(blocked, 0, nvfp4h_sf_blocked_bytes(R, S));
@@ -339,6 +340,7 @@ int nvfp4h_problem_generate_ex(const nvfp4h_shape *shapes, uint32_t num_groups,
 int nvfp4h_problem_generate_opts(const nvfp4h_shape *shapes, uint32_t num_groups,
                                  uint64_t seed, nvfp4h_distribution dist,
                                  const nvfp4h_gen_options *opts, nvfp4h_problem *out) {
+  if (!out) return NVFP4H_GENERATE_BAD_SHAPE;
   memset(out, 0, sizeof *out);
   if (!opts || opts->c_type > NVFP4H_C_F32) return NVFP4H_GENERATE_BAD_SHAPE;
   const uint32_t ldc_pad = opts->ldc_pad, eb = nvfp4h_c_bytes(opts->c_type);

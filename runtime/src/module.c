@@ -20,6 +20,14 @@ nvfp4rt_status nvfp4rt_module_load_data(nvfp4rt_context *ctx, const void *image,
   nvfp4rt_metadata_table table;
   if ((st = nvfp4rt_elf_find_metadata(image, size, &rec, &rec_size)) != NVFP4RT_STATUS_OK)
     return st;
+  /* a CPU object (nvfp4-compile --cpu) carries the same table in a host ELF image; the
+   * driver would only say "invalid image" (e_machine: the ELF64 header's bytes 18..19) */
+  const unsigned char *elf = image;
+  const unsigned machine = elf[18] | (unsigned)elf[19] << 8;
+  if (machine != 190 /* EM_CUDA */)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_CUBIN,
+                        "not a cubin: an ELF image for machine %u, not CUDA (190); a CPU object "
+                        "of nvfp4-compile --cpu runs with nvfp4-run --cpu", machine);
   if ((st = nvfp4rt_metadata_decode_table(rec, rec_size, &table)) != NVFP4RT_STATUS_OK)
     return st;
   const nvfp4_kernel_metadata meta = table.variants[0]; /* the ABI-level fields */

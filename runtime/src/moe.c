@@ -103,10 +103,11 @@ nvfp4rt_status nvfp4rt_moe_validate(const nvfp4_kernel_metadata *meta,
                         (unsigned long long)need);
   /* map coordinates are signed 32-bit; the kernel computes e * N in 32 bits */
   const uint64_t w_rows = (uint64_t)p->num_experts * p->n;
-  if (p->m > INT32_MAX - 512u || w_rows > INT32_MAX - 512u)
+  if (p->m > NVFP4_ABI_MAX_DIM || w_rows > NVFP4_ABI_MAX_DIM || p->k > NVFP4_ABI_MAX_DIM)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW,
-                        "moe: M = %u or E * N = %llu exceeds the 31-bit tensor coordinates",
-                        p->m, (unsigned long long)w_rows);
+                        "moe: M = %u, E * N = %llu or K = %u exceeds the 31-bit tensor "
+                        "coordinates (at most %u)",
+                        p->m, (unsigned long long)w_rows, p->k, NVFP4_ABI_MAX_DIM);
   if (nvfp4rt_moe_max_tiles(meta, p) > UINT32_MAX)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW, "moe: the tile count may overflow 32 bits");
   return NVFP4RT_STATUS_OK;

@@ -42,6 +42,11 @@ static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nv
                                      uint32_t g) {
   if (G->m == 0 || G->n == 0) return NVFP4RT_STATUS_OK;
   if (G->k == 0) return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: K is 0", g);
+  if (G->m > NVFP4_ABI_MAX_DIM || G->n > NVFP4_ABI_MAX_DIM || G->k > NVFP4_ABI_MAX_DIM)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_OVERFLOW,
+                        "group %u: M = %u, N = %u, K = %u: each must be at most %u (the "
+                        "kernel's tensor coordinates are signed 32-bit)",
+                        g, G->m, G->n, G->k, NVFP4_ABI_MAX_DIM);
   if (G->k % meta->k_granule != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
                         "group %u: K = %u is not a multiple of the kernel's K granule %u", g,

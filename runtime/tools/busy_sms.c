@@ -8,6 +8,9 @@
  *   3 barrier arrivals       4-5 barrier start (globaltimer)   6 barrier CTAs that hit the deadline
  * The host reads and writes it with synchronous copies on the legacy stream, which do not wait
  * for the runtime's streams (they are non-blocking). */
+/* clock_gettime and CLOCK_MONOTONIC (run_common.h) under -std=c11: the feature-test macro
+ * must come before the first system header, which busy_sms.h's nvfp4rt.h includes. */
+#define _POSIX_C_SOURCE 200809L
 #include "busy_sms.h"
 
 #include <dlfcn.h>

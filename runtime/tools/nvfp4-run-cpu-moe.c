@@ -44,7 +44,7 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
   memcpy(c, p->c, p->c_alloc_bytes);
   /* C, and the workspace (a native sm_90a kernel's expert schedules) refilled with garbage:
    * the kernel must write what it reads there at every launch */
-  nvfp4sim_range writable[2] = {{c, p->c_alloc_bytes}, {NULL, 0}};
+  nvfp4sim_range writable[2] = {{c, p->c_alloc_bytes, "C"}, {NULL, 0, NULL}};
   if (workspace->bytes) {
     memset((void *)(uintptr_t)workspace->base, 0xA5, workspace->bytes);
     writable[1] = *workspace;
@@ -225,7 +225,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     goto done;
   }
   /* the workspace a native sm_90a kernel keeps its expert schedules in (per CTA) */
-  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid};
+  nvfp4sim_range ws = {NULL, (size_t)meta->workspace_per_cta * grid, "the expert schedules"};
   if (ws.bytes && !(ws.base = workspace = malloc(ws.bytes))) { /* freed at done */
     fprintf(stderr, "nvfp4-run --cpu: out of host memory\n");
     goto done;
@@ -245,7 +245,14 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
            k, tokens, nvfp4h_moe_routing_name((nvfp4h_moe_routing)routing),
            (unsigned long long)seed, full ? "full-range" : "competition");
   }
-  nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD};
+  /* what the kernel may only read: the inputs, the routing, alpha and the parameter block */
+  const nvfp4sim_range readable[7] = {
+      {p.a, p.a_bytes, "A"}, {p.b, p.b_bytes, "B"}, {p.sfa, p.sfa_bytes, "SFA"},
+      {p.sfb, p.sfb_bytes, "SFB"}, {p.offsets, sizeof *p.offsets * (p.num_experts + 1u), "offsets"},
+      {p.alpha, sizeof *p.alpha * p.num_experts, "alpha"},
+      {block, (meta->param_bytes + 63) / 64 * 64, "the parameter block"}};
+  nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, readable,
+                           7, 0};
   rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, "launch");
   for (uint32_t r = 0; r < reroutes && rc == CPU_PASS; r++) {
     const nvfp4h_moe_routing route = (nvfp4h_moe_routing)((routing + 1 + r) % NVFP4H_ROUTE_COUNT_);

@@ -7,7 +7,7 @@
  *   nvfp4-run --cpu KERNEL.so (--case ... | --groups ...) [--variant V] [--seed S]
  *             [--full-range] [--ldc-pad P] [--alpha-values V,...] [--sms N]
  *             [--schedule-seed S] [--max-reports N] [--threads T]
- *             [--cluster-order forward|reverse|shuffled] [--launches N]
+ *             [--cluster-order forward|reverse|shuffled] [--resident R] [--launches N]
  *             [--json] [--no-check] [--trace]
  *
  * --sms is the simulated SM count (grid = min(SMs, tiles) CTAs, rounded to whole CTA
@@ -15,9 +15,11 @@
  * the variant is chosen as the runtime would on a B200 (148 SMs) unless --variant names it.
  * --schedule-seed seeds the fiber order and the completion points of the asynchronous
  * operations (its value mod 3 picks eager, mixed or lazy completion). --cluster-order is
- * the order the clusters run in, each to its end (forward, the GPU's dispatch order, by
- * default; shuffled: a permutation drawn from the schedule seed): a kernel whose CTAs waited
- * for one another would deadlock in some order. --launches N launches the kernel N times
+ * the order the clusters are admitted in (forward, the GPU's dispatch order, by default;
+ * shuffled: a permutation drawn from the schedule seed); --resident R of them (1..8; by
+ * default 2 to 4, drawn from the schedule seed) run interleaved at a time, each finished one
+ * replaced by the next: a kernel whose CTAs waited for one another would deadlock in some
+ * order. --launches N launches the kernel N times
  * with the same workspace, C refilled with its garbage before each, and checks the last: a
  * kernel must leave the workspace as the next launch needs it (the stream-K counters).
  * --alpha-values gives group g the value g mod count of the list (0, negative, 0x1p115, ...)
@@ -45,8 +47,8 @@ static void cpu_usage(FILE *f) {
              "\"m,n,k;...\")\n"
              "                 [--variant NAME|INDEX] [--seed S] [--full-range] [--ldc-pad P]\n"
              "                 [--alpha-values V,...] [--sms N] [--schedule-seed S] [--max-reports N] [--threads T]\n"
-             "                 [--cluster-order forward|reverse|shuffled] [--launches N]\n"
-             "                 [--json] [--no-check] [--trace]\n"
+             "                 [--cluster-order forward|reverse|shuffled] [--resident R]\n"
+             "                 [--launches N] [--json] [--no-check] [--trace]\n"
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
 }
 
@@ -82,7 +84,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     if (!strcmp(argv[i], "--moe")) return nvfp4_run_cpu_moe(argc, argv);
   const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
   uint64_t seed = 1111, sched = 1;
-  uint32_t ldc_pad = 0, sms = 4, max_reports = 10, launches = 1;
+  uint32_t ldc_pad = 0, sms = 4, max_reports = 10, launches = 1, resident = 0;
   int full = 0, json = 0, check = 1, threads = 0, trace = 0, nalphas = 0;
   float alphas[RUN_MAX_ALPHAS];
   nvfp4sim_cluster_order order = NVFP4SIM_CLUSTERS_FORWARD;
@@ -100,6 +102,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     else if (!strcmp(a, "--max-reports")) max_reports = (uint32_t)run_parse_int(a, NEXT(), 0, 1000000);
     else if (!strcmp(a, "--ldc-pad")) ldc_pad = (uint32_t)run_parse_int(a, NEXT(), 0, 1 << 20);
     else if (!strcmp(a, "--threads")) threads = (int)run_parse_int(a, NEXT(), 0, 4096);
+    else if (!strcmp(a, "--resident")) resident = (uint32_t)run_parse_int(a, NEXT(), 1, 8);
     else if (!strcmp(a, "--full-range")) full = 1;
     else if (!strcmp(a, "--alpha-values")) nalphas = run_parse_alphas(NEXT(), alphas);
     else if (!strcmp(a, "--json")) json = 1;
@@ -164,13 +167,25 @@ int nvfp4_run_cpu(int argc, char **argv) {
   /* C buffers the kernel writes: a copy of the pre-filled garbage, guard row included */
   nvfp4rt_group groups[NVFP4H_MAX_GROUPS];
   nvfp4sim_range writable[NVFP4H_MAX_GROUPS + 1]; /* the C buffers, then the workspace */
+  /* what it may only read: each group's A, B, SFA, SFB and alpha, then the parameter block */
+  static nvfp4sim_range readable[5 * NVFP4H_MAX_GROUPS + 1];
+  static char names[6 * NVFP4H_MAX_GROUPS][24];
+  uint32_t nreadable = 0;
   for (uint32_t g = 0; g < ng; g++) {
     nvfp4h_group_data *d = &prob.groups[g];
     size_t bytes = (d->c_alloc_bytes + 63) / 64 * 64;
     cbuf[g] = aligned_alloc(64, bytes);
     if (!cbuf[g]) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
     memcpy(cbuf[g], d->c, d->c_alloc_bytes);
-    writable[g] = (nvfp4sim_range){cbuf[g], d->c_alloc_bytes};
+    snprintf(names[6 * g], sizeof names[0], "C of group %u", g);
+    writable[g] = (nvfp4sim_range){cbuf[g], d->c_alloc_bytes, names[6 * g]};
+    const void *in[5] = {d->a, d->b, d->sfa, d->sfb, &alpha[g]};
+    const size_t in_bytes[5] = {d->a_bytes, d->b_bytes, d->sfa_bytes, d->sfb_bytes, sizeof alpha[g]};
+    static const char *const in_names[5] = {"A", "B", "SFA", "SFB", "alpha"};
+    for (int t = 0; t < 5; t++) {
+      snprintf(names[6 * g + 1 + t], sizeof names[0], "%s of group %u", in_names[t], g);
+      readable[nreadable++] = (nvfp4sim_range){in[t], in_bytes[t], names[6 * g + 1 + t]};
+    }
     groups[g] = (nvfp4rt_group){(uint64_t)(uintptr_t)d->a, (uint64_t)(uintptr_t)d->b,
                                 (uint64_t)(uintptr_t)d->sfa, (uint64_t)(uintptr_t)d->sfb,
                                 (uint64_t)(uintptr_t)cbuf[g], d->m, d->n, d->k, d->ldc,
@@ -203,6 +218,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   }
   const uint32_t tiles = layout->total_tiles;
   free(layout);
+  readable[nreadable++] = (nvfp4sim_range){block, (image + 63) / 64 * 64, "the parameter block"};
   const uint32_t grid = nvfp4rt_grid_size(meta, tiles, sms);
   if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
     fprintf(stderr, "nvfp4-run --cpu: variant %s needs clusters of %u CTAs: --sms %u is too few\n",
@@ -216,11 +232,12 @@ int nvfp4_run_cpu(int argc, char **argv) {
     size_t bytes = (size_t)meta->workspace_per_cta * grid;
     workspace = calloc(1, bytes);
     if (!workspace) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
-    writable[nwritable++] = (nvfp4sim_range){workspace, bytes};
+    writable[nwritable++] = (nvfp4sim_range){workspace, bytes, "the stream-K workspace"};
     const uint64_t header[2] = {(uint64_t)(uintptr_t)workspace, (uint64_t)bytes};
     memcpy((unsigned char *)block + NVFP4_ABI_HDR_WORKSPACE, header, sizeof header); /* x86-64, aarch64: LE */
   }
-  nvfp4sim_options opts = {sched, max_reports, stderr, trace, order};
+  nvfp4sim_options opts = {sched, max_reports, stderr, trace, order, resident, readable,
+                           nreadable, 0};
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
   for (uint32_t l = 0; grid && l < launches; ++l) {

@@ -1,5 +1,5 @@
 /* nvfp4-run — runs an nvfp4-mlir cubin on generated inputs: builds a libnvfp4rt plan for
- * a PROBLEM.md case (or explicit, random or edge-case shapes; optionally a C row stride
+ * a case of docs/format.md (or explicit, random or edge-case shapes; optionally a C row stride
  * padded past N), checks the result against the C reference GEMM (a timing-proxy cubin,
  * whose tcgen05 ops are free: that C is +0 inside each group's M x N) and checks that nothing
  * outside each group's M x N region of C (padding columns, a guard row after the last

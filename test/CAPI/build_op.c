@@ -9,24 +9,12 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
-#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static void print_cb(MlirStringRef s, void *user) {
-  (void)user;
-  fwrite(s.data, 1, s.length, stdout);
-}
-
-static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
-  (void)user;
-  fputs("diagnostic: ", stdout);
-  mlirDiagnosticPrint(d, print_cb, NULL);
-  fputc('\n', stdout);
-  return mlirLogicalResultSuccess();
-}
+#include "print_diagnostic.h"
 
 static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute attr) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)),
@@ -55,7 +43,7 @@ int main(void) {
   mlirContextAppendDialectRegistry(ctx, registry);
   mlirDialectRegistryDestroy(registry);
   mlirDialectHandleLoadDialect(mlirGetDialectHandle__nvfp4__(), ctx);
-  mlirContextAttachDiagnosticHandler(ctx, on_diagnostic, NULL, NULL);
+  mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
 
   /* A function whose arguments are the per-group memrefs (test case 1 shapes). */
   const char *src =
@@ -126,7 +114,7 @@ int main(void) {
   // CHECK-SAME: c(%arg8, %arg9 : memref<?x128xf16>, memref<?x256xf16>)
   // CHECK-SAME: {target = "sm_100a", tile_n = 128 : i64}
   // CHECK-NEXT: return
-  mlirOperationPrint(mlirModuleGetOperation(module), print_cb, NULL);
+  mlirOperationPrint(mlirModuleGetOperation(module), printText, NULL);
   fputc('\n', stdout);
 
   /* The pipeline set-up helper must also work on a fresh context. */

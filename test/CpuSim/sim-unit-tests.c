@@ -19,9 +19,24 @@
  *            before wait::ld, and an ld after the wait without tcgen05.fence::after_thread_sync;
  *   mmasync  the block-scaled mma.sync of sm_120a with fragments built from the PTX ISA's
  *            tables in this file: D = A x B + C with both scales for every thread-id
- *            selection; ldmatrix.x4 delivers each matrix row's words; byte-id 1 is refused.
+ *            selection; ldmatrix.x4 delivers each matrix row's words; byte-id 1 is refused;
+ *   plan     plan texts with site ids past 2^20 (2^31 looped forever), numbers past 32 bits
+ *            and NUL bytes are refused with the line named;
+ *   fault    a misaligned 16-byte global store, a store outside the output buffers, a load
+ *            outside every buffer, a misaligned 16-byte shared store, a shared load past the
+ *            CTA's dynamic shared memory and a wild pointer in kernel code (a host SIGSEGV)
+ *            each stop the launch with a fault report, never a crash;
+ *   race     two CTAs publish partial sums through an atomic counter and the last sums the
+ *            other's (the stream-K pattern): clean and right under every schedule and
+ *            residency; without the barrier between the partial-sum stores and the add, or
+ *            without the one after it, the load is reported with both sites;
+ *   late     a TMA load nobody waits for is in flight when its CTA exits under the lazy
+ *            schedules (completions deferred until no thread can run), never the eager one;
+ *   resident with one cluster resident the CTAs run one after another, with four they
+ *            interleave.
  * Prints one line per check and "ALL PASSED"; exits 1 on any failure.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,17 +74,23 @@ static const char kPlan[] =
     "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n"
     "site 20 ldmatrix\nsite 21 mma.sync\n";
 
-static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nvfp4sim_result *r,
-                            const nvfp4sim_range *w, uint32_t nw) {
+/* One warp, one CTA per cluster, 64 KiB of shared memory, a parameter block of `bytes`. */
+static nvfp4_kernel_metadata unit_meta(uint32_t bytes) {
   nvfp4_kernel_metadata meta;
   memset(&meta, 0, sizeof meta);
   meta.block[0] = 32;
   meta.block[1] = meta.block[2] = 1;
   meta.cluster[0] = meta.cluster[1] = meta.cluster[2] = 1;
   meta.dyn_smem_bytes = 64 * 1024;
-  meta.param_bytes = sizeof *p;
+  meta.param_bytes = bytes;
+  return meta;
+}
+
+static nvfp4sim_outcome run(void (*kernel)(void *), params *p, uint64_t seed, nvfp4sim_result *r,
+                            const nvfp4sim_range *w, uint32_t nw) {
+  nvfp4_kernel_metadata meta = unit_meta(sizeof *p);
   FILE *log = tmpfile();
-  nvfp4sim_options o = {seed, 10, log, 0, NVFP4SIM_CLUSTERS_FORWARD};
+  nvfp4sim_options o = {.schedule_seed = seed, .max_reports = 10, .log = log};
   nvfp4sim_outcome out = nvfp4sim_launch_kernel(kernel, &meta, kPlan, p, 1, w, nw, &o, r);
   if (log) fclose(log);
   return out;
@@ -231,7 +252,7 @@ static void test_redor(void) {
   for (uint64_t seed = 0; seed < 3; ++seed) {
     memset(out, 0, sizeof out);
     p.out = out;
-    nvfp4sim_range w = {out, sizeof out};
+    nvfp4sim_range w = {out, sizeof out, "out"};
     nvfp4sim_result r;
     nvfp4sim_outcome o = run(k_redor, &p, seed, &r, &w, 1);
     int wrong = 0, seen = 0;
@@ -509,6 +530,247 @@ static void test_mmasync(void) {
          "rows; byte-id 1 refused\n");
 }
 
+/* ---- plan texts ---------------------------------------------------------------------------- */
+
+static void k_nothing(void *pp) { (void)pp; }
+
+static void test_plan(void) {
+  static const struct { const char *plan, *why; } bad[] = {
+      {"kernel unit\nthreads 32\ncluster 1\nsite 2147483648 x\n", "line 4: a site id of 0..1048575"},
+      {"kernel unit\nthreads 32\ncluster 1\nsite 4294967295 x\n", "line 4: a site id"},
+      {"kernel unit\nthreads 4294967296\ncluster 1\n", "line 2: malformed 'threads 4294967296'"},
+      {"kernel unit\nthreads 32\ncluster 1\nsmem 1 2 x\n", "line 4: malformed 'smem 1 2 x'"},
+      {"kernel unit\nthreads 32\n", "without kernel, threads or cluster"}};
+  static _Alignas(64) params p;
+  nvfp4_kernel_metadata meta = unit_meta(sizeof p);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = nvfp4sim_launch_kernel(k_nothing, &meta, bad[i].plan, &p, 1, NULL, 0, NULL, &r);
+    CHECK(o == NVFP4SIM_ERROR && strstr(r.message, bad[i].why), "plan %zu: %s %s", i,
+          nvfp4sim_outcome_name(o), r.message);
+  }
+  nvfp4sim_result r;
+  nvfp4sim_outcome o = nvfp4sim_launch_kernel(
+      k_nothing, &meta, "kernel unit\nthreads 32\ncluster 1\nsite 7 a\nsite 7 b\nfuture 1 2\n", &p, 1,
+      NULL, 0, NULL, &r);
+  CHECK(o == NVFP4SIM_OK, "repeated site, unknown line: %s %s", nvfp4sim_outcome_name(o), r.message);
+  printf("plan: site ids past 2^20, numbers past 32 bits, malformed and incomplete plans refused\n");
+}
+
+/* ---- faults ------------------------------------------------------------------------------------ */
+
+enum {
+  FAULT_MISALIGNED = 1,
+  FAULT_OUTSIDE_STORE,
+  FAULT_OUTSIDE_LOAD,
+  FAULT_SMEM_MISALIGNED,
+  FAULT_SMEM_OUTSIDE,
+  FAULT_WILD
+};
+static _Alignas(64) uint8_t g_buf[256];
+static _Alignas(64) uint8_t g_in[64];
+static _Alignas(64) uint8_t g_unlisted[64]; /* in no range of the launch */
+
+static void k_fault(void *pp) {
+  params *p = pp;
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) != 5) return;
+  switch (p->mode) {
+  case FAULT_MISALIGNED: nvfp4_sim_global_access(g_buf + 8, 16, 16, 1, 5); break;
+  case FAULT_OUTSIDE_STORE: nvfp4_sim_global_access(g_in, 4, 4, 1, 5); break;
+  case FAULT_OUTSIDE_LOAD: nvfp4_sim_global_access(g_unlisted, 4, 4, 0, 4); break;
+  case FAULT_SMEM_MISALIGNED: nvfp4_sim_smem_access(base() + 8, 16, 1, 5); break;
+  case FAULT_SMEM_OUTSIDE: nvfp4_sim_smem_access(nvfp4_sim_dyn_smem() + 64 * 1024, 4, 0, 4); break;
+  default: {
+    nvfp4_sim_barrier(0, 32, 6); /* never reached by the others: the fault ends it first */
+    break;
+  }
+  }
+}
+
+static void k_wild(void *pp) {
+  params *p = pp;
+  nvfp4_sim_smem_access(base(), 4, 0, 4);
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 7) p->out[0] = *(volatile uint8_t *)(uintptr_t)p->mode;
+}
+
+static void test_fault(void) {
+  static _Alignas(64) params p;
+  static const struct { int mode; const char *why; } cases[] = {
+      {FAULT_MISALIGNED, "misaligned 16-byte global store at"},
+      {FAULT_OUTSIDE_STORE, "outside every output buffer: into the read-only in + 0x0"},
+      {FAULT_OUTSIDE_LOAD, "global load at"},
+      {FAULT_SMEM_MISALIGNED, "misaligned 16-byte shared-memory access at"},
+      {FAULT_SMEM_OUTSIDE, "lies outside its 65536 bytes of dynamic shared memory"}};
+  const nvfp4sim_range w = {g_buf, sizeof g_buf, "buf"}, in = {g_in, sizeof g_in, "in"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    p.mode = cases[i].mode;
+    nvfp4_kernel_metadata meta = unit_meta(sizeof p);
+    FILE *log = tmpfile();
+    nvfp4sim_options o = {1, 10, log, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, &in, 1, 0};
+    nvfp4sim_result r;
+    nvfp4sim_outcome out = nvfp4sim_launch_kernel(k_fault, &meta, kPlan, &p, 1, &w, 1, &o, &r);
+    if (log) fclose(log);
+    CHECK(out == NVFP4SIM_FAULT && strstr(r.message, cases[i].why) &&
+              strstr(r.message, "warp 0 lane 5"),
+          "fault %d: %s %s", cases[i].mode, nvfp4sim_outcome_name(out), r.message);
+  }
+  uint8_t out[4];
+  p.out = out;
+  p.mode = 16; /* the address the kernel dereferences: unmapped */
+  nvfp4sim_result r;
+  nvfp4sim_outcome o = run(k_wild, &p, 1, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_FAULT && strstr(r.message, "host-signal") && strstr(r.message, "SIGSEGV") &&
+            strstr(r.message, "after site 4"),
+        "wild pointer: %s %s", nvfp4sim_outcome_name(o), r.message);
+  printf("fault: misaligned and outside stores, a load outside every buffer, a misaligned and "
+         "an outside shared access, a wild pointer (SIGSEGV) all reported as faults\n");
+}
+
+/* ---- cross-CTA ordering: the stream-K pattern --------------------------------------------- */
+
+enum { RACE_OK = 0, RACE_NO_BARRIER_BEFORE_ADD, RACE_NO_SYNC };
+static _Alignas(64) uint32_t g_part[2][32];
+static _Alignas(64) uint32_t g_sum[32];
+static _Alignas(64) uint32_t g_count[16];
+
+static void k_race(void *pp) {
+  params *p = pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X);
+  const uint32_t cta = nvfp4_sim_sreg(NVFP4_SIM_SREG_CTAID_X);
+  const uint32_t mine = 100u * (cta + 1u) + tid;
+  nvfp4_sim_global_access(&g_part[cta][tid], 4, 4, 1, 20); /* the partial sum */
+  g_part[cta][tid] = mine;
+  uint32_t last = 0;
+  if (p->mode == RACE_NO_SYNC) { /* CTA 1 sums, trusting that CTA 0 ran first */
+    last = cta == 1;
+  } else {
+    if (p->mode != RACE_NO_BARRIER_BEFORE_ADD) nvfp4_sim_barrier(1, 32, 6);
+    if (tid == 0) last = nvfp4_sim_global_atomic_add_u32((uint64_t)(uintptr_t)&g_count[0], 1, 19) == 1;
+    last = nvfp4_sim_barrier_or(2, 32, last, 21);
+  }
+  if (!last) return;
+  nvfp4_sim_global_access(&g_part[1 - cta][tid], 4, 4, 0, 22); /* the other CTA's */
+  const uint32_t sum = mine + g_part[1 - cta][tid];
+  nvfp4_sim_global_access(&g_sum[tid], 4, 4, 1, 23);
+  g_sum[tid] = sum;
+}
+
+static nvfp4sim_outcome run_race(int mode, uint64_t seed, uint32_t resident, nvfp4sim_result *r) {
+  static _Alignas(64) params p;
+  p.mode = mode;
+  memset(g_part, 0, sizeof g_part);
+  memset(g_sum, 0, sizeof g_sum);
+  memset(g_count, 0, sizeof g_count);
+  nvfp4_kernel_metadata meta = unit_meta(sizeof p);
+  const nvfp4sim_range w[3] = {{g_part, sizeof g_part, "partials"}, {g_sum, sizeof g_sum, "sums"},
+                               {g_count, sizeof g_count, "counter"}};
+  FILE *log = tmpfile();
+  nvfp4sim_options o = {seed, 10, log, 0, NVFP4SIM_CLUSTERS_FORWARD, resident, NULL, 0, 0};
+  nvfp4sim_outcome out = nvfp4sim_launch_kernel(k_race, &meta, kPlan, &p, 2, w, 3, &o, r);
+  if (log) fclose(log);
+  return out;
+}
+
+static void test_race(void) {
+  for (uint32_t resident = 1; resident <= 2; ++resident)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      nvfp4sim_result r;
+      nvfp4sim_outcome o = run_race(RACE_OK, seed, resident, &r);
+      int bad = 0;
+      for (uint32_t t = 0; t < 32; ++t) bad += g_sum[t] != 300u + 2u * t;
+      CHECK(o == NVFP4SIM_OK && !bad, "race ok, seed %llu resident %u: %s %s, %d sums wrong",
+            (unsigned long long)seed, resident, nvfp4sim_outcome_name(o), r.message, bad);
+      for (int mode = RACE_NO_BARRIER_BEFORE_ADD; mode <= RACE_NO_SYNC; ++mode) {
+        if (mode == RACE_NO_SYNC && resident > 1) continue; /* CTA 1 may then read first */
+        o = run_race(mode, seed, resident, &r);
+        CHECK(o == NVFP4SIM_HAZARD && strstr(r.message, "global-read-before-write-visible") &&
+                  strstr(r.message, "(site 22)") && strstr(r.message, "(site 20) issued by CTA"),
+              "race mode %d, seed %llu resident %u: %s %s", mode, (unsigned long long)seed,
+              resident, nvfp4sim_outcome_name(o), r.message);
+      }
+    }
+  printf("race: published partial sums right and clean under 3 schedules x 2 residencies; "
+         "without the barrier before the add, or with no synchronisation at all, the load is "
+         "reported with both sites\n");
+}
+
+/* ---- late completion ---------------------------------------------------------------------------- */
+
+static void k_late(void *pp) {
+  params *p = pp;
+  const uint32_t bar = base(), dst = base() + 1024;
+  if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 0) {
+    nvfp4_sim_mbar_init(bar, 1, 0);
+    nvfp4_sim_mbar_arrive_expect_tx(bar, 128 * BOX_ROWS, 1);
+    nvfp4_sim_tma_load(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, bar, 0, 0, 2);
+  }
+  for (int i = 0; i < 64; ++i) nvfp4_sim_barrier(0, 0, 6); /* busy, never waiting for it */
+}
+
+static void test_late(void) {
+  static _Alignas(64) params p;
+  uint8_t out[128 * BOX_ROWS];
+  tma_params(&p, out, 0);
+  int lazy = 0, eager = 0;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run(k_late, &p, seed, &r, NULL, 0);
+    const bool reported = o == NVFP4SIM_HAZARD && strstr(r.message, "exit-with-async-work");
+    CHECK(reported || o == NVFP4SIM_OK, "late seed %llu: %s %s", (unsigned long long)seed,
+          nvfp4sim_outcome_name(o), r.message);
+    if (seed % 3 == 2) lazy += reported;
+    if (seed % 3 == 0) eager += reported;
+  }
+  CHECK(lazy > 0 && eager == 0, "late: %d lazy and %d eager schedules reported", lazy, eager);
+  printf("late: the unwaited TMA load reported at exit under %d of 10 lazy schedules, no eager one\n",
+         lazy);
+}
+
+/* ---- residency ----------------------------------------------------------------------------------- */
+
+static _Alignas(64) uint32_t g_events[4 * 64];
+
+static void k_resident(void *pp) {
+  (void)pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X);
+  const uint32_t cta = nvfp4_sim_sreg(NVFP4_SIM_SREG_CTAID_X);
+  uint64_t clock = (uint64_t)(uintptr_t)&g_events[0];
+  if (tid == 0) g_events[16 + 2 * cta] = nvfp4_sim_global_atomic_add_u32(clock, 1, 19);
+  for (int i = 0; i < 8; ++i) nvfp4_sim_barrier(0, 0, 6);
+  if (tid == 0) g_events[17 + 2 * cta] = nvfp4_sim_global_atomic_add_u32(clock, 1, 19);
+}
+
+/* Whether some CTA started before another one ended (g_events: start, end per CTA). */
+static bool interleaved(uint32_t ctas) {
+  for (uint32_t a = 0; a < ctas; ++a)
+    for (uint32_t b = 0; b < ctas; ++b)
+      if (a != b && g_events[16 + 2 * b] > g_events[16 + 2 * a] &&
+          g_events[16 + 2 * b] < g_events[17 + 2 * a])
+        return true;
+  return false;
+}
+
+static void test_resident(void) {
+  static _Alignas(64) params p;
+  nvfp4_kernel_metadata meta = unit_meta(sizeof p);
+  const nvfp4sim_range w = {g_events, sizeof g_events, "events"};
+  int serial = 0, mixed = 0;
+  for (uint32_t resident = 1; resident <= 4; resident += 3)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      memset(g_events, 0, sizeof g_events);
+      nvfp4sim_options o = {seed, 10, NULL, 0, NVFP4SIM_CLUSTERS_SHUFFLED, resident, NULL, 0, 0};
+      nvfp4sim_result r;
+      nvfp4sim_outcome out = nvfp4sim_launch_kernel(k_resident, &meta, kPlan, &p, 8, &w, 1, &o, &r);
+      CHECK(out == NVFP4SIM_OK && r.clusters == 8, "resident %u seed %llu: %s %s", resident,
+            (unsigned long long)seed, nvfp4sim_outcome_name(out), r.message);
+      if (resident == 1) serial += !interleaved(8);
+      else mixed += interleaved(8);
+    }
+  CHECK(serial == 3 && mixed == 3, "resident: %d of 3 serial runs ran one CTA at a time, %d of "
+        "3 runs with 4 resident interleaved", serial, mixed);
+  printf("resident: 1 resident runs the CTAs one after another, 4 interleave them\n");
+}
+
 int main(void) {
   test_tma();
   test_tmap();
@@ -518,6 +780,11 @@ int main(void) {
   test_store();
   test_mma();
   test_mmasync();
+  test_plan();
+  test_fault();
+  test_race();
+  test_late();
+  test_resident();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;

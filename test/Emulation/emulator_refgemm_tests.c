@@ -2,7 +2,7 @@
  * runtime's C reference GEMM.
  *
  * For a few small single-group problems made by libnvfp4rt's generator in full-range mode
- * (A/B packed FP4 K-major rows, SFA/SFB in the PROBLEM.md §3 blocked layout, exactly the
+ * (A/B packed FP4 K-major rows, SFA/SFB in the blocked layout of docs/format.md, exactly the
  * buffers a kernel receives), every 128 x tile_n output tile is computed the way the
  * sm_100a kernel does it (docs/kernel-sm100a.md):
  *   - per 256-K stage, the shared-memory images its four TMA boxes would produce: A as
@@ -17,7 +17,7 @@
  * Descriptors are encoded here by hand from the PTX ISA field layout (independently of
  * lib/Target). D (fp32) is read back from the emulated Tensor Memory, converted to fp16
  * with the runtime's converter and compared with nvfp4h_reference_gemm through
- * nvfp4h_check_group (PROBLEM.md tolerances, nothing written outside M x N). A negative
+ * nvfp4h_check_group (docs/format.md's tolerances, nothing written outside M x N). A negative
  * control runs one case with the SFB column shift left out and expects mismatches.
  * The CTA-pair cases (pair = 1) drive the .cta_group::2 data path the way the 2-CTA (ab2)
  * kernel does: 256-row tiles, each of the two emulated CTAs holding its 128 rows of A (and

@@ -2,16 +2,16 @@
  *
  * Compiles emulation/core/nvfp4_emu_core.h for the host and checks: descriptor decoders
  * against field values from the PTX ISA tables and the hardware-verified constants of
- * reference/SEED_NOTES.md, the element formats, the K-major swizzle address mapping
- * against an independently written TMA SWIZZLE_128B image generator, the TMEM allocation
- * table, tcgen05.cp .32x128b.warpx4, tcgen05.ld .32x32b, and the MMA arithmetic against a
- * straightforward reference written from the PROBLEM.md definitions (scale factors in the
- * blocked atom layout copied into an emulated TMEM); and the .cta_group::2 forms on a CTA
- * pair (two emulated CTAs, each with its own shared memory, TMEM and allocation table): the
- * joint allocation, the per-CTA copies of tcgen05.cp, and the M = 256 MMA whose B columns
- * come half from each CTA; the lane arithmetic of sm_120a's block-scaled mma.sync and its
- * selector checks. Prints one line per group and "ALL PASSED" / exits non-zero on
- * failure.
+ * docs/design.md ("Hardware-verified encodings"), the element formats, the K-major swizzle
+ * address mapping against an independently written TMA SWIZZLE_128B image generator, the TMEM
+ * allocation table, tcgen05.cp .32x128b.warpx4, tcgen05.ld .32x32b, and the MMA arithmetic
+ * against a straightforward reference written from the definitions of docs/format.md (scale
+ * factors in the blocked atom layout copied into an emulated TMEM); and the .cta_group::2
+ * forms on a CTA pair (two emulated CTAs, each with its own shared memory, TMEM and
+ * allocation table): the joint allocation, the per-CTA copies of tcgen05.cp, and the M = 256
+ * MMA whose B columns come half from each CTA; the lane arithmetic of sm_120a's block-scaled
+ * mma.sync and its selector checks. Prints one line per group and "ALL PASSED" / exits
+ * non-zero on failure.
  */
 #include <math.h>
 #include <stdint.h>
@@ -65,8 +65,9 @@ static uint32_t tm(uint32_t lane, uint32_t col) {
   return g_tmem[col * NVFP4_EMU_TMEM_LANES + lane];
 }
 
-/* The descriptor encodings the tests use, written from the ISA table (bit 46 = fixed
- * 0b001, SBO in bits 32-45, swizzle in bits 61-63) and equal to the SEED_NOTES constants. */
+/* The descriptor encodings the tests use, written from the ISA table (bit 46 = fixed 0b001,
+ * SBO in bits 32-45, swizzle in bits 61-63) and equal to the hardware-verified constants
+ * (docs/design.md). */
 static uint64_t enc_sdesc(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
   return (uint64_t)((start & 0x3FFFFu) >> 4) | ((uint64_t)((lbo & 0x3FFFFu) >> 4) << 16) |
          ((uint64_t)((sbo & 0x3FFFFu) >> 4) << 32) | (1ull << 46) |
@@ -84,7 +85,7 @@ static uint32_t enc_idesc_m256(uint32_t n) {
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* Reference element decoders written from PROBLEM.md §2                              */
+/* Reference element decoders written from docs/format.md (FP4 E2M1, FP8 E4M3)          */
 /* ---------------------------------------------------------------------------------- */
 
 static double ref_fp4(unsigned code) {
@@ -131,7 +132,7 @@ static void test_formats(void) {
 static void test_descriptors(void) {
   int c0 = g_checks, f0 = g_failures;
   nvfp4_emu_err e;
-  /* SEED_NOTES: operand descriptor, K-major 128B swizzle, SBO 1024, constant part. */
+  /* Hardware-verified operand descriptor (docs/design.md): K-major 128B swizzle, SBO 1024. */
   uint64_t seed_op = 0x4000404000000000ull | (0x12400u >> 4);
   nvfp4_emu_sdesc s = nvfp4_emu_sdesc_decode(seed_op);
   CHECK(s.start == 0x12400 && s.lbo == 0 && s.sbo == 1024 && s.fixed_001 == 1 &&
@@ -140,7 +141,7 @@ static void test_descriptors(void) {
         "seed operand descriptor fields");
   CHECK(enc_sdesc(0x12400, 0, 1024, 2) == seed_op, "test encoder == SEED constant");
   CHECK(nvfp4_emu_sdesc_check(&s, "t", "A", 0, &e) == 0, "seed operand desc valid: %s", e.text);
-  /* SEED_NOTES: scale-factor cp source descriptor, SBO 128 B, no swizzle. */
+  /* Hardware-verified scale-factor cp source descriptor: SBO 128 B, no swizzle. */
   s = nvfp4_emu_sdesc_decode(0x0000400800000000ull | (0x3000u >> 4));
   CHECK(s.start == 0x3000 && s.lbo == 0 && s.sbo == 128 && s.fixed_001 == 1 && s.swizzle == 0,
         "seed SF descriptor fields");
@@ -175,7 +176,7 @@ static void test_descriptors(void) {
   CHECK(nvfp4_emu_sdesc_check(&s, "t", "src", 1, &e) == NVFP4_EMU_ERR_SDESC_UNSUPPORTED,
         "cp source swizzled");
 
-  /* Instruction descriptor: SEED_NOTES value for M = N = 128. */
+  /* Instruction descriptor: the hardware-verified value for M = N = 128 (docs/design.md). */
   {
     nvfp4_emu_idesc d = nvfp4_emu_idesc_decode(0x08200480u);
     CHECK(d.reserved == 0 && d.sparse == 0 && d.sfb_id == 0 && d.atype == 1 && d.btype == 1 &&
@@ -415,7 +416,7 @@ static void test_cp_ld(void) {
 
 #define KTOT 256 /* one 256-K stage = 4 MMA k-steps */
 
-/* PROBLEM.md §3 blocked scale-factor layout. */
+/* The blocked scale-factor layout (docs/format.md). */
 static size_t sf_offset(uint32_t r, uint32_t j, uint32_t rk) {
   return ((size_t)(r / 128) * rk + j / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (j % 4);
 }
@@ -911,7 +912,7 @@ static void test_pair_mma(void) {
 }
 
 /* The sm_120a MMA's lane arithmetic (nvfp4_emu_core_mma_sync_lane) against a dense
- * reference of PROBLEM.md's definition: every lane (g, t) of a warp gets A rows g and g + 8,
+ * reference of docs/format.md's definition: every lane (g, t) of a warp gets A rows g and g + 8,
  * B columns 2 t and 2 t + 1, their scale words and C, and must return D of those four
  * places exactly (the sums are exact); full-range FP4 codes and ue4m3 scales including
  * subnormal ones. The selector checks: byte-ids 0, thread-id-a 0..1, thread-id-b 0..3. */

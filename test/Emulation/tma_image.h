@@ -1,9 +1,9 @@
 /* tma_image.h — test-only model of the shared-memory image that a TMA load with
- * CU_TENSOR_MAP_SWIZZLE_128B writes: rows of 128 bytes in a 1024-byte aligned buffer,
- * 16-byte chunk c of row r stored at chunk c ^ (r % 8) (the pattern repeats every 8 rows,
- * i.e. per 1024-byte atom; TOOLCHAIN_FACTS, measured on an H200). Written independently
- * of the emulator's swizzle decoder so that the host tests can check one against the
- * other. Shared by the host tests of test/Emulation. C11.
+ * CU_TENSOR_MAP_SWIZZLE_128B writes: rows of 128 bytes in a 1024-byte aligned buffer, 16-byte
+ * chunk c of row r stored at chunk c ^ (r % 8) (the pattern repeats every 8 rows, i.e. per
+ * 1024-byte atom; measured on an H200: docs/design.md, "Measured toolchain facts"). Written
+ * independently of the emulator's swizzle decoder so that the host tests can check one
+ * against the other. Shared by the host tests of test/Emulation. C11.
  */
 #ifndef NVFP4_TEST_EMULATION_TMA_IMAGE_H
 #define NVFP4_TEST_EMULATION_TMA_IMAGE_H

@@ -74,7 +74,8 @@ static int test_encode(void) {
       nvfp4rt_tmap_args_for(&meta, &g, (nvfp4rt_tmap_kind)k, &a);
       nvfp4rt_status st = nvfp4rt_tmap_encode(&a, tm);
       int native_fp4 = !emu && k < 2;
-      /* Hopper rejects 16U4_ALIGN8B (TOOLCHAIN_FACTS.md); Blackwell accepts it */
+      /* Hopper rejects 16U4_ALIGN8B (docs/design.md, "Measured toolchain facts"); Blackwell
+       * accepts it */
       nvfp4rt_status want = native_fp4 && d->cc_major < 10 ? NVFP4RT_STATUS_CUDA_ERROR : NVFP4RT_STATUS_OK;
       printf("encode emu=%d kind=%d type=%u: %s%s%s\n", emu, k, a.data_type, nvfp4rt_status_string(st),
              st ? " " : "", st ? nvfp4rt_last_error_message() : "");

@@ -89,7 +89,7 @@ static int test_codec(void) {
 }
 
 static int test_sf(void) {
-  /* hand-computed from PROBLEM.md §3 */
+  /* hand-computed from the formula of docs/format.md */
   struct { uint32_t r, j, S; size_t off; } cases[] = {
       {0, 0, 4, 0},    {0, 1, 4, 1},     {0, 3, 4, 3},      {1, 0, 4, 16},    {31, 0, 4, 496},
       {32, 0, 4, 4},   {64, 2, 4, 10},   {127, 3, 4, 511},  {128, 0, 4, 512}, {0, 4, 8, 512},
@@ -102,6 +102,10 @@ static int test_sf(void) {
   }
   T_CHECK(nvfp4h_sf_blocked_bytes(1, 1) == 512 && nvfp4h_sf_blocked_bytes(128, 4) == 512 &&
           nvfp4h_sf_blocked_bytes(129, 4) == 1024 && nvfp4h_sf_blocked_bytes(248, 448) == 2 * 112 * 512, "blocked bytes");
+  /* 2^25 x 2^30 atoms of 512 bytes: 2^64, which wrapped to 0 */
+  T_CHECK(nvfp4h_sf_blocked_bytes(UINT32_MAX, UINT32_MAX) == SIZE_MAX, "blocked bytes of 2^32-1 x "
+          "2^32-1 = %zu, want SIZE_MAX", nvfp4h_sf_blocked_bytes(UINT32_MAX, UINT32_MAX));
+  printf("sf: blocked bytes of 2^32-1 rows x 2^32-1 columns saturate at SIZE_MAX\n");
   /* ragged round trip; the layout is a bijection on the valid region and padding is zero */
   const uint32_t R = 200, S = 14;
   uint8_t *plain = malloc(R * S), *back = malloc(R * S);
@@ -143,6 +147,9 @@ static int test_gen(void) {
   T_CHECK(nvfp4h_parse_groups("96,128", s, 8) == 0 && nvfp4h_parse_groups("1,2,x", s, 8) == 0, "parse errors");
   n = nvfp4h_case_shapes("test:3", s, 8);
   nvfp4h_problem p1, p2, p3;
+  T_CHECK(nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, NULL) ==
+              NVFP4H_GENERATE_BAD_SHAPE, "generate into NULL"); /* it dereferenced NULL */
+  printf("gen: a NULL output is refused\n");
   T_CHECK(nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, &p1) == 0, "generate");
   nvfp4h_problem_generate(s, n, 1111, NVFP4H_DIST_COMPETITION, &p2);
   nvfp4h_problem_generate(s, n, 1112, NVFP4H_DIST_COMPETITION, &p3);
@@ -343,7 +350,7 @@ static int test_ref_small(void) {
 
 static int test_ref(void) {
   test_ref_small();
-  /* fp32 path vs double accumulation on every PROBLEM.md test case, both distributions */
+  /* fp32 path vs double accumulation on every test case (docs/format.md), both distributions */
   double worst = 0;
   for (int dist = 0; dist < 2; dist++)
     for (int t = 0; t < 10; t++) {

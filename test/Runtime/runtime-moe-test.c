@@ -393,6 +393,8 @@ static int test_validate(void) {
   BAD(n, 9000000, NVFP4RT_STATUS_BAD_SHAPE); /* ldc < N first */
   q = p; q.n = 9000000; q.ldc = 9000000;
   EXPECT_STATUS(nvfp4rt_moe_validate(&m, &q), NVFP4RT_STATUS_OVERFLOW); /* E * N > 2^31 */
+  q = p; q.k = 0xFFFFFFC0u; /* K = 2^32 - 64: past the signed 32-bit coordinates */
+  EXPECT_STATUS(nvfp4rt_moe_validate(&m, &q), NVFP4RT_STATUS_OVERFLOW);
   BAD(m, 0, NVFP4RT_STATUS_OK); /* empty: nothing is launched */
   nvfp4_kernel_metadata noalpha = moe_meta(0, 0, 256, NVFP4_META_C_BF16, 0);
   EXPECT_STATUS(nvfp4rt_moe_validate(&noalpha, &p), NVFP4RT_STATUS_INVALID_ARGUMENT);

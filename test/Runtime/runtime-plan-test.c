@@ -144,6 +144,21 @@ static int test_validate(void) {
   x = good_group(0);
   x.c = 0xFFFFFFFFFFFFF000ull; /* 24 KiB of C past the top of the address space */
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, &x, 1, &L), NVFP4RT_STATUS_OVERFLOW);
+  /* sizes past the kernel's signed 32-bit coordinates: M = 2^31, N = 2^32 - 8, K = 2^32 - 64
+   * (all accepted before); the largest M, N and K still pass */
+  x = good_group(0);
+  x.m = 0x80000000u;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &x, 1, &L), NVFP4RT_STATUS_OVERFLOW);
+  x = good_group(0);
+  x.n = x.ldc = 0xFFFFFFF8u;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &x, 1, &L), NVFP4RT_STATUS_OVERFLOW);
+  x = good_group(0);
+  x.k = 0xFFFFFFC0u;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &x, 1, &L), NVFP4RT_STATUS_OVERFLOW);
+  x = good_group(0);
+  x.m = NVFP4_ABI_MAX_DIM;
+  x.k = NVFP4_ABI_MAX_DIM / 64 * 64;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &x, 1, &L), NVFP4RT_STATUS_OK);
   return t_summary("validate");
 }
 
@@ -279,7 +294,7 @@ static int test_grid(void) {
   return t_summary("grid");
 }
 
-/* PROBLEM.md's B1..B4 (and one large square case) for the variant-choice checks */
+/* B1..B4 of docs/format.md (and one large square case) for the variant-choice checks */
 typedef struct { const char *name; uint32_t g, n, k, m[8]; } bench_case;
 static const bench_case kBenchCases[] = {
     {"B1", 8, 4096, 7168, {80, 176, 128, 72, 64, 248, 96, 160}},

@@ -11,7 +11,7 @@
  *     generator uses (mlirNvfp4Sm120ScaleSlotA / B), must have loaded exactly that row's
  *     scales of that step into that register (mlirNvfp4Sm120ScaleSourceA / B); every
  *     selector value is used;
- *   - the scale word offsets against PROBLEM.md §3's byte formula.
+ *   - the scale word offsets against docs/format.md's byte formula ("The blocked scale-factor layout").
  * Prints FAIL lines and a summary. */
 #include <stdio.h>
 #include <string.h>
@@ -149,7 +149,7 @@ static void scaleTests(void) {
     for (unsigned t = 0; t < 2; ++t) check(usedA[r][t] == 1, "A (register, thread-id) used once", r, t, 0);
   for (unsigned r = 0; r < 16; ++r)
     for (unsigned t = 0; t < 4; ++t) check(usedB[r][t] == 1, "B (register, thread-id) used once", r, t, 0);
-  /* PROBLEM.md §3: the byte of SF[r, j] in one atom row of 4 atoms (RK = 4) */
+  /* docs/format.md, "The blocked scale-factor layout": the byte of SF[r, j] in one atom row of 4 atoms (RK = 4) */
   for (unsigned r = 0; r < 128; ++r)
     for (unsigned j = 0; j < 16; ++j) {
       const unsigned want = (j / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + j % 4;

@@ -1,7 +1,7 @@
 /* DescriptorSm90Tests.c — host tests of include/nvfp4-c/DescriptorsSm90.h: the wgmma
  * matrix descriptor against golden values and its field checks; the FP4 x E4M3 -> BF16
  * decode the sm_90a kernel emits, exhaustively (every FP4 code in every nibble position and
- * pair, every E4M3 scale code) against an independent decode of the formats (PROBLEM.md §2),
+ * pair, every E4M3 scale code) against an independent decode of the formats (docs/format.md),
  * including exactness and normality of every product in BF16; and the operand-layout model
  * against the wgmma A-fragment layout of the PTX ISA (a bijection onto k' = 0..63 that
  * agrees with the token buffer). Prints PASS/FAIL lines and a summary. */
@@ -22,7 +22,7 @@ static void check(int ok, const char *what) {
   }
 }
 
-/* Independent decoders (PROBLEM.md §2). */
+/* Independent decoders (docs/format.md: FP4 E2M1, FP8 E4M3). */
 static double e2m1(unsigned code) {
   static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
   return (code & 8) ? -mag[code & 7] : mag[code & 7];

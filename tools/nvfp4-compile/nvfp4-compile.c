@@ -18,7 +18,8 @@
  * nvfp4-run --cpu.
  * IN.mlir "-" reads standard input; an output "-" writes standard output. No output may
  * name the input file. Diagnostics are printed as FILE:LINE:COL: error: ...
- * Exit codes: 0 ok, 1 usage, 2 input/IR or file error, 3 lowering/LLVM failure, 4 ptxas failure.
+ * Exit codes: 0 ok, 1 usage (--emulate or --proxy on an op whose target is not sm_100a
+ * included), 2 input/IR or file error, 3 lowering/LLVM or CPU-target failure, 4 ptxas failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
@@ -93,7 +95,10 @@ static void usage(FILE *f) {
           "                   unused with --mlir)\n"
           "  --cpu FILE       also (or only) write the CPU execution target: a shared object\n"
           "                   for nvfp4-run --cpu (clang-22 compiles the host LLVM IR)\n"
-          "  --cpu-ll FILE    with --cpu: also write that host LLVM IR\n");
+          "  --cpu-ll FILE    with --cpu: also write that host LLVM IR\n"
+          "exit codes: 0 ok, 1 usage (--emulate or --proxy on an op whose target is not\n"
+          "  sm_100a included), 2 input, IR or output file error, 3 lowering, LLVM or CPU-target\n"
+          "  failure, 4 ptxas failure\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
@@ -141,6 +146,27 @@ static int parseArgs(int argc, char **argv, Options *o) {
     return 0;
   }
   return 1;
+}
+
+/* --emulate rewrites the tcgen05 ops or the block-scaled mma.sync of the Blackwell kernels,
+ * --proxy the tcgen05 ops only. An op whose kernel has none (the sm_90a kernel is native;
+ * the sm_12x kernels have no proxy) would silently build that kernel: such an op is a
+ * usage error at its location (the C API refuses it too). */
+static int checkRewritable(MlirOperation module, const char *flag) {
+  const bool proxy = !strcmp(flag, "--proxy");
+  MlirOperation bad = mlirNvfp4FindUnrewritableOp(module, proxy);
+  if (mlirOperationIsNull(bad)) return 1;
+  MlirStringRef v = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(bad, mlirStringRefCreateFromCString("target")));
+  char msg[400];
+  snprintf(msg, sizeof msg,
+           "%s rewrites the %s of %s kernel for sm_90a, but this op's target is \"%.*s\", "
+           "whose kernel has none: compile it without %s",
+           flag, proxy ? "tcgen05 ops" : "tcgen05 ops or block-scaled mma.sync",
+           proxy ? "an sm_100a, sm_100f or sm_103a" : "a Blackwell", (int)v.length, v.data,
+           flag);
+  mlirEmitError(mlirOperationGetLocation(bad), msg);
+  return 0;
 }
 
 /* True when `out` names the file `in` names (same inode), so writing it would destroy the
@@ -254,6 +280,10 @@ int main(int argc, char **argv) {
   if (!mlirOperationVerify(mop)) {
     fprintf(stderr, "nvfp4-compile: %s: verification failed\n", o.input);
     rc = EXIT_INPUT;
+    goto done;
+  }
+  if ((o.emulate || o.proxy) && !checkRewritable(mop, o.emulate ? "--emulate" : "--proxy")) {
+    rc = EXIT_USAGE;
     goto done;
   }
   double tParse = now(), cParse = cpuNow();

@@ -27,8 +27,9 @@
 #define MAX_ACC 128
 
 /* The byte of stage row `r` (from the first atom row the stage holds; group t0) in the
- * stage's weight scale factors: atom row r / 128 (4 x 512 B each), then byte
- * (r % 32) * 16 + ((r % 128) / 32) * 4 + t0 of its 512-B atom (PROBLEM.md §3). */
+ * stage's weight scale factors: atom row r / 128 (4 x 512 B each), then byte (r % 32) * 16 +
+ * ((r % 128) / 32) * 4 + t0 of its 512-B atom (docs/format.md, "The blocked scale-factor
+ * layout"). */
 static KbValue weightScaleByte(Sm90Kernel *k, KbValue r) {
   KbBuilder *b = k->g.b;
   KbValue atom = kbMulI(b, kbLShr(b, r, kbI32(b, 7)), MLIR_NVFP4_SF_ATOM_BYTES * 4);

@@ -54,7 +54,7 @@ func.func @offsets_length(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M
 
 // Offsets are i32.
 func.func @offsets_type(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>, %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>, %c: memref<?x256xbf16>, %off: memref<9xi64>, %alpha: memref<8xf32>) {
-  // expected-error @+1 {{operand 'offsets' must have element type i32, got i64}}
+  // expected-error @+1 {{operand 'offsets' must have element type i32 (signless), got i64}}
   nvfp4.moe_matmul a(%a : memref<?x512xf4E2M1FN>) b(%b : memref<8x256x512xf4E2M1FN>) sfa(%sfa : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x2x8x32x4x4xf8E4M3FN>)
       c(%c : memref<?x256xbf16>) offsets(%off : memref<9xi64>) alpha(%alpha : memref<8xf32>) {target = "sm_100a"}
   return

@@ -61,7 +61,7 @@ func.func @one_group_dynamic(%a0: memref<?x?xf4E2M1FN>,
   return
 }
 
-// Two groups, dynamic M (PROBLEM.md test case 1).
+// Two groups, dynamic M (test case test:0 of docs/format.md).
 // CHECK-LABEL: func.func @two_groups_test1(
 // CHECK: nvfp4.grouped_matmul
 // CHECK-SAME: a(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<?x256xf4E2M1FN>, memref<?x512xf4E2M1FN>)

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
       img[A_OFF + r * 128 + (((b / 16) ^ (r % 8)) * 16) + b % 16] = A[r][b];
       img[B_OFF + r * 128 + (((b / 16) ^ (r % 8)) * 16) + b % 16] = B[r][b];
     }
-  // Blocked scale-factor atoms (PROBLEM.md §3), SFA then SFB, one atom per 64 K.
+  // Blocked scale-factor atoms (docs/format.md), SFA then SFB, one atom per 64 K.
   for (int r = 0; r < 128; ++r)
     for (int j = 0; j < KT / 16; ++j) {
       size_t o = (size_t)(j / 4) * 512 + (r % 32) * 16 + (r / 32) * 4 + j % 4;
