@@ -231,6 +231,12 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
 #define NVFP4_META_FLAG_PROXY 0x2u         /* timing proxy (sm_90a): tcgen05 ops free, C comes
                                               out zero; no workspace */
 #define NVFP4_META_FLAG_PATCH_TMAPS 0x4u   /* the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS */
+#define NVFP4_META_FLAG_PDL 0x8u          /* programmatic dependent launch: every thread runs
+                                              griddepcontrol.wait before its first global
+                                              access, and the producer launch_dependents after
+                                              its last load; the runtime may launch it with
+                                              programmatic stream serialization (runtime
+                                              README, "Programmatic dependent launch") */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */

@@ -101,8 +101,9 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                   base, target->chip, NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
+    const uint32_t flags = NVFP4_META_FLAG_PDL | (patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u);
     mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->chip, target->sm,
-                                        patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u,
+                                        flags,
                                         family->variants[i].workspacePerCta, i, v,
                                         meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)

@@ -61,12 +61,14 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf(", \"target\": ");
     json_str(m0->target);
     printf(", \"target_sm\": %u, \"abi_version\": %u, "
-           "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
+           "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"pdl\": %s, \"max_groups\": %u, "
+           "\"param_bytes\": %u, "
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
            "\"alpha\": %s, \"variants\": [",
            m0->target_sm, m0->abi_version, m0->flags,
            (m0->flags & NVFP4_META_FLAG_EMULATION) ? "true" : "false",
-           (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
+           (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false",
+           (m0->flags & NVFP4_META_FLAG_PDL) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
            nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
            (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
@@ -99,7 +101,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
          : (m0->flags & NVFP4_META_FLAG_PROXY)   ? " [timing proxy: tcgen05 free, C = 0]"
                                                  : "");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
-  printf("flags:             0x%x\n", m0->flags);
+  printf("flags:             0x%x%s\n", m0->flags,
+         (m0->flags & NVFP4_META_FLAG_PDL) ? " (programmatic dependent launch: griddepcontrol)" : "");
   printf("form:              %s\n", form_name(m0));
   if (m0->form == NVFP4_META_FORM_CONTIGUOUS)
     printf("experts:           %u (offsets in device memory, shared tensor maps)\n",

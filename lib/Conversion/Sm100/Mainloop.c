@@ -95,6 +95,11 @@ void sm100ProducerLoop(Sm100Kernel *k) {
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   ProducerState st = {genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty)};
   genForEachTile(g, producerTile, &st);
+  /* Every load of this CTA has been issued: the dependent grid may be scheduled (its
+   * prologue overlaps this CTA's last stages and epilogue; its griddepcontrol.wait still
+   * waits for this grid to complete). The first execution in a CTA is the CTA's; no other
+   * thread executes it. */
+  nvGridDepLaunchDependents(g->b);
   /* Every stage's last tcgen05.commit must have arrived before the CTA exits. */
   genPipeDrainEmpty(g, &st.stages);
 }

@@ -93,4 +93,9 @@ void sm90ProducerLoop(Sm90Kernel *k) {
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   GenPipe stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
   genForEachTile(g, producerTile, &stages);
+  /* Every load of this CTA has been issued: the dependent grid may be scheduled (its
+   * prologue overlaps this CTA's last stages and epilogue; its griddepcontrol.wait still
+   * waits for this grid to complete). The first execution in a CTA is the CTA's; no other
+   * thread executes it. */
+  nvGridDepLaunchDependents(g->b);
 }
