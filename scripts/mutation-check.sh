@@ -28,7 +28,7 @@ BUILD=${1:-$ROOT/build}
 RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
-FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Target/KernelConfig.c
+FILES="lib/Conversion/Sm100/Kernel.c lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c lib/Target/KernelConfig.c
        lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
        lib/Conversion/Sm90/Producer.c lib/Conversion/Sm90/TokenDecoder.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
@@ -111,6 +111,18 @@ s2() { mutate lib/Conversion/Sm90/Epilogue.c "    nvGlobalReleaseStoreU32(b, cou
 " ""; }
 s3() { mutate lib/Conversion/Sm90/Epilogue.c "for (uint32_t pass = 0; pass * 128u < n; ++pass) {" "for (uint32_t pass = 0; pass < 1u; ++pass) {"; }
 s4() { mutate lib/Conversion/Sm90/Kernel.c "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 3), last));" "kbIf(b, kbOr(b, kbCmpI(b, KB_EQ, q, 2), last));"; }
+# p1-p2: programmatic dependent launch, griddepcontrol.wait moved after the reads it must
+# precede (every thread but the producer never waits; the producer after its loads).
+p1() { mutate lib/Conversion/Sm100/Kernel.c "  nvGridDepWait(b);
+" "" && mutate lib/Conversion/Sm100/Kernel.c "    sm100ProducerLoop(&k);
+" "    sm100ProducerLoop(&k);
+    nvGridDepWait(b);
+"; }
+p2() { mutate lib/Conversion/Sm90/Kernel.c "  nvGridDepWait(b);
+" "" && mutate lib/Conversion/Sm90/Kernel.c "    sm90ProducerLoop(&k);
+" "    sm90ProducerLoop(&k);
+    nvGridDepWait(b);
+"; }
 
 # "ID|TARGET|description": the family compiled and the cases run are TARGET's.
 MUTATIONS=(
@@ -138,6 +150,8 @@ MUTATIONS=(
   "s2|sm90|stream-K: a completed tile's counter not returned to zero (the next launch's tiles never complete)"
   "s3|sm90|the epilogue's tail columns (N mod 8) stored only for the first 128 token rows"
   "s4|sm90|the consumers release a stage after its third chunk instead of its fourth"
+  "p1|sm100|griddepcontrol.wait moved from the prologue to after the producer's loads (no other thread waits)"
+  "p2|sm90|griddepcontrol.wait moved from the prologue to after the sm_90a producer's loads (no other thread waits)"
 )
 
 # The runs of check-nvfp4's CPU-target suites, in the order they are tried, one part per
