@@ -29,7 +29,7 @@ BUILD=${1:-$ROOT/build}
 RUN="$BUILD/bin/nvfp4-run"
 COMPILE="$BUILD/bin/nvfp4-compile"
 WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
-FILES="lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c
+FILES="lib/Conversion/Sm100/Kernel.c lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c
        lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c
        lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
        lib/Conversion/Sm90/TokenDecoder.c lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c"
@@ -126,6 +126,18 @@ w6() { mutate lib/Conversion/Sm120/Mainloop.c "  loadScales(s);
   nvMbarArrive(b, genPipeEmptyBar(g, &s->stages));
   kbEndIf(b);
   mmaStep(s, 0);"; }
+# p1-p2: programmatic dependent launch, griddepcontrol.wait moved after the reads it must
+# precede (every thread but the producer never waits; the producer after its loads).
+p1() { mutate lib/Conversion/Sm100/Kernel.c "  nvGridDepWait(b);
+" "" && mutate lib/Conversion/Sm100/Kernel.c "    sm100ProducerLoop(&k);
+" "    sm100ProducerLoop(&k);
+    nvGridDepWait(b);
+"; }
+p2() { mutate lib/Conversion/Sm90/Kernel.c "  nvGridDepWait(b);
+" "" && mutate lib/Conversion/Sm90/Kernel.c "    sm90ProducerLoop(&k);
+" "    sm90ProducerLoop(&k);
+    nvGridDepWait(b);
+"; }
 
 # "ID|TARGET|description": the family compiled and the cases run are TARGET's.
 MUTATIONS=(
@@ -159,6 +171,8 @@ MUTATIONS=(
   "w4|sm120|the A fragment's rows off by 8 (ldmatrix lanes 0-7 address rows 8-15 of the block and lanes 8-15 rows 0-7)"
   "w5|sm120|the A scale rows of a thread pair exchanged (row g from the lane of row g + 8)"
   "w6|sm120|the stage released before its reads (an extra empty arrive at the start of each stage)"
+  "p1|sm100|griddepcontrol.wait moved from the prologue to after the producer's loads (no other thread waits)"
+  "p2|sm90|griddepcontrol.wait moved from the prologue to after the sm_90a producer's loads (no other thread waits)"
 )
 
 # The runs of check-nvfp4's CPU-target suites, in the order they are tried, one part per

@@ -102,6 +102,12 @@ NVFP4_SIM_ENTRY void nvfp4_sim_warp_sync(uint32_t mask, uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_cluster_arrive(uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_cluster_wait(uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_fence(uint32_t kind, uint32_t site);
+/* griddepcontrol (programmatic dependent launch). */
+enum nvfp4_sim_griddep {
+  NVFP4_SIM_GRIDDEP_WAIT = 0,          /* griddepcontrol.wait */
+  NVFP4_SIM_GRIDDEP_LAUNCH_DEPENDENTS  /* griddepcontrol.launch_dependents */
+};
+NVFP4_SIM_ENTRY void nvfp4_sim_griddep(uint32_t kind, uint32_t site);
 
 /* ---- mbarriers (shared::cta addresses; the _cluster form takes a shared::cluster one) -- */
 NVFP4_SIM_ENTRY void nvfp4_sim_mbar_init(uint32_t bar, uint32_t count, uint32_t site);

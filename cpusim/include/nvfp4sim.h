@@ -138,6 +138,9 @@ typedef struct nvfp4sim_result {
   uint64_t async_ops;     /* asynchronous operations completed (TMA, cp, mma, commit) */
   uint64_t mma_ops, tma_ops;
   uint32_t clusters;      /* clusters simulated */
+  /* programmatic dependent launch: CTAs in which a thread executed griddepcontrol.wait /
+   * griddepcontrol.launch_dependents */
+  uint32_t griddep_wait_ctas, griddep_launch_ctas;
   double wall_ms;
   double cpu_ms;          /* CPU time of the calling thread during the launch */
   char message[512];      /* the first problem, one line ("" when OK) */

@@ -286,6 +286,49 @@ void sim_global_record(uintptr_t p, uint32_t n, bool write, sim_fiber *f, uint16
   }
 }
 
+/* ---- programmatic dependent launch --------------------------------------------------------------- */
+
+/* griddepcontrol.wait returns once the previous grid has completed and its memory is
+ * visible to this grid, so an access is safe when the thread waited itself or some thread
+ * of the cluster that waited released to it afterwards (a barrier): the waiter's own clock
+ * ticks at the wait, and a clock covering that value was acquired from it after the wait.
+ * Once ordered, a thread stays ordered. */
+void nvfp4_sim_griddep(uint32_t kind, uint32_t site) {
+  sim_fiber *f = sim_at(site);
+  if (kind == NVFP4_SIM_GRIDDEP_LAUNCH_DEPENDENTS) {
+    /* the first execution in a CTA lets the dependent grid be scheduled; later ones do
+     * nothing, and a CTA that exits without one counts as having executed it */
+    if (!f->cta->gd_launched) G->stats.gd_launch_ctas++;
+    f->cta->gd_launched = true;
+    return;
+  }
+  if (kind != NVFP4_SIM_GRIDDEP_WAIT) sim_fault(f, site, "griddepcontrol action %u", kind);
+  if (!f->cta->gd_waited) G->stats.gd_wait_ctas++;
+  f->cta->gd_waited = true;
+  f->vc[f->index]++;
+  f->gd_wait_clk = f->vc[f->index];
+  f->gd_ordered = true;
+}
+
+void sim_griddep_check(sim_fiber *f, uintptr_t p, const char *what, uint32_t site) {
+  if (f->gd_ordered || !(G->meta->flags & NVFP4_META_FLAG_PDL)) return;
+  for (uint32_t i = 0; i < G->nfibers; ++i) {
+    const sim_fiber *w = &G->fibers[i];
+    if (w->gd_wait_clk && f->vc[w->index] >= w->gd_wait_clk) {
+      f->gd_ordered = true;
+      return;
+    }
+  }
+  char where[200];
+  describe_global(sim_global_range(p, 1), p, where, sizeof where);
+  sim_report("global-access-before-griddep-wait", f, site,
+             "%s %s, and no griddepcontrol.wait of the cluster is ordered before it: the "
+             "kernel is launched with programmatic stream serialization "
+             "(NVFP4_META_FLAG_PDL), so the previous grid may still be running and writing "
+             "(or reading) that memory",
+             what, where);
+}
+
 /* ---- the entry points -------------------------------------------------------------------------- */
 
 static uint32_t natural_alignment(uint32_t bytes) {
@@ -325,6 +368,7 @@ void nvfp4_sim_global_access(void *ptr, uint32_t bytes, uint32_t align, uint32_t
   sim_fiber *f = sim_at(site);
   const uintptr_t p = (uintptr_t)ptr;
   if (!bytes) return;
+  sim_griddep_check(f, p, write ? "this store writes" : "this load reads", site);
   if (check_access(f, p, bytes, align, write != 0, site))
     sim_global_record(p, bytes, write != 0, f, (uint16_t)f->index, f->vc[f->index], site, f->vc);
 }
@@ -335,6 +379,7 @@ void nvfp4_sim_global_store(void *ptr, uint32_t bytes, uint32_t site) {
 
 void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site) {
   sim_fiber *f = sim_at(site);
+  sim_griddep_check(f, (uintptr_t)addr, "this release store writes", site);
   check_access(f, (uintptr_t)addr, 4, 4, true, site);
   sim_maybe_yield();
   __atomic_store_n((uint32_t *)(uintptr_t)addr, value, __ATOMIC_RELEASE);
@@ -343,6 +388,7 @@ void nvfp4_sim_global_release_u32(uint64_t addr, uint32_t value, uint32_t site) 
 
 uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site) {
   sim_fiber *f = sim_at(site);
+  sim_griddep_check(f, (uintptr_t)addr, "this acquire load reads", site);
   check_access(f, (uintptr_t)addr, 4, 4, false, site);
   sim_maybe_yield();
   const uint32_t v = __atomic_load_n((const uint32_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
@@ -352,6 +398,7 @@ uint32_t nvfp4_sim_global_acquire_u32(uint64_t addr, uint32_t site) {
 
 uint32_t nvfp4_sim_global_atomic_add_u32(uint64_t addr, uint32_t value, uint32_t site) {
   sim_fiber *f = sim_at(site);
+  sim_griddep_check(f, (uintptr_t)addr, "this atomic add updates", site);
   check_access(f, (uintptr_t)addr, 4, 4, true, site);
   sim_maybe_yield();
   const uint32_t old = __atomic_fetch_add((uint32_t *)(uintptr_t)addr, value, __ATOMIC_ACQ_REL);

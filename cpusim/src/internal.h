@@ -207,6 +207,10 @@ typedef struct sim_fiber {
   sim_clock *px_clk;
   uint32_t px_n, px_cap;
   uint32_t site;      /* the site of its last simulator call (fault reports) */
+  /* griddepcontrol.wait (global.c): this thread's own clock just after its wait (0: it has
+   * not waited), and whether some thread's wait is known to be ordered before it */
+  uint32_t gd_wait_clk;
+  bool gd_ordered;
 } sim_fiber;
 
 typedef struct sim_cta {
@@ -226,10 +230,12 @@ typedef struct sim_cta {
   sim_shadow *tmem_shadow;     /* SIM_TMEM_CELLS cells */
   uint32_t threads, exited;
   uint8_t *params;             /* this CTA's copy of the parameter block */
+  bool gd_waited, gd_launched; /* a thread executed griddepcontrol.wait / launch_dependents */
 } sim_cta;
 
 typedef struct sim_stats {
   uint64_t switches, async_ops, mma, tma, hazards;
+  uint32_t gd_wait_ctas, gd_launch_ctas; /* CTAs with a griddepcontrol.wait / launch_dependents */
 } sim_stats;
 
 typedef struct sim_launch sim_launch;
@@ -418,6 +424,10 @@ void sim_global_free(sim_launch *L);
 void sim_global_record(uintptr_t p, uint32_t n, bool write, sim_fiber *f, uint16_t comp,
                        uint32_t clk, uint32_t site, const sim_clock *by);
 const sim_grange *sim_global_range(uintptr_t p, uint32_t n);
+/* A kernel with NVFP4_META_FLAG_PDL may run while the previous grid still does: a global
+ * access (`what`, at p) by thread f that no griddepcontrol.wait of its cluster is ordered
+ * before is reported (global-access-before-griddep-wait). */
+void sim_griddep_check(sim_fiber *f, uintptr_t p, const char *what, uint32_t site);
 
 /* mbarrier.c */
 sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);

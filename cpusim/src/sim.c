@@ -602,6 +602,7 @@ static void setup_cta(sim_cta *c, uint32_t r, uint32_t clusterid) {
   memset(c->tmem_shadow, 0, sizeof(sim_shadow) * SIM_TMEM_CELLS);
   c->threads = G->threads;
   c->exited = 0;
+  c->gd_waited = c->gd_launched = false;
   memcpy(c->params, G->params, G->param_bytes);
 }
 
@@ -924,6 +925,8 @@ static void run_grid(sim_launch *L, sim_state **slots, uint32_t nslots, const nv
     result->async_ops += st->async_ops;
     result->mma_ops += st->mma;
     result->tma_ops += st->tma;
+    result->griddep_wait_ctas += st->gd_wait_ctas;
+    result->griddep_launch_ctas += st->gd_launch_ctas;
   }
   if (result->outcome == NVFP4SIM_OK && result->hazards) result->outcome = NVFP4SIM_HAZARD;
 }

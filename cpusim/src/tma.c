@@ -107,6 +107,7 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
   sim_cta *c = f->cta;
   sim_tmap m;
   decode_or_fault(tmap, &m, f, site);
+  sim_griddep_check(f, (uintptr_t)m.base, "this TMA load reads the tensor at", site);
   if ((uint32_t)(dst >> 32) != c->rank)
     sim_fault(f, site, "TMA load into the shared memory of CTA rank %u from rank %u (multicast "
                        "and remote destinations are not implemented)", (uint32_t)(dst >> 32), c->rank);
@@ -140,6 +141,7 @@ void nvfp4_sim_tma_store(const void *tmap, uint32_t src, int32_t x, int32_t y, u
   sim_cta *c = f->cta;
   sim_tmap m;
   decode_or_fault(tmap, &m, f, site);
+  sim_griddep_check(f, (uintptr_t)m.base, "this TMA store writes the tensor at", site);
   if (m.elem_bits < 8) sim_fault(f, site, "TMA store of packed 4-bit elements is not implemented");
   const uint32_t bytes = row_bytes(&m) * m.box[1];
   check_box(&m, src, x, f, site);

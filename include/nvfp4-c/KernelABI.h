@@ -235,6 +235,12 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
 #define NVFP4_META_FLAG_PATCH_TMAPS 0x4u   /* the kernel honours NVFP4_ABI_FLAG_PATCH_TMAPS */
 #define NVFP4_META_FLAG_EMULATION_MMA_SYNC 0x8u /* an sm_120a kernel on sm_90a: its block-scaled
                                               mma.sync emulated (target sm_90a, no workspace) */
+#define NVFP4_META_FLAG_PDL 0x10u         /* programmatic dependent launch: every thread runs
+                                              griddepcontrol.wait before its first global
+                                              access, and the producer launch_dependents after
+                                              its last load; the runtime may launch it with
+                                              programmatic stream serialization (runtime
+                                              README, "Programmatic dependent launch") */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */

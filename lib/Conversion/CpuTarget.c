@@ -4,7 +4,7 @@
  * It runs after --nvfp4-lower-grouped-matmul on the same kernel IR the sm_100a and the
  * emulation pipelines take, and rewrites, in place:
  *   - every nvvm operation (special registers, bar.sync / bar.warp.sync, barrier.cluster,
- *     mbarriers, fences, TMA loads and stores, bulk groups, tensor-map prefetch, mapa,
+ *     mbarriers, fences, griddepcontrol, TMA loads and stores, bulk groups, tensor-map prefetch, mapa,
  *     tcgen05.*) into a call to the simulator's interface (cpusim/include/nvfp4_sim.h);
  *   - shared::cta pointers (!llvm.ptr<3>) into their 32-bit shared addresses, shared::cluster
  *     pointers (!llvm.ptr<7>) into 64-bit cluster addresses, Tensor Memory pointers
@@ -73,6 +73,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_cluster_arrive(i32)",
     "llvm.func @nvfp4_sim_cluster_wait(i32)",
     "llvm.func @nvfp4_sim_fence(i32, i32)",
+    "llvm.func @nvfp4_sim_griddep(i32, i32)",
     "llvm.func @nvfp4_sim_mbar_init(i32, i32, i32)",
     "llvm.func @nvfp4_sim_mbar_arrive(i32, i32)",
     "llvm.func @nvfp4_sim_mbar_arrive_expect_tx(i32, i32, i32)",
@@ -655,6 +656,17 @@ static Nvfp4OpAction tcFence(void *pass, MlirOperation op) {
                    before ? "tcgen05.fence::before_thread_sync" : "tcgen05.fence::after_thread_sync");
 }
 
+static Nvfp4OpAction gridDepControl(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  const bool wait = attrIs(r, op, "kind", "#nvvm<grid_dep_action wait>");
+  if (!wait && !attrIs(r, op, "kind", "#nvvm<grid_dep_action launch_dependents>"))
+    return refuse(r, op, "unknown griddepcontrol action");
+  KbValue args[2] = {kbI32(&r->b, wait ? NVFP4_SIM_GRIDDEP_WAIT : NVFP4_SIM_GRIDDEP_LAUNCH_DEPENDENTS),
+                     site(r, wait ? "griddepcontrol.wait" : "griddepcontrol.launch_dependents", NULL)};
+  call(r, "nvfp4_sim_griddep", 2, args);
+  return NVFP4_OP_ERASE;
+}
+
 /* ---- mbarriers ---- */
 
 /* An mbarrier operation on a shared::cta barrier and one i32 operand (count, tx bytes). */
@@ -991,6 +1003,7 @@ static const Nvfp4OpEntry kOps[] = {
     {"nvvm.cluster.wait", NULL, clusterBarrier},
     {"nvvm.fence.mbarrier.init", NULL, fenceMbarInit},
     {"nvvm.fence.proxy", NULL, fenceProxy},
+    {"nvvm.griddepcontrol", NULL, gridDepControl},
     {"nvvm.mbarrier.init", NULL, mbarInit},
     {"nvvm.mbarrier.arrive.expect_tx", NULL, mbarArriveExpectTx},
     {"nvvm.mbarrier.arrive", NULL, mbarArrive},

@@ -99,7 +99,8 @@ static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userDa
   }
   const Nvfp4Sm90Target t = {"nvfp4-emulate-sm120", "nvfp4.emulation", targets, kDecls,
                              sizeof kDecls / sizeof kDecls[0],
-                             NVFP4_META_FLAG_EMULATION_MMA_SYNC, 0, &kOpTable, NULL, true};
+                             NVFP4_META_FLAG_EMULATION_MMA_SYNC, 0, 0, &kOpTable, NULL,
+                             true};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }
 

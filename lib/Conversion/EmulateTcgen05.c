@@ -225,9 +225,13 @@ static void runEmulate(MlirOperation module, MlirExternalPass pass, void *userDa
     if (found < 0) mlirExternalPassSignalFailure(pass);
     return;
   }
+  /* No programmatic dependent launch: the emulated Tensor Memory is the launch's global
+   * workspace, which the emulated prologue (nvfp4_emu_cta_begin, tcgen05.alloc) uses before
+   * griddepcontrol.wait while the previous grid's CTAs may still use it. */
   const Nvfp4Sm90Target t = {"nvfp4-emulate-tcgen05", "nvfp4.emulation", targets, kDecls,
                              sizeof kDecls / sizeof kDecls[0], NVFP4_META_FLAG_EMULATION,
-                             NVFP4_EMU_TMEM_BYTES_PER_CTA, &kOpTable, "nvfp4_emu_cta_begin"};
+                             NVFP4_META_FLAG_PDL, NVFP4_EMU_TMEM_BYTES_PER_CTA, &kOpTable,
+                             "nvfp4_emu_cta_begin"};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);
 }
 

@@ -100,9 +100,11 @@ static char *skeleton(const char *base, const MlirNvfp4KernelFamily *family,
                   target->mlir_sm_check ? "" : ", verifyTarget = false", NVFP4_METADATA_SYMBOL);
   for (uint32_t i = 0; ok && i < v; ++i) {
     unsigned char meta[NVFP4_METADATA_BYTES];
+    /* The sm_12x kernels have no griddepcontrol (yet): no PDL flag for them. */
+    const uint32_t pdl = target->generator == NVFP4_TARGET_GEN_MMA_SYNC ? 0u : NVFP4_META_FLAG_PDL;
     mlirNvfp4KernelConfigEncodeMetadata(&family->variants[i], names[i], target->name,
                                         target->target_sm,
-                                        patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u,
+                                        pdl | (patchTmaps ? NVFP4_META_FLAG_PATCH_TMAPS : 0u),
                                         family->variants[i].workspacePerCta, i, v,
                                         meta);
     for (unsigned j = 0; ok && j < NVFP4_METADATA_BYTES; ++j)

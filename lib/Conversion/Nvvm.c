@@ -26,6 +26,17 @@ void nvWarpSync(KbBuilder *b) {
   kbOp(b, "nvvm.bar.warp.sync", 0, NULL, 1, &mask, 0, NULL);
 }
 
+static void gridDepControl(KbBuilder *b, const char *kind) {
+  MlirNamedAttribute a = kbNamed(b, "kind", kbAttr(b, kind));
+  kbOp(b, "nvvm.griddepcontrol", 0, NULL, 0, NULL, 1, &a);
+}
+
+void nvGridDepWait(KbBuilder *b) { gridDepControl(b, "#nvvm<grid_dep_action wait>"); }
+
+void nvGridDepLaunchDependents(KbBuilder *b) {
+  gridDepControl(b, "#nvvm<grid_dep_action launch_dependents>");
+}
+
 void nvMbarInit(KbBuilder *b, KbValue bar, uint32_t count) {
   KbValue ops[2] = {bar, kbI32(b, count)};
   kbOp(b, "nvvm.mbarrier.init", 0, NULL, 2, ops, 0, NULL);

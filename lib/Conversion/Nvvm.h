@@ -8,6 +8,13 @@
 KbValue nvSreg(KbBuilder *b, const char *name); /* e.g. "tid.x", "ctaid.x", "nctaid.x" */
 void nvBarrier0(KbBuilder *b);
 void nvWarpSync(KbBuilder *b);
+/* Programmatic dependent launch (griddepcontrol, sm_90+): `wait` blocks the executing
+ * thread until every prerequisite grid has completed and its memory operations are visible;
+ * `launch_dependents` lets the dependent grid start once every CTA has executed it (the
+ * first execution in a CTA counts) or exited. Outside a programmatic launch both return at
+ * once. */
+void nvGridDepWait(KbBuilder *b);
+void nvGridDepLaunchDependents(KbBuilder *b);
 
 /* mbarriers (shared-memory pointers). */
 void nvMbarInit(KbBuilder *b, KbValue bar, uint32_t count);

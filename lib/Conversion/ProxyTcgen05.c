@@ -117,6 +117,7 @@ static void runProxy(MlirOperation module, MlirExternalPass pass, void *userData
                              0,
                              NVFP4_META_FLAG_PROXY,
                              0,
+                             0,
                              &kOpTable,
                              NULL};
   if (!nvfp4RetargetToSm90(module, &t)) mlirExternalPassSignalFailure(pass);

@@ -101,7 +101,8 @@ static const char *patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target 
     unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
     nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
     nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
-                         nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | t->metadataFlags);
+                         (nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | t->metadataFlags) &
+                             ~t->metadataClearFlags);
     nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, t->workspacePerCta);
     memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
     memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);

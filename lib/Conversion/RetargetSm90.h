@@ -44,6 +44,7 @@ typedef struct Nvfp4Sm90Target {
   const char *const *decls;    /* functions the rewrite calls, declared in each module */
   size_t numDecls;
   uint32_t metadataFlags;      /* OR-ed into every metadata record's flags */
+  uint32_t metadataClearFlags; /* then cleared from them */
   uint32_t workspacePerCta;    /* every record's workspace_per_cta */
   /* The target's handler of each op it rewrites (their `pass`: an Nvfp4Retarget), which
    * replaces the op (NVFP4_OP_ERASE) or refuses it; a tcgen05 target's table ends with

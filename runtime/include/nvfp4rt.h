@@ -337,16 +337,30 @@ typedef struct nvfp4rt_plan_info {
  * parameter block). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
                                                uint32_t num_groups, nvfp4rt_plan **out);
+/* Programmatic dependent launch (PDL): a launch with the driver's programmatic stream
+ * serialization attribute may start while the previous kernel of its stream is finishing
+ * (once all of its CTAs issued their last loads); the kernel's prologue (barriers, Tensor
+ * Memory) overlaps that kernel's tail, and its griddepcontrol.wait holds every global access
+ * until the previous kernel has completed (docs/kernel-sm100a.md). Used only for kernels
+ * whose metadata has NVFP4_META_FLAG_PDL, on devices of compute capability 9.0 and later
+ * with a driver of CUDA 12.3 or later (graph capture of such launches); otherwise the
+ * launch is an ordinary one. */
+typedef enum nvfp4rt_pdl {
+  NVFP4RT_PDL_DEFAULT = 0, /* on, unless the environment variable NVFP4RT_PDL is "0" */
+  NVFP4RT_PDL_ON = 1,      /* on (the environment variable is not read) */
+  NVFP4RT_PDL_OFF = 2      /* ordinary launches */
+} nvfp4rt_pdl;
 /* Plan options. */
 typedef struct nvfp4rt_plan_options {
   size_t struct_size; /* set by the caller: sizeof(nvfp4rt_plan_options) */
   int variant;        /* variant index to launch, or -1 to let the heuristic choose */
   nvfp4rt_tmap_update tmap_update; /* 0: NVFP4RT_TMAP_UPDATE_DEFAULT */
+  nvfp4rt_pdl pdl;    /* 0: NVFP4RT_PDL_DEFAULT; read when struct_size covers it */
 } nvfp4rt_plan_options;
 /* Defaults: the heuristic chooses the variant. */
 #define NVFP4RT_PLAN_OPTIONS_INIT {.struct_size = sizeof(nvfp4rt_plan_options), .variant = -1}
 /* plan_create with options (NULL: defaults; INVALID_ARGUMENT for a struct_size that is
- * neither 0 nor a known layout). A forced variant keeps being used by nvfp4rt_plan_update_pointers; an
+ * neither 0 nor at least the 2.0 layout, which ends before `pdl`). A forced variant keeps being used by nvfp4rt_plan_update_pointers; an
  * automatic plan re-chooses when the shapes change. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod,
                                                   const nvfp4rt_group *groups,
@@ -368,6 +382,9 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
  * one plan: it writes `stream` into the plan's launch configuration, so one plan must be
  * launched (and re-planned) from one thread at a time; distinct plans are independent. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
+/* Whether the plan's launches carry the programmatic-stream-serialization attribute now
+ * (the option, the environment, the variant's metadata, the device and the driver). */
+NVFP4RT_API int nvfp4rt_plan_uses_pdl(const nvfp4rt_plan *plan);
 /* Fills `info` up to info->struct_size bytes (0: the 2.0 layout; INVALID_ARGUMENT for a
  * size below it). */
 #define NVFP4RT_PLAN_INFO_INIT {.struct_size = sizeof(nvfp4rt_plan_info)}
@@ -444,6 +461,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,
                                                    const nvfp4rt_moe_problem *p);
 /* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *plan, void *stream);
+/* The same as nvfp4rt_plan_uses_pdl. */
+NVFP4RT_API int nvfp4rt_moe_plan_uses_pdl(const nvfp4rt_moe_plan *plan);
 /* total_tiles is 0 (the kernel counts them); num_groups is E. info->struct_size as for
  * nvfp4rt_plan_get_info. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *plan,

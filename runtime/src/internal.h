@@ -111,6 +111,18 @@ struct nvfp4rt_module {
 
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
 
+/* Shared by both forms' plan_create (plan.c): checks options->struct_size (0, or at least
+ * the 2.0 layout, which ends before `pdl`; `who` prefixes the message) and returns the PDL
+ * option it holds (NVFP4RT_PDL_DEFAULT where the layout has none). */
+nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *options, const char *who,
+                                           nvfp4rt_pdl *pdl);
+/* Shared by both forms' launch configuration (plan.c): fills cfg->numAttrs attributes of
+ * `attrs` (room for 2) for a launch of variant `meta` of `mod` — its cluster dimension, and
+ * programmatic stream serialization when `pdl` (the plan's option) turns out on — and
+ * returns whether it did. */
+int nvfp4rt_launch_attrs_(CUlaunchConfig *cfg, CUlaunchAttribute *attrs, const nvfp4rt_module *mod,
+                          const nvfp4_kernel_metadata *meta, nvfp4rt_pdl pdl);
+
 /* Shared by both forms' tensor-map contracts (plan.c): the C map data type, columns (N rounded down to whole 16-byte chunks) and box width. */
 void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
 

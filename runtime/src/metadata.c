@@ -296,7 +296,7 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata: a contiguous-form kernel cannot patch tensor maps");
   if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS |
-                   NVFP4_META_FLAG_EMULATION_MMA_SYNC))
+                   NVFP4_META_FLAG_EMULATION_MMA_SYNC | NVFP4_META_FLAG_PDL))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
   const uint32_t kinds = m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY |

@@ -240,7 +240,9 @@ struct nvfp4rt_moe_plan {
   uint64_t workspace, workspace_bytes, tmaps_encoded;
   uint32_t sized[4];  /* M, N, K, E the automatic variant was chosen for (0: none yet) */
   CUlaunchConfig cfg;
-  CUlaunchAttribute attrs[1];
+  CUlaunchAttribute attrs[2];
+  nvfp4rt_pdl pdl;          /* the option (NVFP4RT_PDL_*) */
+  int uses_pdl;             /* the current launch configuration carries the attribute */
   void *params[1];
 };
 
@@ -342,15 +344,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   pl->cfg.blockDimY = meta->block[1];
   pl->cfg.blockDimZ = meta->block[2];
   pl->cfg.sharedMemBytes = meta->dyn_smem_bytes;
-  pl->cfg.attrs = pl->attrs;
-  pl->cfg.numAttrs = 0;
-  if (meta->cluster[0] * meta->cluster[1] * meta->cluster[2] > 1) {
-    pl->attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    pl->attrs[0].value.clusterDim.x = meta->cluster[0];
-    pl->attrs[0].value.clusterDim.y = meta->cluster[1];
-    pl->attrs[0].value.clusterDim.z = meta->cluster[2];
-    pl->cfg.numAttrs = 1;
-  }
+  pl->uses_pdl = nvfp4rt_launch_attrs_(&pl->cfg, pl->attrs, pl->mod, meta, pl->pdl);
   pl->params[0] = pl->block;
   return NVFP4RT_STATUS_OK;
 }
@@ -361,12 +355,9 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   if (!out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: out is NULL");
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: module is NULL");
-  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
-  if (options && options->struct_size != 0 && options->struct_size < sizeof(nvfp4rt_plan_options))
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "moe_plan_create: options->struct_size is %zu, expected 0 or at least "
-                        "%zu (NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
-                        sizeof(nvfp4rt_plan_options));
+  nvfp4rt_pdl pdl;
+  nvfp4rt_status st0 = nvfp4rt_plan_options_check_(options, "moe_plan_create", &pdl);
+  if (st0 != NVFP4RT_STATUS_OK) return st0;
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)mod->table.count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -378,6 +369,7 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   if (!pl) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "moe_plan_create: malloc failed");
   pl->mod = mod;
   pl->forced_variant = forced;
+  pl->pdl = pdl;
   pl->block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, MOE_BLOCK_BYTES);
   pl->scratch = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, MOE_BLOCK_BYTES);
   if (!pl->block || !pl->scratch) {
@@ -408,6 +400,8 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
   NVFP4RT_CU_CALL(cuLaunchKernelEx, (&pl->cfg, pl->mod->functions[pl->variant], pl->params, NULL));
   return NVFP4RT_STATUS_OK;
 }
+
+int nvfp4rt_moe_plan_uses_pdl(const nvfp4rt_moe_plan *pl) { return pl && pl->grid ? pl->uses_pdl : 0; }
 
 nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_plan_info *info) {
   if (!pl || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_get_info: NULL");

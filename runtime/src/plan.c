@@ -4,6 +4,7 @@
  * creation with cached cuTensorMapEncodeTiled results, cheap re-planning when pointers
  * change (re-encode, cuTensorMapReplaceAddress, or raw pointers the kernel patches its
  * maps with: nvfp4rt_tmap_update), and the allocation-free cuLaunchKernelEx launch. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,8 +493,10 @@ struct nvfp4rt_plan {
   unsigned char *tmpl, *tmpl_next;
   uint64_t tmap_area, tmap_area_bytes;
   CUlaunchConfig cfg;
-  CUlaunchAttribute attrs[1];
+  CUlaunchAttribute attrs[2];
   void *params[1];
+  nvfp4rt_pdl pdl;          /* the option (NVFP4RT_PDL_*) */
+  int uses_pdl;             /* the current launch configuration carries the attribute */
 };
 
 #define EMPTY_KEY UINT32_MAX
@@ -803,14 +806,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   p->cfg.blockDimY = meta->block[1];
   p->cfg.blockDimZ = meta->block[2];
   p->cfg.sharedMemBytes = meta->dyn_smem_bytes;
-  p->cfg.numAttrs = 0;
-  if (meta->cluster[0] * meta->cluster[1] * meta->cluster[2] > 1) {
-    p->attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    p->attrs[0].value.clusterDim.x = meta->cluster[0];
-    p->attrs[0].value.clusterDim.y = meta->cluster[1];
-    p->attrs[0].value.clusterDim.z = meta->cluster[2];
-    p->cfg.numAttrs = 1;
-  }
+  p->uses_pdl = nvfp4rt_launch_attrs_(&p->cfg, p->attrs, p->mod, meta, p->pdl);
   p->params[0] = p->block;
   return NVFP4RT_STATUS_OK;
 }
@@ -822,12 +818,9 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
   const nvfp4rt_metadata_table *table = &mod->table;
-  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
-  if (options && options->struct_size != 0 && options->struct_size < sizeof(nvfp4rt_plan_options))
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "plan_create: options->struct_size is %zu, expected 0 or at least %zu "
-                        "(NVFP4RT_PLAN_OPTIONS_INIT)", options->struct_size,
-                        sizeof(nvfp4rt_plan_options));
+  nvfp4rt_pdl pdl;
+  nvfp4rt_status st0 = nvfp4rt_plan_options_check_(options, "plan_create", &pdl);
+  if (st0 != NVFP4RT_STATUS_OK) return st0;
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)table->count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -914,6 +907,7 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   }
   p->cfg.gridDimY = p->cfg.gridDimZ = 1;
   p->cfg.attrs = p->attrs;
+  p->pdl = pdl;
   st = replan(p, groups, num_groups);
   if (st != NVFP4RT_STATUS_OK) {
     nvfp4rt_plan_destroy(p);
@@ -1014,6 +1008,65 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
   p->cfg.hStream = (CUstream)stream;
   NVFP4RT_CU_CALL(cuLaunchKernelEx, (&p->cfg, p->mod->functions[p->variant], p->params, NULL));
   return NVFP4RT_STATUS_OK;
+}
+
+int nvfp4rt_plan_uses_pdl(const nvfp4rt_plan *p) { return p && p->grid ? p->uses_pdl : 0; }
+
+/* ---- shared by both forms ---------------------------------------------------------------- */
+
+nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *o, const char *who,
+                                           nvfp4rt_pdl *pdl) {
+  *pdl = NVFP4RT_PDL_DEFAULT;
+  if (!o || o->struct_size == 0) return NVFP4RT_STATUS_OK;
+  /* 0 is the 2.0 layout; anything else must be at least that (it ends before `pdl`) */
+  const size_t v2_0 = offsetof(nvfp4rt_plan_options, pdl);
+  if (o->struct_size < v2_0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "%s: options->struct_size is %zu, expected 0 or at least %zu "
+                        "(NVFP4RT_PLAN_OPTIONS_INIT)", who, o->struct_size, v2_0);
+  if (o->struct_size < offsetof(nvfp4rt_plan_options, pdl) + sizeof o->pdl) return NVFP4RT_STATUS_OK;
+  if ((unsigned)o->pdl > NVFP4RT_PDL_OFF)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "%s: options->pdl is %d (NVFP4RT_PDL_DEFAULT, _ON or _OFF)", who,
+                        (int)o->pdl);
+  *pdl = o->pdl;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* PDL: the option (the environment for DEFAULT), then what the kernel, device and driver
+ * support: a kernel without the wait must never start early, graph capture of the attribute
+ * needs CUDA 12.3, griddepcontrol sm_90. */
+static int pdl_on(const nvfp4rt_module *mod, const nvfp4_kernel_metadata *meta, nvfp4rt_pdl pdl) {
+  if (pdl == NVFP4RT_PDL_OFF) return 0;
+  if (pdl == NVFP4RT_PDL_DEFAULT) {
+    const char *env = getenv("NVFP4RT_PDL");
+    if (env && !strcmp(env, "0")) return 0;
+  }
+  const nvfp4rt_device_info *d = &mod->ctx->info;
+  return (meta->flags & NVFP4_META_FLAG_PDL) && d->cc_major >= 9 && d->driver_version >= 12030;
+}
+
+int nvfp4rt_launch_attrs_(CUlaunchConfig *cfg, CUlaunchAttribute *attrs, const nvfp4rt_module *mod,
+                          const nvfp4_kernel_metadata *meta, nvfp4rt_pdl pdl) {
+  unsigned n = 0;
+  if (meta->cluster[0] * meta->cluster[1] * meta->cluster[2] > 1) {
+    memset(&attrs[n], 0, sizeof attrs[n]);
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = meta->cluster[0];
+    attrs[n].value.clusterDim.y = meta->cluster[1];
+    attrs[n].value.clusterDim.z = meta->cluster[2];
+    n++;
+  }
+  const int on = pdl_on(mod, meta, pdl);
+  if (on) {
+    memset(&attrs[n], 0, sizeof attrs[n]);
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[n].value.programmaticStreamSerializationAllowed = 1;
+    n++;
+  }
+  cfg->attrs = attrs;
+  cfg->numAttrs = n;
+  return on;
 }
 
 nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who,

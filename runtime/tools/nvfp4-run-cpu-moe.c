@@ -80,6 +80,7 @@ static int launch_and_check(const nvfp4sim_module *mod, uint32_t v, const void *
            res.clusters, res.wall_ms, (unsigned long long)res.mma_ops,
            (unsigned long long)res.tma_ops);
     if (res.message[0]) printf("  %s\n", res.message);
+    run_cpu_print_pdl(&nvfp4sim_module_table(mod)->variants[v], &res, grid);
     if (ran) {
       printf("check    %s %s  (%llu/%llu mismatches, max abs %.4g, max rel %.4g; %llu elements "
              "outside the experts' M x N, %llu changed)\n",

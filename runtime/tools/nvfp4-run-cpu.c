@@ -318,6 +318,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
            res.cpu_ms, res.wall_ms, (unsigned long long)res.switches, (unsigned long long)res.async_ops,
            (unsigned long long)res.mma_ops, (unsigned long long)res.tma_ops);
     if (res.message[0]) printf("  %s\n", res.message);
+    run_cpu_print_pdl(meta, &res, grid);
     if (checked) {
       double atol, rtol;
       nvfp4h_check_tolerance(gopts.c_type, &atol, &rtol);

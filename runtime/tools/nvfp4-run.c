@@ -38,12 +38,15 @@ static void usage(FILE *f) {
           "                 [--seed S] [--full-range] [--ldc-pad P] [--alpha-values V,...]\n"
           "                 [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
-          "                 [--busy-sms N]\n"
+          "                 [--busy-sms N] [--no-pdl] [--pdl-pair]\n"
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
           "       nvfp4-run --version\n"
           "CUBIN \"-\" reads standard input\n"
+          "--no-pdl: launch without programmatic dependent launch (as NVFP4RT_PDL=0);\n"
+          "--pdl-pair: also time two back-to-back launches of the plan (the second depends on\n"
+          "  the first: it writes the same C), with and without programmatic dependent launch\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
 }
 
@@ -63,13 +66,15 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf(", \"source_target\": ");
     json_str(m0->source_target);
     printf(", \"target_sm\": %u, \"abi_version\": %u, "
-           "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"max_groups\": %u, \"param_bytes\": %u, "
+           "\"flags\": %u, \"emulation\": %s, \"proxy\": %s, \"pdl\": %s, \"max_groups\": %u, "
+           "\"param_bytes\": %u, "
            "\"workspace_per_cta\": %u, \"k_granule\": %u, \"form\": \"%s\", \"c_type\": \"%s\", "
            "\"alpha\": %s, \"variants\": [",
            m0->target_sm, m0->abi_version, m0->flags,
            (m0->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC)) ? "true"
                                                                                      : "false",
-           (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false", m0->max_groups,
+           (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false",
+           (m0->flags & NVFP4_META_FLAG_PDL) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
            nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
            (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
@@ -108,7 +113,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf(" [timing proxy%s%s: tcgen05 free, C = 0]", of, m0->source_target);
   printf("\n");
   printf("abi version:       %u (runtime %u)\n", m0->abi_version, NVFP4_ABI_VERSION);
-  printf("flags:             0x%x\n", m0->flags);
+  printf("flags:             0x%x%s\n", m0->flags,
+         (m0->flags & NVFP4_META_FLAG_PDL) ? " (programmatic dependent launch: griddepcontrol)" : "");
   printf("form:              %s\n", form_name(m0));
   if (m0->form == NVFP4_META_FORM_CONTIGUOUS)
     printf("experts:           %u (offsets in device memory, shared tensor maps)\n",
@@ -149,10 +155,42 @@ typedef struct opts {
   int full_range, iters, warmup, flush_l2, json, check, launch_iters, threads, device, info;
   int nalphas;
   float alphas[RUN_MAX_ALPHAS];
+  int no_pdl, pdl_pair;
 } opts;
 
 static nvfp4rt_status grouped_launch(void *plan, void *stream) {
   return nvfp4rt_plan_launch((nvfp4rt_plan *)plan, stream);
+}
+
+/* Two launches of one plan back to back: the second writes the C the first writes, so it
+ * depends on it in stream order — the overlap programmatic dependent launch buys is the
+ * second's launch and prologue during the first's tail. */
+static nvfp4rt_status pair_launch(void *plan, void *stream) {
+  nvfp4rt_status st = nvfp4rt_plan_launch((nvfp4rt_plan *)plan, stream);
+  return st == NVFP4RT_STATUS_OK ? nvfp4rt_plan_launch((nvfp4rt_plan *)plan, stream) : st;
+}
+
+/* --pdl-pair: the median time of pair_launch with PDL (pdl_us[0]) and without (pdl_us[1]),
+ * each with its own plan of the same groups and options; on[i]: whether plan i's launches
+ * carry the attribute (the option, NVFP4RT_PDL, the kernel, device and driver decide). */
+static nvfp4rt_status pdl_pair_times(nvfp4rt_context *ctx, nvfp4rt_module *mod,
+                                     const nvfp4rt_group *groups, uint32_t ng,
+                                     nvfp4rt_plan_options popts, void *stream, const opts *o,
+                                     double *times, double pdl_us[2], int on[2]) {
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
+  for (int i = 0; i < 2 && st == NVFP4RT_STATUS_OK; i++) {
+    nvfp4rt_plan *p = NULL;
+    popts.pdl = i == 0 ? NVFP4RT_PDL_ON : NVFP4RT_PDL_OFF;
+    st = nvfp4rt_plan_create_ex(mod, groups, ng, &popts, &p);
+    if (st == NVFP4RT_STATUS_OK)
+      st = run_event_times(ctx, stream, o->flush_l2, pair_launch, p, o->warmup, o->iters, times);
+    if (st == NVFP4RT_STATUS_OK) {
+      pdl_us[i] = median(times, o->iters);
+      on[i] = nvfp4rt_plan_uses_pdl(p);
+    }
+    nvfp4rt_plan_destroy(p);
+  }
+  return st;
 }
 
 int main(int argc, char **argv) {
@@ -201,6 +239,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--flush-l2")) o.flush_l2 = 1;
     else if (!strcmp(a, "--json")) o.json = 1;
     else if (!strcmp(a, "--no-check")) o.check = 0;
+    else if (!strcmp(a, "--no-pdl")) o.no_pdl = 1;
+    else if (!strcmp(a, "--pdl-pair")) o.pdl_pair = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     else if (a[0] == '-' && a[1]) { fprintf(stderr, "nvfp4-run: unknown option %s\n", a); usage(stderr); return EXIT_ERROR; }
     else if (!o.cubin) o.cubin = a;
@@ -290,6 +330,7 @@ int main(int argc, char **argv) {
   /* --variant: an index or a name (the kernel name, or its "_<variant>" suffix) */
   nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
   popts.tmap_update = tmap_update;
+  if (o.no_pdl) popts.pdl = NVFP4RT_PDL_OFF;
   if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
 
   /* C's element type and alpha are the kernel's: every variant shares them */
@@ -422,6 +463,11 @@ int main(int argc, char **argv) {
   double replan_us = now_us() - t0;
   if ((st = nvfp4rt_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   uint64_t reencoded = info.tmaps_encoded - enc0;
+  double pdl_us[2] = {0, 0};
+  int pdl_on[2] = {0, 0};
+  if (o.pdl_pair && (st = pdl_pair_times(ctx, mod, groups, ng, popts, stream, &o, times, pdl_us,
+                                         pdl_on)) != NVFP4RT_STATUS_OK)
+    FAIL_RT(st);
 
   double flops = 0, bytes = 0;
   for (uint32_t g = 0; g < ng; g++) {
@@ -451,14 +497,20 @@ int main(int argc, char **argv) {
            "\"time_us_median\": %.3f, \"time_us_min\": %.3f, \"iters\": %d, \"flush_l2\": %s, "
            "\"tflops\": %s, \"gbps\": %s, \"host_launch_us_median\": %.3f, "
            "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f, "
-           "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu}\n",
+           "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu, "
+           "\"pdl\": %s",
            info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
            (unsigned long long)chk.mismatches, json_num(jn[0], chk.max_abs, 6),
            json_num(jn[1], chk.max_rel, 6), dev_us, dev_min, o.iters,
            o.flush_l2 ? "true" : "false", json_num(jn[2], flops / dev_us * 1e-6, 6),
            json_num(jn[3], bytes / dev_us * 1e-3, 6),
            host_us, replan_us, (unsigned long long)reencoded, ref_ms, o.ldc_pad,
-           (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes);
+           (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes,
+           nvfp4rt_plan_uses_pdl(plan) ? "true" : "false");
+    if (o.pdl_pair)
+      printf(", \"pdl_pair_us_median\": %.3f, \"no_pdl_pair_us_median\": %.3f, "
+             "\"pdl_pair_in_effect\": %s", pdl_us[0], pdl_us[1], pdl_on[0] ? "true" : "false");
+    printf("}\n");
   } else {
     printf("device   %s (sm_%d%d, %d SMs)\n", dev->name, dev->cc_major, dev->cc_minor, dev->sm_count);
     printf("kernel   %s [%s]  grid %u  block %ux%ux%u  smem %u  tiles %u\n", meta->kernel_name,
@@ -509,6 +561,12 @@ int main(int argc, char **argv) {
     printf("host     nvfp4rt_plan_launch median %.3f us (%d calls); cached re-plan %.2f us "
            "(%llu maps re-encoded)\n",
            host_us, o.launch_iters, replan_us, (unsigned long long)reencoded);
+    printf("launch   programmatic dependent launch %s\n", nvfp4rt_plan_uses_pdl(plan) ? "on" : "off");
+    if (o.pdl_pair)
+      printf("pdl      2 back-to-back launches: median %.2f us with programmatic dependent "
+             "launch%s, %.2f us without (%d iters)\n",
+             pdl_us[0], pdl_on[0] ? "" : " (not in effect: kernel, device or driver)", pdl_us[1],
+             o.iters);
   }
   rc = pass ? EXIT_PASS : EXIT_CHECK_FAILED;
 

@@ -27,6 +27,9 @@
  *     its end is an out-of-bounds read; nvfp4_fake_cuda_count also counts the loads and
  *     stream/event creations;
  *   - nvfp4_fake_cuda_last_grid/_block/_cluster: the last cuLaunchKernelEx's geometry;
+ *     nvfp4_fake_cuda_last_pdl: its programmatic-stream-serialization attribute (-1: none),
+ *     nvfp4_fake_cuda_pdl_launches: the launches that had it on;
+ *   - NVFP4_FAKE_CUDA_DRIVER_VERSION: what cuDriverGetVersion reports (default 13000);
  *   - NVFP4_FAKE_CUDA_DEVICES (device count, default 1; 0: cuInit reports no device),
  *     NVFP4_FAKE_CUDA_SMS (multiprocessor count, default 132), NVFP4_FAKE_CUDA_CC (the
  *     compute capability "MAJOR.MINOR", default 9.0; 99 KiB of shared memory per block on
@@ -77,6 +80,10 @@ FAKE_API void nvfp4_fake_cuda_fail_replace_after(long n) { g_fail_replace_after 
 /* The geometry of the last cuLaunchKernelEx. */
 FAKE_API unsigned nvfp4_fake_cuda_last_grid, nvfp4_fake_cuda_last_block,
     nvfp4_fake_cuda_last_cluster;
+/* The last cuLaunchKernelEx's programmatic-stream-serialization attribute: -1 absent, else
+ * its value; and how many launches carried it with a non-zero value. */
+FAKE_API int nvfp4_fake_cuda_last_pdl = -1;
+FAKE_API long nvfp4_fake_cuda_pdl_launches;
 
 static int env_int(const char *name, int dflt) {
   const char *v = getenv(name);
@@ -87,7 +94,10 @@ static CUresult fake_cuGetErrorName(CUresult r, const char **s) {
   *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_INVALID_VALUE (fake driver)";
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+static CUresult fake_cuDriverGetVersion(int *v) {
+  *v = env_int("NVFP4_FAKE_CUDA_DRIVER_VERSION", 13000);
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuDeviceGetCount(int *n) {
   *n = env_int("NVFP4_FAKE_CUDA_DEVICES", 1);
   return CUDA_SUCCESS;
@@ -300,9 +310,14 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, v
   nvfp4_fake_cuda_last_grid = cfg->gridDimX;
   nvfp4_fake_cuda_last_block = cfg->blockDimX;
   nvfp4_fake_cuda_last_cluster = 1;
-  for (unsigned i = 0; i < cfg->numAttrs; i++)
+  nvfp4_fake_cuda_last_pdl = -1;
+  for (unsigned i = 0; i < cfg->numAttrs; i++) {
     if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       nvfp4_fake_cuda_last_cluster = cfg->attrs[i].value.clusterDim.x;
+    if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      nvfp4_fake_cuda_last_pdl = cfg->attrs[i].value.programmaticStreamSerializationAllowed;
+  }
+  if (nvfp4_fake_cuda_last_pdl > 0) nvfp4_fake_cuda_pdl_launches++;
   return launch((const fake_function *)f, cfg->hStream, params);
 }
 /* The checks the real encoder makes that matter here: address and strides 16-byte aligned. */

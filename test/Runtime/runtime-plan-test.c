@@ -10,6 +10,7 @@
  * elf-bad FILE|elf-corrupt CUBIN|nodriver|fake CUBIN */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -512,7 +513,7 @@ static int test_meta(void) {
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_FLAGS, 0x10, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(NVFP4_META_FLAGS, 0x20, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY,
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC,
@@ -1152,6 +1153,11 @@ static int test_moe_fake(const char *path) {
                 zero.grid % 2 == 0, "0: the 2.0 layout (grid %u)", zero.grid);
     EXPECT_STATUS(nvfp4rt_moe_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
     T_CHECK(*cluster == 2, "launched with clusters of %u", *cluster);
+    /* the emulation's prologue uses its global workspace: never a programmatic launch */
+    int *pdl = (int *)dlsym(h, "nvfp4_fake_cuda_last_pdl");
+    T_CHECK(pdl && *pdl == -1 && !nvfp4rt_moe_plan_uses_pdl(plan) &&
+                !(m0->flags & NVFP4_META_FLAG_PDL),
+            "emulation kernels launch without programmatic dependent launch");
     printf("moe-fake: launched %s, grid %u, cluster %u\n", zero.kernel_name, zero.grid, *cluster);
   }
   nvfp4rt_moe_plan_destroy(plan);
@@ -1170,6 +1176,103 @@ static int test_moe_fake(const char *path) {
   nvfp4rt_context_destroy(ctx);
   dlclose(h);
   return t_summary("moe-fake");
+}
+
+/* Programmatic dependent launch under the stand-in, with a cubin whose kernels have
+ * NVFP4_META_FLAG_PDL: the attribute is on by default, off with the option or
+ * NVFP4RT_PDL=0 (the option ON overrides the environment), absent for a kernel without the
+ * flag, on a driver older than CUDA 12.3, and for the 2.0 options layout's default it is on;
+ * a cluster launch carries both attributes. */
+typedef struct PdlFake { int *last; nvfp4rt_context *ctx; nvfp4rt_group g; } PdlFake;
+
+/* Plans variant 0 of `img` with `pdl` (struct_size `size`), launches once; returns the
+ * attribute the driver saw (-1: none, -2: no plan). */
+static int pdl_launch(PdlFake *f, const unsigned char *img, size_t n, size_t size, nvfp4rt_pdl pdl) {
+  nvfp4rt_module *mod = NULL;
+  nvfp4rt_plan *plan = NULL;
+  int seen = -2;
+  EXPECT_STATUS(nvfp4rt_module_load_data(f->ctx, img, n, &mod), NVFP4RT_STATUS_OK);
+  if (!mod) return seen;
+  nvfp4rt_plan_options o = NVFP4RT_PLAN_OPTIONS_INIT;
+  o.struct_size = size;
+  o.variant = 0;
+  o.pdl = pdl;
+  if (nvfp4rt_plan_create_ex(mod, &f->g, 1, &o, &plan) == NVFP4RT_STATUS_OK &&
+      nvfp4rt_plan_launch(plan, NULL) == NVFP4RT_STATUS_OK) {
+    seen = *f->last;
+    T_CHECK(nvfp4rt_plan_uses_pdl(plan) == (seen == 1), "plan_uses_pdl %d, driver saw %d",
+            nvfp4rt_plan_uses_pdl(plan), seen);
+  }
+  nvfp4rt_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  return seen;
+}
+
+static int test_pdl_fake(const char *path) {
+  const char *lib = getenv("NVFP4RT_LIBCUDA_PATH");
+  void *h = lib ? dlopen(lib, RTLD_NOW) : NULL;
+  static uint64_t buf[5][4096];
+  PdlFake f = {h ? (int *)dlsym(h, "nvfp4_fake_cuda_last_pdl") : NULL, NULL,
+               {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1], (uint64_t)(uintptr_t)buf[2],
+                (uint64_t)(uintptr_t)buf[3], (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0}};
+  unsigned *cluster = h ? (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_cluster") : NULL;
+  T_CHECK(f.last && cluster, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
+  if (!f.last || !cluster) return t_summary("pdl");
+  size_t n = read_cubin(path);
+  static unsigned char img[1 << 20];
+  memcpy(img, g_cubin, n);
+  const unsigned char *rec = NULL;
+  size_t rec_size = 0;
+  EXPECT_STATUS(nvfp4rt_elf_find_metadata(img, n, &rec, &rec_size), NVFP4RT_STATUS_OK);
+  unsigned char *r = img + (rec - img);
+  const uint32_t flags = nvfp4_meta_read_u32(r, NVFP4_META_FLAGS);
+  T_CHECK(flags & NVFP4_META_FLAG_PDL, "the kernels have NVFP4_META_FLAG_PDL (flags 0x%x)", flags);
+  unsetenv("NVFP4RT_PDL");
+  EXPECT_STATUS(nvfp4rt_context_create(0, &f.ctx), NVFP4RT_STATUS_OK);
+  const size_t full = sizeof(nvfp4rt_plan_options), v2_0 = offsetof(nvfp4rt_plan_options, pdl);
+  int on = pdl_launch(&f, img, n, full, NVFP4RT_PDL_DEFAULT);
+  int off = pdl_launch(&f, img, n, full, NVFP4RT_PDL_OFF);
+  int old = pdl_launch(&f, img, n, v2_0, NVFP4RT_PDL_OFF); /* pdl not read: the default */
+  printf("pdl: default %d, off %d, 2.0 layout %d\n", on, off, old);
+  T_CHECK(on == 1 && off == -1 && old == 1, "default on, option off");
+  setenv("NVFP4RT_PDL", "0", 1);
+  int env_off = pdl_launch(&f, img, n, full, NVFP4RT_PDL_DEFAULT);
+  int forced = pdl_launch(&f, img, n, full, NVFP4RT_PDL_ON);
+  unsetenv("NVFP4RT_PDL");
+  printf("pdl: NVFP4RT_PDL=0 %d, and the option on %d\n", env_off, forced);
+  T_CHECK(env_off == -1 && forced == 1, "the environment turns the default off");
+  nvfp4rt_module *mod = NULL;
+  nvfp4rt_plan *plan = NULL;
+  nvfp4rt_plan_options bad = NVFP4RT_PLAN_OPTIONS_INIT;
+  bad.pdl = (nvfp4rt_pdl)7;
+  EXPECT_STATUS(nvfp4rt_module_load_data(f.ctx, img, n, &mod), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &f.g, 1, &bad, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  nvfp4rt_module_destroy(mod);
+  /* a kernel without the flag never starts early (the records agree on the flags) */
+  for (size_t i = 0; i < rec_size; i += NVFP4_METADATA_BYTES)
+    nvfp4_meta_write_u32(r + i, NVFP4_META_FLAGS, flags & ~NVFP4_META_FLAG_PDL);
+  int noflag = pdl_launch(&f, img, n, full, NVFP4RT_PDL_ON);
+  /* a CTA pair: the cluster dimension and the attribute */
+  for (size_t i = 0; i < rec_size; i += NVFP4_METADATA_BYTES)
+    nvfp4_meta_write_u32(r + i, NVFP4_META_FLAGS, flags);
+  nvfp4_meta_write_u32(r, NVFP4_META_CTA_GROUP, 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_CLUSTER_X, 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_M_BOX_ROWS, nvfp4_meta_read_u32(r, NVFP4_META_TILE_M) / 2);
+  nvfp4_meta_write_u32(r, NVFP4_META_N_BOX_ROWS, nvfp4_meta_read_u32(r, NVFP4_META_TILE_N) / 2);
+  int pair = pdl_launch(&f, img, n, full, NVFP4RT_PDL_DEFAULT);
+  printf("pdl: kernel without the flag %d, CTA pair %d with cluster %u\n", noflag, pair, *cluster);
+  T_CHECK(noflag == -1 && pair == 1 && *cluster == 2, "flag required; pair has both attributes");
+  nvfp4rt_context_destroy(f.ctx);
+  /* a driver that cannot capture programmatic launches into graphs */
+  setenv("NVFP4_FAKE_CUDA_DRIVER_VERSION", "12020", 1);
+  EXPECT_STATUS(nvfp4rt_context_create(0, &f.ctx), NVFP4RT_STATUS_OK);
+  int old_driver = pdl_launch(&f, g_cubin, n, full, NVFP4RT_PDL_ON);
+  printf("pdl: driver 12.2 %d\n", old_driver);
+  T_CHECK(old_driver == -1, "no attribute before CUDA 12.3");
+  unsetenv("NVFP4_FAKE_CUDA_DRIVER_VERSION");
+  nvfp4rt_context_destroy(f.ctx);
+  dlclose(h);
+  return t_summary("pdl");
 }
 
 static int test_version(void) {
@@ -1249,6 +1352,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "elf-corrupt") && argc > 2) return test_elf_corrupt(argv[2]);
   if (!strcmp(t, "moe-fake") && argc > 2) return test_moe_fake(argv[2]);
   if (!strcmp(t, "fake") && argc > 2) return test_fake(argv[2]);
+  if (!strcmp(t, "pdl-fake") && argc > 2) return test_pdl_fake(argv[2]);
   if (!strcmp(t, "version")) return test_version();
   printf("unknown test %s\n", t);
   return 2;

@@ -222,11 +222,13 @@ typedef struct ExpertInfo { KbValue start, rows, tiles, atoms; } ExpertInfo;
 static ExpertInfo expertInfo(GenKernel *k, KbValue offsets, KbValue e, KbValue m, KbValue n) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
-  KbValue p = kbIntToPtr(b, kbAdd(b, offsets, kbMulI(b, kbZExt(b, e, b->i64), 4)), b->ptr);
+  /* global loads (ld.global): the offsets are device data a previous kernel may write */
+  KbValue at = kbAdd(b, offsets, kbMulI(b, kbZExt(b, e, b->i64), 4));
   KbValue zero = kbI32(b, 0);
   KbValue lim[2];
   for (int i = 0; i < 2; ++i) {
-    KbValue v = kbLoad(b, b->i32, kbGep(b, p, 4 * i), 4);
+    KbValue gp = kbIntToPtr(b, kbAddI(b, at, 4 * i), mlirLLVMPointerTypeGet(b->ctx, 1));
+    KbValue v = kbLoad(b, b->i32, gp, 4);
     v = kbSelect(b, kbCmp(b, KB_SLT, v, zero), zero, v); /* signed: below 0 -> 0 */
     lim[i] = umin(b, v, m);
   }

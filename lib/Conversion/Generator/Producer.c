@@ -121,3 +121,9 @@ GenPipe genProducerLoop(GenKernel *g, const GenProducerStyle *style) {
   genForEachTile(g, producerTile, &p);
   return p.stages;
 }
+
+void genProducerLaunchDependents(GenKernel *g) {
+  /* The first execution in a CTA is the CTA's (PTX ISA, griddepcontrol); a CTA that exits
+   * without one counts too, so no other warp needs it. */
+  nvGridDepLaunchDependents(g->b);
+}

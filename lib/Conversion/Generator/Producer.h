@@ -24,4 +24,9 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
 /* Every tile of this CTA's schedule; returns the ring at its final position. */
 GenPipe genProducerLoop(GenKernel *g, const GenProducerStyle *style);
 
+/* After the producer's last load of this CTA: the dependent grid (programmatic dependent
+ * launch) may be scheduled, its prologue overlapping this CTA's last stages and epilogue;
+ * its griddepcontrol.wait still waits for this grid to complete. */
+void genProducerLaunchDependents(GenKernel *g);
+
 #endif /* NVFP4_CONVERSION_GENERATOR_PRODUCER_H */

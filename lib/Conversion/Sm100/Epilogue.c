@@ -84,9 +84,10 @@ static KbValue packChunk(GenKernel *g, EpilogueState *st, const KbValue *vals, u
 /* The tile's alpha, read once per tile (every epilogue thread reads the same word). */
 static void loadAlpha(GenKernel *g, EpilogueState *st, GenTile *t) {
   KbBuilder *b = g->b;
+  MlirType global = mlirLLVMPointerTypeGet(b->ctx, 1); /* ld.global: device data */
   st->alpha = mlirValueIsNull(t->alphaPtr)
                   ? (MlirValue){NULL}
-                  : kbLoad(b, b->f32, kbIntToPtr(b, t->alphaPtr, b->ptr), 4);
+                  : kbLoad(b, b->f32, kbIntToPtr(b, t->alphaPtr, global), 4);
 }
 
 /* Waits for the tile's accumulator; returns its TMEM address for this warp's lanes. */

@@ -1,6 +1,6 @@
 /* Kernel.c — assembles the sm_100a kernel of one variant: the prologue (one thread
  * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
- * address back), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
+ * address back; then every thread's griddepcontrol.wait, before any global access), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
  * epilogue; docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
  * arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
  * maps, a launch with NVFP4_ABI_FLAG_PATCH_TMAPS writes this CTA's copies before the
@@ -17,9 +17,6 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   genKernelInit(g, b, cfg, params, dynSmemGlobal);
   /* (the contiguous form's shared maps are never patched) */
   genTensorMapPatchInit(g, patchTensorMaps && cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS);
-  /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
-   * offsets (all threads take part; ends with a CTA barrier). */
-  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
   KbValue tmemSlot = genSharedPtr(g, kbAddI(b, g->smem, cfg->tmemSlotOffset));
 
   const uint32_t cg = cfg->spec.ctaGroup;
@@ -36,6 +33,14 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   nvTcAlloc(b, tmemSlot, cfg->tmemCols, cg);
   nvTcRelinquish(b, cg);
   kbEndIf(b);
+  /* Programmatic dependent launch: everything above touches only this CTA's shared memory,
+   * Tensor Memory and the parameter block, so it overlaps the previous grid; every global
+   * access below (the offsets, the map copies, the operands, alpha, C) comes after. */
+  nvGridDepWait(b);
+  /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
+   * offsets, which the previous kernel may write (all threads take part; ends with a CTA
+   * barrier). */
+  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
   genPatchTensorMaps(g);
   nvTcFenceBefore(b);
   if (cg > 1) nvClusterSync(b);

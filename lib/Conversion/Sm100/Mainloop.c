@@ -29,6 +29,7 @@ void sm100ProducerLoop(Sm100Kernel *k) {
   /* the generator's producer (../Generator/Producer.h), 16U4 FP4 maps: x in elements */
   const GenProducerStyle style = {false, nvTmaLoad2d};
   GenPipe stages = genProducerLoop(&k->g, &style);
+  genProducerLaunchDependents(&k->g);
   /* Every stage's last tcgen05.commit must have arrived before the CTA exits. */
   genPipeDrainEmpty(&k->g, &stages);
 }

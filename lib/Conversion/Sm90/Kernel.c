@@ -1,6 +1,7 @@
 /* Kernel.c — assembles the sm_90a kernel of one variant: the prologue (one thread
  * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
  * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
+ * then every thread's griddepcontrol.wait before any global access,
  * warpgroup 0 gives registers back and its first thread runs the TMA producer, the consumer
  * warpgroups (1 and 2; 1..3 for 192-weight tiles) take them and run the weight decode +
  * wgmma mainloop and the epilogue, the decoder warpgroups after them (3 and 4; one for
@@ -141,12 +142,16 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
             genSharedPtr(g, kbAdd(b, kbAddI(b, g->smem, cfg->sm90.lutOffset), off)), 4);
   }
   kbEndIf(b);
+  /* Programmatic dependent launch: the barriers and the scale table live in shared memory
+   * and overlap the previous grid; every global access below (the map copies, the offsets,
+   * the operands, alpha, C, the stream-K workspace) comes after. */
+  nvGridDepWait(b);
   /* a launch that patches its tensor maps: this CTA's copies, before the barrier */
   genPatchTensorMaps(g);
   nvBarrier0(b);
   /* The contiguous form: every CTA schedules the experts' tiles from the device-resident
-   * offsets into its slice of the workspace (all threads; the scan's scratch is the decoded
-   * token ring, free until the roles start; ends with a CTA barrier). */
+   * offsets, which the previous kernel may write (all threads; the scan's scratch is the
+   * decoded token ring, free until the roles start; ends with a CTA barrier). */
   if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) genBuildSchedule(g);
 
   /* One role per warpgroup (the plan's role map: producer, consumers, token decoders), each

@@ -19,4 +19,5 @@
 void sm90ProducerLoop(Sm90Kernel *k) {
   const GenProducerStyle style = {true, nvTmaLoad2d}; /* UINT8 FP4 maps: x in bytes */
   genProducerLoop(&k->g, &style);
+  genProducerLaunchDependents(&k->g);
 }

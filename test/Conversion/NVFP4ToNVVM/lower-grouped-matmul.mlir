@@ -12,8 +12,9 @@
 // CHECK-SAME: nvfp4.kernel = @k1_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @k1_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// Record 0: magic "NVF4", ABI 5, 256-byte record, sm 100, flags 0, block 192 x 1 x 1.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000000000000C0000000
+// Record 0: magic "NVF4", ABI 5, 256-byte record, sm 100, flags 0x10 (NVFP4_META_FLAG_PDL),
+// block 192 x 1 x 1.
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000010000000C0000000
 // CHECK-SAME: : tensor<768xi8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<768 x i8>
 // CHECK: llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})

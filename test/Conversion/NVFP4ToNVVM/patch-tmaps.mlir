@@ -15,8 +15,8 @@
 // RUN: %if ptxas %{ nvfp4-compile %s --proxy -o %t.proxy.cubin %}
 // RUN: %if ptxas %{ nvfp4-run --info %t.proxy.cubin | FileCheck %s --check-prefix=PROXY %}
 
-// Record 0's flags: NVFP4_META_FLAG_PATCH_TMAPS.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000004000000
+// Record 0's flags: NVFP4_META_FLAG_PATCH_TMAPS | NVFP4_META_FLAG_PDL.
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000014000000
 // CHECK-LABEL: llvm.func @patched_ab_n128(
 // The header flag and the copies' address.
 // CHECK: llvm.getelementptr %arg0[12]
@@ -32,8 +32,8 @@
 // PTX: tensormap.replace.tile.global_address.global.b1024.b64
 // PTX: fence.proxy.tensormap::generic.release.gpu
 // PTX: fence.proxy.tensormap::generic.acquire.gpu
-// INFO: flags: {{ *}}0x4
-// PROXY: flags: {{ *}}0x6
+// INFO: flags: {{ *}}0xc
+// PROXY: flags: {{ *}}0xe
 func.func @patched(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                    %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                    %c: memref<?x4096xf16>) {
