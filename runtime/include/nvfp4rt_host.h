@@ -337,10 +337,11 @@ NVFP4RT_API int nvfp4h_moe_check(const nvfp4h_moe_problem *p, const void *got, i
 /* Elements per block scale of the re-quantized activation. */
 #define NVFP4H_QUANT_BLOCK 16
 
-/* silu(g) * u in fp32, in this order: e = expf(-g); d = 1 + e; s = g / d; s * u (each step
- * rounded to fp32; -ffp-contract=off). g and u already carry alpha. The kernels' exp is not
- * libm's, so targets agree on this value only to a few ulps; the quantizer below is
- * bit-exact given the same fp32 inputs. */
+/* silu(g) * u in fp32, in this order: t = g * -log2(e) (log2(e) rounded to fp32,
+ * 0x3FB8AA3B); e = exp2f(t); d = 1 + e; s = g / d; s * u (each step rounded to fp32;
+ * -ffp-contract=off). g and u already carry alpha. A GPU's exp2 is not libm's (ex2.approx),
+ * so targets agree on this value only to a few ulps; the quantizer below is bit-exact given
+ * the same fp32 inputs. */
 NVFP4RT_API float nvfp4h_swiglu(float g, float u);
 /* Quantizes one block of NVFP4H_QUANT_BLOCK fp32 values x with the global scale gs:
  *   amax = max |x_i| (NaN if any x_i is NaN); s = (amax / 6) * gs;

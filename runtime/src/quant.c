@@ -9,7 +9,8 @@
 #include "nvfp4rt_host.h"
 
 float nvfp4h_swiglu(float g, float u) {
-  float e = expf(-g);
+  float t = g * -1.44269502162933349609375f; /* -log2(e) rounded to fp32 */
+  float e = exp2f(t);
   float d = 1.0f + e;
   float s = g / d;
   return s * u;
