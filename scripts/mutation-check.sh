@@ -34,9 +34,11 @@ FILES="lib/Conversion/Sm100/Kernel.c lib/Conversion/Sm100/Epilogue.c lib/Convers
        lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
        lib/Conversion/Sm90/TokenDecoder.c lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+# The binaries the mutated sources go into (the fused epilogue's block below adds its own).
+REBUILD="nvfp4-compile"
 restore() {
   for f in $FILES; do cmp -s "$WORK/orig/$f" "$ROOT/$f" || cp "$WORK/orig/$f" "$ROOT/$f"; done
-  ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > /dev/null 2>&1
+  ninja -C "$BUILD" -j"${JOBS:-2}" $REBUILD > /dev/null 2>&1
   rm -rf "$WORK"
 }
 trap restore EXIT
@@ -267,12 +269,12 @@ H_MUTATIONS=(
   "h4|the contiguous form's offsets not clamped to M (the schedule trusts offsets past the token rows)|CpuSim/run-moe-sm90a"
   "h5|sm_90a epilogue: 2^14 folded into alpha (alpha x 2^14 overflows for alpha >= 2^114)|CpuSim/run-epilogue-sm90a"
 )
-h_run() { # id, description, lit filter
-  local id=$1 desc=$2 filter=$3
+h_run() { # id, description, lit filter[, ninja targets to rebuild]
+  local id=$1 desc=$2 filter=$3 targets=${4:-nvfp4-compile}
   for f in $FILES; do cp "$WORK/orig/$f" "$ROOT/$f"; done
   if ! $id; then echo "mutation-check: $id could not be applied (the generator changed?)" >&2; exit 2; fi
   local t0=$(date +%s)
-  if ! ninja -C "$BUILD" -j"${JOBS:-2}" nvfp4-compile > "$WORK/build.log" 2>&1; then
+  if ! ninja -C "$BUILD" -j"${JOBS:-2}" $targets > "$WORK/build.log" 2>&1; then
     echo "| $id | $desc | (does not build) | $(tail -1 "$WORK/build.log") |" >> "$WORK/table.md"; caught_all=0; return
   fi
   "$LIT" -v "$BUILD/test" --filter "$filter" > "$WORK/lit.log" 2>&1
@@ -289,6 +291,31 @@ h_run() { # id, description, lit filter
   tail -1 "$WORK/table.md"
   echo "  ($(( $(date +%s) - t0 )) s)" >&2
 }
+
+# ---- the fused SwiGLU + NVFP4 epilogue: its shared quantizer emission and C reference -------
+# No target lowers the epilogue yet; these are the bugs its tests must catch in the emission
+# every target's kernel will use (lib/Conversion/Quantize.c, checked bit for bit by
+# CAPI/quant_emit.c) and in the reference the kernels are judged against (runtime/src/quant.c).
+Q_FILES="lib/Conversion/Quantize.c runtime/src/quant.c"
+for f in $Q_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+FILES="$FILES $Q_FILES"
+Q_TARGETS="nvfp4-capi-quant-emit runtime-host-test moe-ffn"
+REBUILD="$REBUILD $Q_TARGETS"
+q1() { mutate lib/Conversion/Quantize.c "kbAnd(b, kbAdd(b, kbAddI(b, bits, 0x7FFFF), lsb), kbI32(b, (int32_t)0xFFF00000u))" "kbAnd(b, kbAddI(b, bits, 0xFFFFF), kbI32(b, (int32_t)0xFFF00000u))"; }
+q2() { mutate runtime/src/quant.c "float g = nvfp4h_c_load(gu, (size_t)r * ldgu + j, t);
+      float u = nvfp4h_c_load(gu, (size_t)r * ldgu + inter + j, t);" "float u = nvfp4h_c_load(gu, (size_t)r * ldgu + j, t);
+      float g = nvfp4h_c_load(gu, (size_t)r * ldgu + inter + j, t);"; }
+q3() { mutate runtime/src/quant.c "fp4 + (size_t)start * (cols / 2), sf + atom * atom_row_bytes, 0);" "fp4 + (size_t)start * (cols / 2), sf + (size_t)(start / 128) * atom_row_bytes, 0);"; }
+q4() { mutate lib/Conversion/Quantize.c "{0.75, true}" "{0.75, false}"; }
+q5() { mutate runtime/src/quant.c "uint8_t code = nvfp4h_e4m3_encode(s);" "uint8_t code = nvfp4h_e4m3_encode(s);
+  if (nvfp4h_e4m3_decode(code) < s && (code & 0x7F) < 0x7E) code++; /* round up */"; }
+Q_MUTATIONS=(
+  "q1|quantizer emission: the E4M3 block scale rounded up (ceil) instead of to nearest even|CAPI/quant_emit"
+  "q2|reference: gate and up swapped (gate read from columns I..2I-1)|Runtime/(quant|moe-ffn)"
+  "q3|reference: SFC atom offset from the token row (start / 128) instead of the expert's segment|Runtime/(quant|moe-ffn)"
+  "q4|quantizer emission: the E2M1 tie at 0.75 rounded down (to the odd code 0.5)|CAPI/quant_emit"
+  "q5|reference: the E4M3 block scale rounded up instead of to nearest even|Runtime/(quant|moe-ffn)"
+)
 
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
@@ -342,6 +369,11 @@ for entry in "${H_MUTATIONS[@]}"; do
   IFS='|' read -r id desc filter <<< "$entry"
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   h_run "$id" "$desc" "$filter"
+done
+for entry in "${Q_MUTATIONS[@]}"; do
+  id=${entry%%|*}; rest=${entry#*|}; desc=${rest%%|*}; filter=${rest#*|}
+  [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
+  h_run "$id" "$desc" "$filter" "$Q_TARGETS"
 done
 echo
 cat "$WORK/table.md"

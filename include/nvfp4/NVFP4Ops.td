@@ -25,6 +25,12 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
       (a row stride `strided<[ldc, 1]>` is allowed).
     - `alpha` (optional, one memref): `G` of `f32`, device-resident; C_g is scaled by
       `alpha[g]` in f32 before the conversion.
+    - `sfc`, `gs` (with `epilogue = "swiglu_nvfp4"` only): the fused SwiGLU + NVFP4
+      re-quantization epilogue. B_g holds 2I gate/up rows (gate 0..I-1, up I..2I-1,
+      N_g = 2I, I a multiple of 64); C_g is `M_g x I` of `f4E2M1FN` holding
+      E2M1(silu(g) * u) per 16-feature block, `sfc` per group its block scales
+      (`ceil(M_g/128) x ceil(I/64) x 32 x 4 x 4` of `f8E4M3FN`, blocked) and `gs` one
+      memref of `G` f32 global scales (docs/format.md, "Re-quantization to NVFP4").
 
     All memrefs have the identity layout and the default memory space. M, N and K may
     be dynamic (`?`); static sizes must agree with each other, K must be a multiple of
@@ -52,6 +58,8 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
       `swap_n128_m192`, `swap_n64_m192` (192-weight tiles, three consumer warpgroups);
       default `swap_n<tile_n>`, the other two widths, then the two 192-weight variants.
       The runtime picks one per launch.
+    - `epilogue` (optional): `"swiglu_nvfp4"`, the fused SwiGLU + NVFP4 epilogue; it
+      requires the `sfc` and `gs` operands and an `f4E2M1FN` C.
 
     Example:
 
@@ -71,11 +79,14 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     Arg<Variadic<AnyMemRef>, "SFB per group (blocked, f8E4M3FN)", [MemRead]>:$sfb,
     Arg<Variadic<AnyMemRef>, "C per group (M x N, f16/bf16/f32)", [MemWrite]>:$c,
     Arg<Optional<AnyMemRef>, "alpha per group (G, f32)", [MemRead]>:$alpha,
+    Arg<Variadic<AnyMemRef>, "SFC per group (blocked, f8E4M3FN; fused epilogue)", [MemWrite]>:$sfc,
+    Arg<Optional<AnyMemRef>, "global scale per group (G, f32; fused epilogue)", [MemRead]>:$gs,
     StrAttr:$target,
     OptionalAttr<I64Attr>:$tile_n,
     OptionalAttr<I64Attr>:$stages,
     OptionalAttr<StrAttr>:$kernel_name,
-    OptionalAttr<StrArrayAttr>:$variants
+    OptionalAttr<StrArrayAttr>:$variants,
+    OptionalAttr<StrAttr>:$epilogue
   );
   let results = (outs);
 
@@ -86,13 +97,15 @@ def NVFP4_GroupedMatmulOp : NVFP4_Op<"grouped_matmul", [AttrSizedOperandSegments
     `sfb` `(` $sfb `:` type($sfb) `)`
     `c` `(` $c `:` type($c) `)`
     (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`sfc` `(` $sfc^ `:` type($sfc) `)`)?
+    (`gs` `(` $gs^ `:` type($gs) `)`)?
     attr-dict
   }];
 
   let hasVerifier = 1;
 }
 
-def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul"> {
+def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul", [AttrSizedOperandSegments]> {
   let summary = "contiguous (MoE) block-scaled NVFP4 matmul with device-resident offsets";
   let description = [{
     The contiguous form of the grouped matmul, as MoE layers hold their tokens: all
@@ -118,13 +131,17 @@ def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul"> {
                  allowed).
     - `offsets`: `E + 1` of `i32`, device-resident.
     - `alpha`:   optional, `E` of `f32`, device-resident.
+    - `sfc`, `gs`: with `epilogue = "swiglu_nvfp4"` only, as for `nvfp4.grouped_matmul`:
+                 B holds 2I gate/up rows per expert, C is `M x I` of `f4E2M1FN`, `sfc` is
+                 `R x ceil(I/64) x 32 x 4 x 4` of `f8E4M3FN` in the layout of `sfa` (the
+                 down-projection's SFA), `gs` is `E` of `f32`.
 
     Offsets are read defensively: each is clamped to [0, M], an expert whose end is below
     its start has no rows; rows no expert owns are not written, and nothing outside C's
     M x N region is ever written (docs/kernel-sm100a.md).
 
     Attributes as for `nvfp4.grouped_matmul` (`target`, `tile_n`, `stages`,
-    `kernel_name`, `variants`).
+    `kernel_name`, `variants`, `epilogue`).
 
     Example (DeepSeek-V3 up-projection, 256 experts):
 
@@ -146,11 +163,14 @@ def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul"> {
     Arg<AnyMemRef, "C (M x N, f16/bf16/f32)", [MemWrite]>:$c,
     Arg<AnyMemRef, "expert row offsets (E + 1, i32)", [MemRead]>:$offsets,
     Arg<Optional<AnyMemRef>, "alpha per expert (E, f32)", [MemRead]>:$alpha,
+    Arg<Optional<AnyMemRef>, "SFC (blocked, expert segments; fused epilogue)", [MemWrite]>:$sfc,
+    Arg<Optional<AnyMemRef>, "global scale per expert (E, f32; fused epilogue)", [MemRead]>:$gs,
     StrAttr:$target,
     OptionalAttr<I64Attr>:$tile_n,
     OptionalAttr<I64Attr>:$stages,
     OptionalAttr<StrAttr>:$kernel_name,
-    OptionalAttr<StrArrayAttr>:$variants
+    OptionalAttr<StrArrayAttr>:$variants,
+    OptionalAttr<StrAttr>:$epilogue
   );
   let results = (outs);
 
@@ -162,6 +182,8 @@ def NVFP4_MoeMatmulOp : NVFP4_Op<"moe_matmul"> {
     `c` `(` $c `:` type($c) `)`
     `offsets` `(` $offsets `:` type($offsets) `)`
     (`alpha` `(` $alpha^ `:` type($alpha) `)`)?
+    (`sfc` `(` $sfc^ `:` type($sfc) `)`)?
+    (`gs` `(` $gs^ `:` type($gs) `)`)?
     attr-dict
   }];
 

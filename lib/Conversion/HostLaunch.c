@@ -447,6 +447,9 @@ static void runHostLaunch(MlirOperation module, MlirExternalPass pass, void *use
                                                                   why, sizeof why);
     const char *unsupported = nvfp4OpIs(op, "nvfp4.moe_matmul")
                                   ? "nvfp4.moe_matmul (launch it with nvfp4rt_moe_plan_*)"
+                              : !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+                                    op, str("epilogue")))
+                                  ? "the fused epilogue \"swiglu_nvfp4\""
                               : nspecs > 0 && spec[0].alpha ? "an alpha operand"
                               : nspecs > 0 && spec[0].output != MLIR_NVFP4_OUTPUT_F16
                                   ? "a C that is not f16"

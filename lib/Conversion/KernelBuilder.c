@@ -112,6 +112,21 @@ KbValue kbShl(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.shl",
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.lshr", x, y); }
 KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fmul", x, y); }
 KbValue kbFAdd(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fadd", x, y); }
+KbValue kbFDiv(KbBuilder *b, KbValue x, KbValue y) { return binary(b, "llvm.fdiv", x, y); }
+KbValue kbFMaximum(KbBuilder *b, KbValue x, KbValue y) {
+  return binary(b, "llvm.intr.maximum", x, y);
+}
+static KbValue unary(KbBuilder *b, const char *name, KbValue x) {
+  MlirType t = mlirValueGetType(x);
+  return result(kbOp(b, name, 1, &t, 1, &x, 0, NULL));
+}
+KbValue kbFAbs(KbBuilder *b, KbValue x) { return unary(b, "llvm.intr.fabs", x); }
+KbValue kbRoundEven(KbBuilder *b, KbValue x) { return unary(b, "llvm.intr.roundeven", x); }
+KbValue kbFCmp(KbBuilder *b, KbFPred p, KbValue x, KbValue y) {
+  KbValue ops[2] = {x, y};
+  MlirNamedAttribute a = kbNamed(b, "predicate", mlirIntegerAttrGet(b->i64, (int64_t)p));
+  return result(kbOp(b, "llvm.fcmp", 1, &b->i1, 2, ops, 1, &a));
+}
 
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c) {
   if (c == 0) return x;
@@ -141,6 +156,8 @@ static KbValue cast(KbBuilder *b, const char *name, KbValue x, MlirType to) {
   return result(kbOp(b, name, 1, &to, 1, &x, 0, NULL));
 }
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.zext", x, to); }
+KbValue kbTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.trunc", x, to); }
+KbValue kbFPToUI(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.fptoui", x, to); }
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.bitcast", x, to); }
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.fptrunc", x, to); }
 KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to) { return cast(b, "llvm.uitofp", x, to); }

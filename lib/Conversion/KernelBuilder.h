@@ -21,6 +21,11 @@ typedef enum KbPred {
   KB_ULT = 6, KB_ULE = 7, KB_UGT = 8, KB_UGE = 9
 } KbPred;
 
+/* llvm.fcmp predicates (LLVM's numbering): ordered ones are false when either side is NaN. */
+typedef enum KbFPred {
+  KB_FOEQ = 1, KB_FOGT = 2, KB_FOGE = 3, KB_FOLT = 4, KB_FOLE = 5, KB_FUNO = 14
+} KbFPred;
+
 typedef struct KbFrame {
   int kind;          /* 1 = if, 2 = while */
   MlirBlock a, b, c; /* if: then, else, merge; while: header, body, exit */
@@ -75,12 +80,19 @@ KbValue kbShl(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbLShr(KbBuilder *b, KbValue x, KbValue y);
 KbValue kbFMul(KbBuilder *b, KbValue x, KbValue y); /* floating point (scalar or vector) */
 KbValue kbFAdd(KbBuilder *b, KbValue x, KbValue y);
+KbValue kbFDiv(KbBuilder *b, KbValue x, KbValue y); /* correctly rounded (no fast-math flags) */
+KbValue kbFAbs(KbBuilder *b, KbValue x);
+KbValue kbFMaximum(KbBuilder *b, KbValue x, KbValue y); /* NaN-propagating (llvm.maximum) */
+KbValue kbRoundEven(KbBuilder *b, KbValue x);           /* to an integral value, ties even */
+KbValue kbFCmp(KbBuilder *b, KbFPred p, KbValue x, KbValue y);
 KbValue kbAddI(KbBuilder *b, KbValue x, int64_t c); /* x + constant */
 KbValue kbMulI(KbBuilder *b, KbValue x, int64_t c);
 KbValue kbCmp(KbBuilder *b, KbPred p, KbValue x, KbValue y);
 KbValue kbCmpI(KbBuilder *b, KbPred p, KbValue x, int64_t c);
 KbValue kbSelect(KbBuilder *b, KbValue c, KbValue x, KbValue y);
 KbValue kbZExt(KbBuilder *b, KbValue x, MlirType to);
+KbValue kbTrunc(KbBuilder *b, KbValue x, MlirType to);
+KbValue kbFPToUI(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbBitcast(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbFPTrunc(KbBuilder *b, KbValue x, MlirType to);
 KbValue kbUIToFP(KbBuilder *b, KbValue x, MlirType to);

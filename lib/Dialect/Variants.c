@@ -100,15 +100,15 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
 static void cAndAlpha(MlirOperation op, bool moe, intptr_t *c, bool *alpha) {
   *c = -1;
   *alpha = false;
-  if (moe) {
-    *c = 4;
-    *alpha = mlirOperationGetNumOperands(op) == 7;
-    return;
-  }
   MlirAttribute seg = attrOf(op, "operandSegmentSizes");
   if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
-      mlirDenseArrayGetNumElements(seg) != 6)
+      mlirDenseArrayGetNumElements(seg) != (moe ? 9 : 8))
     return;
+  if (moe) {
+    *c = 4;
+    *alpha = mlirDenseI32ArrayGetElement(seg, 6) == 1;
+    return;
+  }
   intptr_t before = 0;
   for (intptr_t i = 0; i < 4; ++i) before += mlirDenseI32ArrayGetElement(seg, i);
   if (mlirDenseI32ArrayGetElement(seg, 4) > 0) *c = before;

@@ -27,6 +27,10 @@
  *     a signed 32-bit number) and a static ldc at most 2^32 - 1 (the group table's field);
  *   - no two groups store to the same C value (their tiles would race);
  *   - no NUL byte inside a `variants` entry;
+ *   - epilogue = "swiglu_nvfp4" (the only epilogue) exactly when the operands sfc (one per
+ *     group) and gs (rank-1 f32 of G) are present; then B's N is 2I with I a positive
+ *     multiple of 64, C is f4E2M1FN M x I (identity layout), SFC is (ceil(M/128), ceil(I/64),
+ *     32, 4, 4) f8E4M3FN, and no two groups share an SFC value;
  *   - the op sits in a func.func (possibly inside its regions), not in a gpu.func, an
  *     llvm.func or directly in a module: the lowering tags that function with a reference
  *     to the kernels' gpu.module (and refuses a function of a nested module, where the
@@ -47,22 +51,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPND_A, OPND_B, OPND_SFA, OPND_SFB, OPND_C, OPND_KINDS };
+/* The per-group operand lists; OPND_SFC (the fused epilogue's block scales, one per group
+ * when present) follows the five that every op has. */
+enum { OPND_A, OPND_B, OPND_SFA, OPND_SFB, OPND_C, OPND_KINDS, OPND_SFC = OPND_KINDS };
 
-static const char *const kOperandNames[OPND_KINDS] = {"a", "b", "sfa", "sfb", "c"};
-static const intptr_t kOperandRanks[OPND_KINDS] = {2, 2, 5, 5, 2};
-static const char *const kElementNames[OPND_KINDS] = {"f4E2M1FN", "f4E2M1FN", "f8E4M3FN",
-                                                      "f8E4M3FN", "f16, bf16 or f32"};
+static const char *const kOperandNames[OPND_KINDS + 1] = {"a", "b", "sfa", "sfb", "c", "sfc"};
+static const intptr_t kOperandRanks[OPND_KINDS + 1] = {2, 2, 5, 5, 2, 5};
+static const char *const kElementNames[OPND_KINDS + 1] = {
+    "f4E2M1FN", "f4E2M1FN", "f8E4M3FN", "f8E4M3FN",
+    "f16, bf16 or f32", "f8E4M3FN"};
 
-static bool element_ok(int kind, MlirType elt) {
+#define FUSED_EPILOGUE "swiglu_nvfp4"
+
+/* `fused`: the op has epilogue = "swiglu_nvfp4", whose C is FP4. */
+static bool element_ok(int kind, MlirType elt, bool fused) {
   switch (kind) {
   case OPND_A:
   case OPND_B:
     return mlirTypeIsAFloat4E2M1FN(elt);
   case OPND_SFA:
   case OPND_SFB:
+  case OPND_SFC:
     return mlirTypeIsAFloat8E4M3FN(elt);
   default:
+    if (fused) return mlirTypeIsAFloat4E2M1FN(elt);
     return mlirTypeIsAF16(elt) || mlirTypeIsABF16(elt) || mlirTypeIsAF32(elt);
   }
 }
@@ -315,21 +327,24 @@ static MlirLogicalResult verify_layout(MlirOperation op, int g, const char *name
 }
 
 
-static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirType t) {
+static MlirLogicalResult verify_operand(MlirOperation op, int g, int kind, MlirType t,
+                                        bool fused) {
   char ts[256];
   const char *name = kOperandNames[kind];
   if (!mlirTypeIsAMemRef(t))
     return fail(op, "group %d: operand '%s' must be a ranked memref, got %s", g, name,
                 type_str(t, ts, sizeof ts));
   MlirType elt = mlirShapedTypeGetElementType(t);
-  if (!element_ok(kind, elt))
+  if (!element_ok(kind, elt, fused))
     return fail(op, "group %d: operand '%s' must have element type %s, got %s", g, name,
-                kElementNames[kind], type_str(elt, ts, sizeof ts));
+                fused && kind == OPND_C ? "f4E2M1FN (epilogue = \"" FUSED_EPILOGUE "\")"
+                                        : kElementNames[kind],
+                type_str(elt, ts, sizeof ts));
   intptr_t rank = mlirShapedTypeGetRank(t);
   if (rank != kOperandRanks[kind])
     return fail(op, "group %d: operand '%s' must have rank %zd, got rank %zd", g, name,
                 kOperandRanks[kind], rank);
-  return verify_layout(op, g, name, t, kind == OPND_C);
+  return verify_layout(op, g, name, t, kind == OPND_C && !fused);
 }
 
 /* Checks a scale-factor operand against its row count and K (either may be DYN). */
@@ -348,8 +363,8 @@ static MlirLogicalResult verify_scales(MlirOperation op, int g, int kind, MlirTy
                 name, rows_name, (long long)ceil_div(rows, MLIR_NVFP4_TILE_M),
                 (long long)d0);
   if (k != DYN && d1 != DYN && d1 != ceil_div(k, MLIR_NVFP4_K_GRANULE))
-    return fail(op, "group %d: operand '%s' dim 1 must be ceil(K/64) = %lld, got %lld", g,
-                name, (long long)ceil_div(k, MLIR_NVFP4_K_GRANULE), (long long)d1);
+    return fail(op, "group %d: operand '%s' dim 1 must be ceil(%s/64) = %lld, got %lld", g,
+                name, kind == OPND_SFC ? "I" : "K", (long long)ceil_div(k, MLIR_NVFP4_K_GRANULE), (long long)d1);
   return mlirLogicalResultSuccess();
 }
 
@@ -362,9 +377,22 @@ static MlirLogicalResult verify_dim_bound(MlirOperation op, int g, const char *n
               where, name, (long long)v, NVFP4_ABI_MAX_DIM);
 }
 
-static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[OPND_KINDS]) {
-  for (int kind = 0; kind < OPND_KINDS; ++kind)
-    if (mlirLogicalResultIsFailure(verify_operand(op, g, kind, t[kind])))
+/* The fused epilogue's N: B's 2I gate/up rows with I a multiple of 64 (the down-
+ * projection's K granule); I = N/2 is C's N. `where` prefixes the message. */
+static MlirLogicalResult verify_gate_up_rows(MlirOperation op, const char *where, int64_t n) {
+  if (n == DYN || (n > 0 && n % (2 * MLIR_NVFP4_K_GRANULE) == 0)) return mlirLogicalResultSuccess();
+  return fail(op, "%sN of 'b' (%lld) must be 2I with I a positive multiple of %d: gate rows "
+                  "0..I-1, up rows I..2I-1 (epilogue = \"" FUSED_EPILOGUE "\"; I is the "
+                  "down-projection's K)", where, (long long)n, (int)MLIR_NVFP4_K_GRANULE);
+}
+
+/* C's N: N of B, or I = N/2 with the fused epilogue (either may be DYN). */
+static int64_t c_cols(int64_t n_b, bool fused) { return n_b == DYN || !fused ? n_b : n_b / 2; }
+
+static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[OPND_KINDS + 1],
+                                      bool fused) {
+  for (int kind = 0; kind < OPND_KINDS + (int)fused; ++kind)
+    if (mlirLogicalResultIsFailure(verify_operand(op, g, kind, t[kind], fused)))
       return mlirLogicalResultFailure();
 
   int64_t m_a = dim(t[OPND_A], 0), k_a = dim(t[OPND_A], 1);
@@ -382,14 +410,23 @@ static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[
   if (m_a != DYN && m_c != DYN && m_a != m_c)
     return fail(op, "group %d: M of 'a' (%lld) does not match M of 'c' (%lld)", g,
                 (long long)m_a, (long long)m_c);
-  if (n_b != DYN && n_c != DYN && n_b != n_c)
+  char where[32];
+  snprintf(where, sizeof where, "group %d: ", g);
+  if (fused && mlirLogicalResultIsFailure(verify_gate_up_rows(op, where, n_b)))
+    return mlirLogicalResultFailure();
+  if (n_b != DYN && n_c != DYN && fused && n_b / 2 != n_c)
+    return fail(op, "group %d: N of 'c' (%lld) must be I = N/2 = %lld (N of 'b' is %lld)", g,
+                (long long)n_c, (long long)(n_b / 2), (long long)n_b);
+  if (n_b != DYN && n_c != DYN && !fused && n_b != n_c)
     return fail(op, "group %d: N of 'b' (%lld) does not match N of 'c' (%lld)", g,
                 (long long)n_b, (long long)n_c);
 
   int64_t m = m_a != DYN ? m_a : m_c;
-  int64_t n = n_b != DYN ? n_b : n_c;
+  int64_t n = n_b != DYN ? n_b : n_c == DYN || !fused ? n_c : 2 * n_c;
   if (mlirLogicalResultIsFailure(verify_scales(op, g, OPND_SFA, t[OPND_SFA], m, "M", k_a)) ||
-      mlirLogicalResultIsFailure(verify_scales(op, g, OPND_SFB, t[OPND_SFB], n, "N", k_a)))
+      mlirLogicalResultIsFailure(verify_scales(op, g, OPND_SFB, t[OPND_SFB], n, "N", k_a)) ||
+      (fused && mlirLogicalResultIsFailure(
+                    verify_scales(op, g, OPND_SFC, t[OPND_SFC], m, "M", c_cols(n, true)))))
     return mlirLogicalResultFailure();
   int64_t ka1 = dim(t[OPND_SFA], 1), kb1 = dim(t[OPND_SFB], 1);
   if (ka1 != DYN && kb1 != DYN && ka1 != kb1)
@@ -407,24 +444,52 @@ static MlirLogicalResult verify_group(MlirOperation op, int g, const MlirType t[
 
 /* alpha: rank-1 f32 of `count` elements (static) in the default layout and memory space.
  * g < 0 as in verify_layout. */
-static MlirLogicalResult verify_alpha(MlirOperation op, MlirType t, int64_t count,
-                                      const char *what) {
+static MlirLogicalResult verify_f32_per(MlirOperation op, const char *name, MlirType t,
+                                        int64_t count, const char *what) {
   char ts[256];
   if (!mlirTypeIsAMemRef(t) || !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) ||
       mlirShapedTypeGetRank(t) != 1)
-    return fail(op, "operand 'alpha' must be a rank-1 memref of f32 (one per %s), got %s", what,
-                type_str(t, ts, sizeof ts));
+    return fail(op, "operand '%s' must be a rank-1 memref of f32 (one per %s), got %s", name,
+                what, type_str(t, ts, sizeof ts));
   if (dim(t, 0) != DYN && dim(t, 0) != count)
-    return fail(op, "operand 'alpha' must have %lld elements (one per %s), got %lld",
+    return fail(op, "operand '%s' must have %lld elements (one per %s), got %lld", name,
                 (long long)count, what, (long long)dim(t, 0));
-  return verify_layout(op, -1, "alpha", t, false);
+  return verify_layout(op, -1, name, t, false);
+}
+static MlirLogicalResult verify_alpha(MlirOperation op, MlirType t, int64_t count,
+                                      const char *what) {
+  return verify_f32_per(op, "alpha", t, count, what);
+}
+
+/* The `epilogue` attribute and the operands it needs agree: sets *fused; fails on an unknown
+ * epilogue, on sfc/gs without it and on it without sfc and gs. */
+static MlirLogicalResult verify_epilogue(MlirOperation op, bool has_sfc, bool has_gs,
+                                         bool *fused) {
+  MlirAttribute a = get_attr(op, "epilogue");
+  *fused = !mlirAttributeIsNull(a);
+  if (*fused) {
+    if (!mlirAttributeIsAString(a))
+      return fail(op, "'epilogue' must be a string");
+    MlirStringRef v = mlirStringAttrGetValue(a);
+    if (!str_eq(v, FUSED_EPILOGUE))
+      return fail(op, "unknown epilogue '%.*s' (supported: \"" FUSED_EPILOGUE "\")",
+                  (int)v.length, v.data);
+    if (!has_sfc || !has_gs)
+      return fail(op, "epilogue \"" FUSED_EPILOGUE "\" requires the operands 'sfc' (the block "
+                      "scales it writes) and 'gs' (the global scale)");
+  } else if (has_sfc || has_gs) {
+    return fail(op, "operands 'sfc' and 'gs' are only valid with epilogue = \"" FUSED_EPILOGUE
+                    "\"");
+  }
+  return mlirLogicalResultSuccess();
 }
 
 MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
   MlirAttribute seg = get_attr(op, "operandSegmentSizes");
   if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
-      mlirDenseArrayGetNumElements(seg) != OPND_KINDS + 1)
-    return fail(op, "requires 'operandSegmentSizes' with 6 entries (a, b, sfa, sfb, c, alpha)");
+      mlirDenseArrayGetNumElements(seg) != OPND_KINDS + 3)
+    return fail(op, "requires 'operandSegmentSizes' with 8 entries (a, b, sfa, sfb, c, alpha, "
+                    "sfc, gs)");
 
   int32_t count[OPND_KINDS];
   intptr_t start[OPND_KINDS], total = 0;
@@ -434,8 +499,14 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
     total += count[kind];
   }
   const int32_t alphas = mlirDenseI32ArrayGetElement(seg, OPND_KINDS);
-  if (alphas < 0 || alphas > 1 || total + alphas != mlirOperationGetNumOperands(op))
+  const int32_t sfcs = mlirDenseI32ArrayGetElement(seg, OPND_KINDS + 1);
+  const int32_t gss = mlirDenseI32ArrayGetElement(seg, OPND_KINDS + 2);
+  if (alphas < 0 || alphas > 1 || gss < 0 || gss > 1 || sfcs < 0 ||
+      total + alphas + sfcs + gss != mlirOperationGetNumOperands(op))
     return fail(op, "'operandSegmentSizes' does not add up to the operand count");
+  bool fused;
+  if (mlirLogicalResultIsFailure(verify_epilogue(op, sfcs > 0, gss > 0, &fused)))
+    return mlirLogicalResultFailure();
 
   int32_t groups = count[OPND_A];
   for (int kind = 1; kind < OPND_KINDS; ++kind)
@@ -447,6 +518,8 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
   if ((uint32_t)groups > NVFP4_ABI_MAX_GROUPS)
     return fail(op, "supports at most %u groups, got %d",
                 NVFP4_ABI_MAX_GROUPS, groups);
+  if (fused && sfcs != groups)
+    return fail(op, "operand count mismatch: 'a' has %d groups but 'sfc' has %d", groups, sfcs);
 
   if (mlirLogicalResultIsFailure(verify_placement(op)) ||
       mlirLogicalResultIsFailure(verify_attributes(op)))
@@ -454,10 +527,11 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
 
   MlirType cElt = {NULL};
   for (int g = 0; g < groups; ++g) {
-    MlirType t[OPND_KINDS];
+    MlirType t[OPND_KINDS + 1] = {{NULL}};
     for (int kind = 0; kind < OPND_KINDS; ++kind)
       t[kind] = mlirValueGetType(mlirOperationGetOperand(op, start[kind] + g));
-    if (mlirLogicalResultIsFailure(verify_group(op, g, t)))
+    if (fused) t[OPND_SFC] = mlirValueGetType(mlirOperationGetOperand(op, total + alphas + g));
+    if (mlirLogicalResultIsFailure(verify_group(op, g, t, fused)))
       return mlirLogicalResultFailure();
     /* one kernel writes every group: one C element type */
     MlirType elt = mlirShapedTypeGetElementType(t[OPND_C]);
@@ -467,14 +541,22 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
       return fail(op, "group %d: operand 'c' has element type %s but group 0 has %s (every "
                       "group's C must have the same element type)", g,
                   type_str(elt, a, sizeof a), type_str(cElt, b, sizeof b));
-    MlirValue c = mlirOperationGetOperand(op, start[OPND_C] + g);
-    for (int h = 0; h < g; ++h)
-      if (mlirValueEqual(c, mlirOperationGetOperand(op, start[OPND_C] + h)))
-        return fail(op, "group %d: operand 'c' is the same value as group %d's: both groups "
-                        "would store into it at once (their tiles race)", g, h);
+    const intptr_t outs[2] = {start[OPND_C], total + alphas};
+    for (int o = 0; o < 1 + (int)fused; ++o) {
+      MlirValue c = mlirOperationGetOperand(op, outs[o] + g);
+      for (int h = 0; h < g; ++h)
+        if (mlirValueEqual(c, mlirOperationGetOperand(op, outs[o] + h)))
+          return fail(op, "group %d: operand '%s' is the same value as group %d's: both groups "
+                          "would store into it at once (their tiles race)", g,
+                      o ? "sfc" : "c", h);
+    }
   }
-  if (alphas)
-    return verify_alpha(op, mlirValueGetType(mlirOperationGetOperand(op, total)), groups, "group");
+  if (alphas && mlirLogicalResultIsFailure(verify_alpha(
+                    op, mlirValueGetType(mlirOperationGetOperand(op, total)), groups, "group")))
+    return mlirLogicalResultFailure();
+  if (fused)
+    return verify_f32_per(op, "gs", mlirValueGetType(mlirOperationGetOperand(
+                                        op, total + alphas + sfcs)), groups, "group");
   return mlirLogicalResultSuccess();
 }
 
@@ -486,18 +568,20 @@ MlirLogicalResult mlirNvfp4GroupedMatmulVerify(MlirOperation op) {
  * (E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4); c rank-2 f16, bf16 or f32 (M x N, may be
  * strided<[ldc, 1]>); offsets rank-1 i32 (E + 1); alpha (optional) rank-1 f32 (E); static
  * sizes agree, K as for nvfp4.grouped_matmul; identity layouts, default memory space; the
- * attributes of nvfp4.grouped_matmul. */
+ * attributes of nvfp4.grouped_matmul. With epilogue = "swiglu_nvfp4": N = 2I, I a positive
+ * multiple of 64; c rank-2 f4E2M1FN (M x I, identity layout); sfc rank-5 f8E4M3FN
+ * (R' x ceil(I/64) x 32 x 4 x 4, R' bounded as sfa's R); gs rank-1 f32 (E). */
 
-enum { MOE_A, MOE_B, MOE_SFA, MOE_SFB, MOE_C, MOE_OFFSETS, MOE_ALPHA };
+enum { MOE_A, MOE_B, MOE_SFA, MOE_SFB, MOE_C, MOE_OFFSETS, MOE_ALPHA, MOE_SFC, MOE_GS, MOE_OPNDS };
 
 bool mlirNvfp4IsMoeMatmul(MlirOperation op) {
   return str_eq(mlirIdentifierStr(mlirOperationGetName(op)), NVFP4_MOE_OP_NAME);
 }
 
 /* A memref operand of the op: element type, rank, layout. */
-static MlirLogicalResult verify_moe_operand(MlirOperation op, const char *name, MlirType t,
-                                            bool (*elt_ok)(MlirType), const char *elt_name,
-                                            intptr_t rank, const char *shape) {
+static MlirLogicalResult verify_moe_operand_as(MlirOperation op, const char *name, MlirType t,
+                                               bool (*elt_ok)(MlirType), const char *elt_name,
+                                               intptr_t rank, const char *shape, bool fused_c) {
   char ts[256];
   if (!mlirTypeIsAMemRef(t))
     return fail(op, "operand '%s' must be a ranked memref, got %s", name,
@@ -509,12 +593,18 @@ static MlirLogicalResult verify_moe_operand(MlirOperation op, const char *name, 
   if (mlirShapedTypeGetRank(t) != rank)
     return fail(op, "operand '%s' must have rank %zd (%s), got rank %zd", name, rank, shape,
                 mlirShapedTypeGetRank(t));
-  return verify_layout(op, -1, name, t, !strcmp(name, "c"));
+  return verify_layout(op, -1, name, t, !strcmp(name, "c") && !fused_c);
+}
+
+static MlirLogicalResult verify_moe_operand(MlirOperation op, const char *name, MlirType t,
+                                            bool (*elt_ok)(MlirType), const char *elt_name,
+                                            intptr_t rank, const char *shape) {
+  return verify_moe_operand_as(op, name, t, elt_ok, elt_name, rank, shape, false);
 }
 
 static bool is_fp4(MlirType t) { return mlirTypeIsAFloat4E2M1FN(t); }
 static bool is_fp8(MlirType t) { return mlirTypeIsAFloat8E4M3FN(t); }
-static bool is_c_elt(MlirType t) { return element_ok(OPND_C, t); }
+static bool is_c_elt(MlirType t) { return element_ok(OPND_C, t, false); }
 static bool is_i32(MlirType t) {
   return mlirTypeIsAInteger(t) && mlirIntegerTypeIsSignless(t) && mlirIntegerTypeGetWidth(t) == 32;
 }
@@ -527,12 +617,70 @@ static MlirLogicalResult agree(MlirOperation op, int64_t x, const char *xs, int6
   return mlirLogicalResultSuccess();
 }
 
+/* The operand types by role (MOE_*; absent optional operands null); sets *opt to the
+ * presence of alpha, sfc and gs. */
+static MlirLogicalResult moe_operand_types(MlirOperation op, MlirType t[MOE_OPNDS], bool opt[3]) {
+  MlirAttribute seg = get_attr(op, "operandSegmentSizes");
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) != MOE_OPNDS)
+    return fail(op, "requires 'operandSegmentSizes' with 9 entries (a, b, sfa, sfb, c, offsets, "
+                    "alpha, sfc, gs)");
+  intptr_t n = 0;
+  for (int i = 0; i < MOE_OPNDS; ++i) {
+    int32_t v = mlirDenseI32ArrayGetElement(seg, i);
+    if (v != 1 && (i < MOE_ALPHA || v != 0))
+      return fail(op, "requires operands a, b, sfa, sfb, c, offsets and optional alpha, sfc, gs");
+    if (i >= MOE_ALPHA) opt[i - MOE_ALPHA] = v == 1;
+    t[i] = (MlirType){NULL};
+    if (v == 1 && n < mlirOperationGetNumOperands(op))
+      t[i] = mlirValueGetType(mlirOperationGetOperand(op, n++));
+  }
+  if (n != mlirOperationGetNumOperands(op))
+    return fail(op, "'operandSegmentSizes' does not add up to the operand count");
+  return mlirLogicalResultSuccess();
+}
+
+/* A token-scale tensor in expert segments (sfa, sfc) has room for any routing of m tokens
+ * over e experts: r atom rows (any of them may be DYN). */
+static MlirLogicalResult verify_segment_rows(MlirOperation op, const char *name, int64_t r,
+                                             int64_t m, int64_t e) {
+  if (r == DYN || m == DYN || (uint64_t)r >= nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e))
+    return mlirLogicalResultSuccess();
+  return fail(op, "operand '%s' holds %lld atom rows; %lld tokens over %lld experts may need "
+                  "%llu (each expert's scales start on a 128-row atom)", name, (long long)r,
+              (long long)m, (long long)e,
+              (unsigned long long)nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e));
+}
+
+/* The fused epilogue's operands of the contiguous form: N = 2I, C's N = I, SFC in the
+ * expert-segment layout of SFA (at least as many atom rows), gs one per expert. m, n, e:
+ * M, N and E (M, N may be DYN). */
+static MlirLogicalResult verify_moe_fused(MlirOperation op, const MlirType t[MOE_OPNDS],
+                                          int64_t m, int64_t n, int64_t e) {
+  if (mlirLogicalResultIsFailure(verify_gate_up_rows(op, "", n)) ||
+      mlirLogicalResultIsFailure(verify_moe_operand(op, "sfc", t[MOE_SFC], is_fp8, "f8E4M3FN", 5,
+                                                    "atom rows x ceil(I/64) x 32 x 4 x 4")) ||
+      mlirLogicalResultIsFailure(verify_f32_per(op, "gs", t[MOE_GS], e, "expert")))
+    return mlirLogicalResultFailure();
+  int64_t i = n == DYN ? DYN : n / 2;
+  if (mlirLogicalResultIsFailure(agree(op, dim(t[MOE_C], 1), "N of 'c'", i, "I = N/2 of 'b'")) ||
+      mlirLogicalResultIsFailure(agree(op, dim(t[MOE_SFC], 1), "dim 1 of 'sfc'",
+                                       i == DYN ? DYN : ceil_div(i, MLIR_NVFP4_K_GRANULE),
+                                       "ceil(I/64)")))
+    return mlirLogicalResultFailure();
+  static const int64_t kAtom[3] = {32, 4, 4};
+  for (int d = 0; d < 3; ++d)
+    if (dim(t[MOE_SFC], 2 + d) != kAtom[d])
+      return fail(op, "operand 'sfc' must end in 32x4x4 (one 512-byte atom)");
+  return verify_segment_rows(op, "sfc", dim(t[MOE_SFC], 0), m, e);
+}
+
 MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
-  intptr_t n_ops = mlirOperationGetNumOperands(op);
-  if (n_ops != 6 && n_ops != 7)
-    return fail(op, "requires operands a, b, sfa, sfb, c, offsets and an optional alpha");
-  MlirType t[7];
-  for (intptr_t i = 0; i < n_ops; ++i) t[i] = mlirValueGetType(mlirOperationGetOperand(op, i));
+  MlirType t[MOE_OPNDS];
+  bool opt[3], fused;
+  if (mlirLogicalResultIsFailure(moe_operand_types(op, t, opt)) ||
+      mlirLogicalResultIsFailure(verify_epilogue(op, opt[1], opt[2], &fused)))
+    return mlirLogicalResultFailure();
   static const char *const ab_shape[2] = {"M x K", "E x N x K"};
   if (mlirLogicalResultIsFailure(verify_moe_operand(op, "a", t[MOE_A], is_fp4, "f4E2M1FN", 2, ab_shape[0])) ||
       mlirLogicalResultIsFailure(verify_moe_operand(op, "b", t[MOE_B], is_fp4, "f4E2M1FN", 3, ab_shape[1])) ||
@@ -540,7 +688,10 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
                                                     "atom rows x ceil(K/64) x 32 x 4 x 4")) ||
       mlirLogicalResultIsFailure(verify_moe_operand(op, "sfb", t[MOE_SFB], is_fp8, "f8E4M3FN", 6,
                                                     "E x ceil(N/128) x ceil(K/64) x 32 x 4 x 4")) ||
-      mlirLogicalResultIsFailure(verify_moe_operand(op, "c", t[MOE_C], is_c_elt, "f16, bf16 or f32", 2, "M x N")) ||
+      mlirLogicalResultIsFailure(verify_moe_operand_as(op, "c", t[MOE_C], fused ? is_fp4 : is_c_elt,
+                                                       fused ? "f4E2M1FN (epilogue = \"" FUSED_EPILOGUE "\")"
+                                                             : kElementNames[OPND_C],
+                                                       2, fused ? "M x I" : "M x N", fused)) ||
       mlirLogicalResultIsFailure(verify_moe_operand(op, "offsets", t[MOE_OFFSETS], is_i32, "i32 (signless)", 1, "E + 1")))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(verify_placement(op))) return mlirLogicalResultFailure();
@@ -554,7 +705,7 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
       mlirLogicalResultIsFailure(agree(op, dim(t[MOE_OFFSETS], 0), "the length of 'offsets'", e + 1,
                                        "the expert count + 1")))
     return mlirLogicalResultFailure();
-  if (n_ops == 7 && mlirLogicalResultIsFailure(verify_alpha(op, t[MOE_ALPHA], e, "expert")))
+  if (opt[0] && mlirLogicalResultIsFailure(verify_alpha(op, t[MOE_ALPHA], e, "expert")))
     return mlirLogicalResultFailure();
 
   int64_t m = dim(t[MOE_A], 0), k = dim(t[MOE_A], 1), n = dim(t[MOE_B], 1);
@@ -565,10 +716,12 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
   if (k != DYN && (k <= 0 || k % MLIR_NVFP4_K_GRANULE != 0))
     return fail(op, "K must be a multiple of %d, got %lld", (int)MLIR_NVFP4_K_GRANULE, (long long)k);
   if (mlirLogicalResultIsFailure(agree(op, m, "M of 'a'", dim(t[MOE_C], 0), "M of 'c'")) ||
-      mlirLogicalResultIsFailure(agree(op, n, "N of 'b'", dim(t[MOE_C], 1), "N of 'c'")))
+      (!fused && mlirLogicalResultIsFailure(agree(op, n, "N of 'b'", dim(t[MOE_C], 1), "N of 'c'"))))
     return mlirLogicalResultFailure();
   if (m == DYN) m = dim(t[MOE_C], 0);
-  if (n == DYN) n = dim(t[MOE_C], 1);
+  if (n == DYN && dim(t[MOE_C], 1) != DYN) n = dim(t[MOE_C], 1) * (fused ? 2 : 1);
+  if (fused && mlirLogicalResultIsFailure(verify_moe_fused(op, t, m, n, e)))
+    return mlirLogicalResultFailure();
   static const int64_t kAtom[3] = {32, 4, 4};
   for (int i = 0; i < 3; ++i)
     if (dim(t[MOE_SFA], 2 + i) != kAtom[i] || dim(t[MOE_SFB], 3 + i) != kAtom[i])
@@ -582,13 +735,8 @@ MlirLogicalResult mlirNvfp4MoeMatmulVerify(MlirOperation op) {
                                        n == DYN ? DYN : ceil_div(n, MLIR_NVFP4_SF_ATOM_ROWS),
                                        "ceil(N/128)")))
     return mlirLogicalResultFailure();
-  int64_t r = dim(t[MOE_SFA], 0);
-  if (r != DYN && m != DYN && (uint64_t)r < nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e))
-    return fail(op, "operand 'sfa' holds %lld atom rows; %lld tokens over %lld experts may need "
-                    "%llu (each expert's scales start on a 128-row atom)", (long long)r,
-                (long long)m, (long long)e,
-                (unsigned long long)nvfp4_abi_moe_sfa_atoms((uint64_t)m, (uint64_t)e));
-  if (mlirLogicalResultIsFailure(verify_dim_bound(op, -1, "M", m)) ||
+  if (mlirLogicalResultIsFailure(verify_segment_rows(op, "sfa", dim(t[MOE_SFA], 0), m, e)) ||
+      mlirLogicalResultIsFailure(verify_dim_bound(op, -1, "M", m)) ||
       mlirLogicalResultIsFailure(verify_dim_bound(op, -1, "K", k)))
     return mlirLogicalResultFailure();
   if (n != DYN && n > (int64_t)NVFP4_ABI_MAX_DIM / e) /* the weight rows of all experts */

@@ -2,7 +2,8 @@
  * E4M3FN / FP16 codecs, the blocked scale-factor layout (docs/format.md), a deterministic
  * input generator for the GPU MODE nvfp4_group_gemm cases (plus edge-case shapes and
  * padded C strides), the C reference GEMM, the tolerance check (docs/format.md) and the check
- * that nothing outside C's M x N region was written. C11. */
+ * that nothing outside C's M x N region was written, and the reference of the fused SwiGLU +
+ * NVFP4 re-quantization epilogue. C11. */
 #ifndef NVFP4RT_HOST_H
 #define NVFP4RT_HOST_H
 
@@ -330,6 +331,45 @@ NVFP4RT_API void nvfp4h_moe_problem_free(nvfp4h_moe_problem *p);
  * Returns 0, -1 on allocation failure. */
 NVFP4RT_API int nvfp4h_moe_check(const nvfp4h_moe_problem *p, const void *got, int threads,
                                  nvfp4h_check_result *r);
+
+/* ---- the fused SwiGLU + NVFP4 epilogue (docs/format.md, "Re-quantization to NVFP4") ---- */
+
+/* Elements per block scale of the re-quantized activation. */
+#define NVFP4H_QUANT_BLOCK 16
+
+/* silu(g) * u in fp32, in this order: t = g * -log2(e) (log2(e) rounded to fp32,
+ * 0x3FB8AA3B); e = exp2f(t); d = 1 + e; s = g / d; s * u (each step rounded to fp32;
+ * -ffp-contract=off). g and u already carry alpha. A GPU's exp2 is not libm's (ex2.approx),
+ * so targets agree on this value only to a few ulps; the quantizer below is bit-exact given
+ * the same fp32 inputs. */
+NVFP4RT_API float nvfp4h_swiglu(float g, float u);
+/* Quantizes one block of NVFP4H_QUANT_BLOCK fp32 values x with the global scale gs:
+ *   amax = max |x_i| (NaN if any x_i is NaN); s = (amax / 6) * gs;
+ *   scale = nvfp4h_e4m3_encode(s) (RNE, saturating to 448, NaN -> 0x7F);
+ *   sd = decode(scale); when sd is 0 or NaN every code is 0 (+0); else r = gs / sd and
+ *   codes[i] = nvfp4h_fp4_encode(x_i * r) (RNE, saturating at +-6, NaN -> +0, -0 kept).
+ * Writes one code per byte (0..15) into codes[0..15]; returns the scale byte. */
+NVFP4RT_API uint8_t nvfp4h_quant_block(const float *x, float gs, uint8_t *codes);
+/* Quantizes a rows x cols fp32 matrix x (row stride ldx, cols a multiple of 16) into packed
+ * FP4 (fp4: rows x cols/2 bytes, element 2i in the low nibble, docs/format.md) and its block
+ * scales into the blocked layout sf of a cols/16-column scale tensor, x's row r at blocked
+ * row sf_row0 + r. Returns 0, -1 when cols is not a multiple of 16. */
+NVFP4RT_API int nvfp4h_quantize_rows(const float *x, size_t ldx, uint32_t rows, uint32_t cols,
+                                     float gs, uint8_t *fp4, uint8_t *sf, uint32_t sf_row0);
+/* The contiguous MoE form: x is m x cols (row stride cols), expert e owns the rows
+ * nvfp4h_moe_expert_rows gives; its packed rows go to the same rows of fp4 (m x cols/2) and
+ * its scales to the blocked tensor sf (sf_bytes) from atom row sum_{j<e} ceil(rows_j/128),
+ * the SFA layout of nvfp4.moe_matmul. Rows no expert owns and padding bytes are not
+ * written. Returns 0, -1 when cols is not a multiple of 16 or sf is too small. */
+NVFP4RT_API int nvfp4h_moe_quantize(const float *x, uint32_t m, uint32_t cols,
+                                    const int32_t *offsets, uint32_t experts, float gs,
+                                    uint8_t *fp4, uint8_t *sf, size_t sf_bytes);
+/* h[r * inter + j] = nvfp4h_swiglu(gate, up) of row r of gu (row stride ldgu elements of
+ * type t): gate = column j, up = column inter + j. With t = f32 holding alpha * the fp32
+ * sums this is the fused epilogue's activation; with t = bf16 it is the unfused path's
+ * (the up-projection stored as bf16, then SwiGLU). */
+NVFP4RT_API void nvfp4h_swiglu_rows(const void *gu, nvfp4h_c_type t, size_t ldgu, uint32_t rows,
+                                    uint32_t inter, float *h);
 
 #ifdef __cplusplus
 }

@@ -23,12 +23,12 @@ static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute
 
 /* Creates (unattached) an nvfp4.grouped_matmul over `n` values with the given segments. */
 static MlirOperation make_op(MlirContext ctx, MlirLocation loc, intptr_t n,
-                             const MlirValue *vals, const int32_t seg[6]) {
+                             const MlirValue *vals, const int32_t seg[8]) {
   MlirOperationState st =
       mlirOperationStateGet(mlirStringRefCreateFromCString("nvfp4.grouped_matmul"), loc);
   mlirOperationStateAddOperands(&st, n, vals);
   MlirNamedAttribute attrs[3] = {
-      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 6, seg)),
+      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 8, seg)),
       named(ctx, "target", mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("sm_100a"))),
       named(ctx, "tile_n", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 128)),
   };
@@ -67,7 +67,7 @@ int main(void) {
   MlirLocation loc = mlirLocationUnknownGet(ctx);
 
   /* A valid op: 2 groups, operands a0 a1 b0 b1 sfa0 sfa1 sfb0 sfb1 c0 c1. */
-  const int32_t seg_ok[6] = {2, 2, 2, 2, 2, 0};
+  const int32_t seg_ok[8] = {2, 2, 2, 2, 2, 0, 0, 0};
   MlirOperation op = make_op(ctx, loc, 10, args, seg_ok);
   mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetTerminator(entry), op);
   // CHECK: is grouped_matmul: 1
@@ -79,7 +79,7 @@ int main(void) {
   fflush(stdout);
 
   /* Broken 1: c has only one group. */
-  const int32_t seg_short[6] = {2, 2, 2, 2, 1, 0};
+  const int32_t seg_short[8] = {2, 2, 2, 2, 1, 0, 0, 0};
   MlirOperation bad1 = make_op(ctx, loc, 9, args, seg_short);
   // CHECK: diagnostic: 'nvfp4.grouped_matmul' op operand count mismatch: 'a' has 2 groups but 'c' has 1
   // CHECK-NEXT: verify broken op (count): 0

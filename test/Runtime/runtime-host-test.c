@@ -2,8 +2,9 @@
  * codec tests, blocked scale-factor offsets vs hand-computed values, generator determinism
  * and distributions, edge-case shapes and padded C strides, the reference GEMM vs a
  * hand-computed case and vs double-precision accumulation, the tolerance check and the
- * check for writes outside C's M x N region, and the timing proxy's zero check.
- * Usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|zero|bench CASE */
+ * check for writes outside C's M x N region, the timing proxy's zero check and the fused
+ * SwiGLU + NVFP4 quantizer (ties, zero, saturating and NaN blocks, the MoE SFC layout).
+ * Usage: runtime-host-test codec|sf|gen|edge|ref|check|outside|zero|quant|bench CASE */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -530,6 +531,137 @@ static int test_zero(void) {
   return t_summary("zero");
 }
 
+
+/* ---- the fused SwiGLU + NVFP4 quantizer (docs/format.md, "Re-quantization to NVFP4") ---- */
+
+/* Quantizes a block whose first element is `head` (its amax when |head| is the largest)
+ * and whose other 15 are `rest`; returns the scale, codes into c. */
+static uint8_t quant_with(float head, const float *rest, float gs, uint8_t *c) {
+  float x[16];
+  x[0] = head;
+  for (int i = 1; i < 16; i++) x[i] = rest ? rest[i - 1] : 0.0f;
+  return nvfp4h_quant_block(x, gs, c);
+}
+
+static int all_codes(const uint8_t *c, uint8_t want) {
+  for (int i = 0; i < 16; i++)
+    if (c[i] != want) return 0;
+  return 1;
+}
+
+/* The value thresholds: with amax 6 and gs 1 the scale is 1.0 (0x38) and r = 1, so every
+ * code is E2M1(x) itself: each tie, its neighbours and a random sweep against the codec. */
+static void quant_values(void) {
+  static const float ties[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  static const uint8_t even[7] = {0, 2, 2, 4, 4, 6, 6};
+  uint8_t c[16];
+  for (int t = 0; t < 7; t++) {
+    float rest[15] = {ties[t], -ties[t], nextafterf(ties[t], 0), nextafterf(ties[t], 10)};
+    T_CHECK(quant_with(6.0f, rest, 1.0f, c) == 0x38, "scale of amax 6, gs 1");
+    T_CHECK(c[0] == 7 && c[1] == even[t] && c[2] == (even[t] | 8), "tie %g -> %u/%u", ties[t], c[1], c[2]);
+    T_CHECK(c[3] == (uint8_t)t && c[4] == (uint8_t)(t + 1), "around tie %g: %u %u", ties[t], c[3], c[4]);
+  }
+  nvfp4h_rng g = {77};
+  uint64_t bad = 0;
+  for (int n = 0; n < 200000; n++) {
+    float rest[15];
+    for (int i = 0; i < 15; i++) {
+      uint32_t r = (uint32_t)nvfp4h_rng_next(&g);
+      rest[i] = (float)(r >> 8) / 16777216.0f * 12.0f - 6.0f; /* [-6, 6) */
+    }
+    quant_with(-6.0f, rest, 1.0f, c);
+    for (int i = 0; i < 15; i++) bad += c[i + 1] != nvfp4h_fp4_encode(rest[i]);
+  }
+  T_CHECK(bad == 0, "%llu random values differ from nvfp4h_fp4_encode", (unsigned long long)bad);
+}
+
+/* The scale: RNE ties of amax/6*gs, saturation, zero and underflowing blocks, NaN, inf. */
+static void quant_scales(void) {
+  uint8_t c[16];
+  float ones[15] = {1, -1, 3, 0.5f};
+  T_CHECK(quant_with(6.375f, NULL, 1.0f, c) == 0x38, "1.0625 ties to even 1.0 (0x38)");
+  T_CHECK(quant_with(7.125f, NULL, 1.0f, c) == 0x3A, "1.1875 ties to even 1.25 (0x3A)");
+  T_CHECK(quant_with(nextafterf(6.375f, 10), NULL, 1.0f, c) == 0x39, "above the tie rounds up");
+  /* a scale in the E4M3 subnormals: amax/6*gs = 3 * 2^-10, the tie 1.5 * 2^-9 -> 2 * 2^-9 */
+  T_CHECK(quant_with(6.0f, NULL, ldexpf(3, -10), c) == 0x02, "subnormal scale tie");
+  /* zero block, -0 block, a block whose scale underflows to 0: every code +0 */
+  float negz[15];
+  for (int i = 0; i < 15; i++) negz[i] = -0.0f;
+  T_CHECK(quant_with(0.0f, NULL, 1.0f, c) == 0 && all_codes(c, 0), "zero block");
+  T_CHECK(quant_with(-0.0f, negz, 1.0f, c) == 0 && all_codes(c, 0), "-0 block: codes +0");
+  T_CHECK(quant_with(1e-30f, ones, 1e-6f, c) == 0 && all_codes(c, 0), "underflowing scale");
+  /* saturating scale: amax/6*gs = 1000 -> 448; the values x * gs / 448 above 6 saturate */
+  T_CHECK(quant_with(6000.0f, ones, 1.0f, c) == 0x7E, "scale saturates to 448");
+  T_CHECK(c[0] == 7, "6000/448 saturates to 6");
+  T_CHECK(c[1] == 0 && c[2] == 8 && c[3] == 0, "small values beside a saturated scale: %u %u %u", c[1], c[2], c[3]);
+  T_CHECK(quant_with(-6000.0f, ones, 1.0f, c) == 0x7E && c[0] == 15, "negative saturation");
+  /* gs scales both sides: the same block with gs = 448 / 6 gets scale 448 * amax / 36 */
+  T_CHECK(quant_with(6.0f, ones, 448.0f / 6.0f, c) == nvfp4h_e4m3_encode(1.0f * (448.0f / 6.0f)), "gs in the scale");
+  /* NaN: scale 0x7F, all codes +0; inf: scale saturates, inf itself saturates to +-6 */
+  float nanrest[15] = {1, NAN, 2};
+  T_CHECK(quant_with(6.0f, nanrest, 1.0f, c) == 0x7F && all_codes(c, 0), "NaN block");
+  T_CHECK(quant_with(-INFINITY, ones, 1.0f, c) == 0x7E && c[0] == 15 && c[1] == 0, "inf block");
+}
+
+/* Packing and the blocked SFC of the MoE form: experts start on 128-row atoms. */
+static void quant_layout(void) {
+  enum { M = 300, COLS = 128, S = COLS / 16, E = 3 };
+  static float x[M * COLS];
+  nvfp4h_rng g = {5};
+  for (size_t i = 0; i < (size_t)M * COLS; i++)
+    x[i] = ldexpf((float)((int32_t)(nvfp4h_rng_next(&g) >> 40) - (1 << 23)), -20);
+  int32_t off[E + 1] = {0, 130, 130, 300}; /* 130 rows, none, 170 rows: atoms 0-1, 2-3 */
+  const size_t sfb = nvfp4h_sf_blocked_bytes(4 * 128, S);
+  static uint8_t fp4[M * COLS / 2], sf[4096]; /* 4 atom rows x 2 atoms */
+  memset(sf, 0xEE, sizeof sf);
+  T_CHECK(sizeof sf >= sfb, "sf buffer");
+  T_CHECK(nvfp4h_moe_quantize(x, M, COLS, off, E, 3.0f, fp4, sf, sfb) == 0, "moe quantize");
+  T_CHECK(nvfp4h_moe_quantize(x, M, 120, off, E, 3.0f, fp4, sf, sfb) == -1, "cols not a multiple of 16 refused");
+  T_CHECK(nvfp4h_moe_quantize(x, M, COLS, off, E, 3.0f, fp4, sf, 3 * 1024) == -1, "small sf refused");
+  uint64_t bad = 0;
+  for (uint32_t r = 0; r < M; r++) {
+    uint32_t brow = r < 130 ? r : 256 + (r - 130);
+    for (uint32_t j = 0; j < S; j++) {
+      uint8_t c[16];
+      uint8_t want = nvfp4h_quant_block(x + (size_t)r * COLS + 16 * j, 3.0f, c);
+      bad += sf[nvfp4h_sf_blocked_offset(brow, j, S)] != want;
+      for (int i = 0; i < 16; i++)
+        bad += ((fp4[(size_t)r * COLS / 2 + 8 * j + i / 2] >> (4 * (i & 1))) & 15) != c[i];
+    }
+  }
+  T_CHECK(bad == 0, "%llu codes or scales misplaced", (unsigned long long)bad);
+  T_CHECK(sf[nvfp4h_sf_blocked_offset(130, 0, S)] == 0xEE && sf[nvfp4h_sf_blocked_offset(255, 7, S)] == 0xEE,
+          "padding rows of expert 0's atoms untouched");
+}
+
+static void quant_swiglu(void) {
+  T_CHECK(nvfp4h_swiglu(0.0f, 5.0f) == 0.0f, "silu(0) = 0");
+  T_CHECK(nvfp4h_swiglu(1.0f, 2.0f) == (1.0f / (1.0f + exp2f(-1.44269502162933349609375f))) * 2.0f, "silu(1)*2 (exp2 form)");
+  T_CHECK(fabsf(nvfp4h_swiglu(1.0f, 2.0f) - 2.0f / (1.0f + expf(-1.0f))) <= 1e-6f, "silu(1)*2 near expf");
+  T_CHECK(nvfp4h_swiglu(-100.0f, 1.0f) == 0.0f && signbit(nvfp4h_swiglu(-100.0f, 1.0f)), "silu(-100) = -0");
+  T_CHECK(nvfp4h_swiglu(INFINITY, 1.0f) == INFINITY && isnan(nvfp4h_swiglu(-INFINITY, 1.0f)), "silu(+-inf)");
+  uint16_t gu[4] = {nvfp4h_float_to_bf16(1.0f), nvfp4h_float_to_bf16(-2.0f), nvfp4h_float_to_bf16(3.0f),
+                    nvfp4h_float_to_bf16(0.5f)};
+  float h[2];
+  nvfp4h_swiglu_rows(gu, NVFP4H_C_BF16, 4, 1, 2, h);
+  T_CHECK(h[0] == nvfp4h_swiglu(1.0f, 3.0f) && h[1] == nvfp4h_swiglu(-2.0f, 0.5f), "gate columns 0..I-1, up I..2I-1");
+}
+
+static int test_quant(void) {
+  quant_values();
+  printf("quant: values %s\n", t_failures ? "BAD" : "ok");
+  int f0 = t_failures;
+  quant_scales();
+  printf("quant: scales %s\n", t_failures == f0 ? "ok" : "BAD");
+  f0 = t_failures;
+  quant_layout();
+  printf("quant: layout %s\n", t_failures == f0 ? "ok" : "BAD");
+  f0 = t_failures;
+  quant_swiglu();
+  printf("quant: swiglu %s\n", t_failures == f0 ? "ok" : "BAD");
+  return t_summary("quant");
+}
+
 static int bench(const char *name) {
   nvfp4h_shape s[8];
   uint32_t n = nvfp4h_case_shapes(name, s, 8);
@@ -561,6 +693,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "zero")) return test_zero();
   if (!strcmp(argv[1], "ref")) return test_ref();
   if (!strcmp(argv[1], "check")) return test_check();
+  if (!strcmp(argv[1], "quant")) return test_quant();
   if (!strcmp(argv[1], "bench") && argc > 2) return bench(argv[2]);
   printf("unknown test %s\n", argv[1]);
   return 2;

@@ -26,7 +26,7 @@ func.func @count_mismatch(%a0: memref<128x256xf4E2M1FN>,
 // At least one group.
 func.func @zero_groups() {
   // expected-error @+1 {{requires at least one group}}
-  "nvfp4.grouped_matmul"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0>, target = "sm_100a"}> : () -> ()
+  "nvfp4.grouped_matmul"() <{operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0, 0, 0>, target = "sm_100a"}> : () -> ()
   return
 }
 

@@ -19,7 +19,7 @@
 // CHECK-SAME: {kernel_name = "up", target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.moe_matmul"
-// GENERIC-SAME: <{kernel_name = "up", target = "sm_100a"}>
+// GENERIC-SAME: <{kernel_name = "up", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>, target = "sm_100a"}>
 // GENERIC-SAME: (memref<?x7168xf4E2M1FN>, memref<256x4096x7168xf4E2M1FN>, memref<?x112x32x4x4xf8E4M3FN>, memref<256x32x112x32x4x4xf8E4M3FN>, memref<?x4096xbf16>, memref<257xi32>, memref<256xf32>) -> ()
 func.func @deepseek_up(%a: memref<?x7168xf4E2M1FN>, %b: memref<256x4096x7168xf4E2M1FN>,
     %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<256x32x112x32x4x4xf8E4M3FN>,
@@ -57,7 +57,7 @@ func.func @dynamic_no_alpha(%a: memref<?x?xf4E2M1FN>, %b: memref<8x?x?xf4E2M1FN>
 // CHECK-SAME: alpha(%{{[a-z0-9_]+}} : memref<2xf32>)
 // CHECK-SAME: {target = "sm_100a"}
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 1>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 1, 0, 0>, target = "sm_100a"}>
 func.func @grouped_alpha_bf16(%a0: memref<?x512xf4E2M1FN>, %a1: memref<?x512xf4E2M1FN>,
     %b0: memref<256x512xf4E2M1FN>, %b1: memref<256x512xf4E2M1FN>,
     %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sa1: memref<?x8x32x4x4xf8E4M3FN>,

@@ -16,7 +16,7 @@
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0>, target = "sm_100a"}>
 // GENERIC-SAME: : (memref<128x256xf4E2M1FN>, memref<128x256xf4E2M1FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<1x4x32x4x4xf8E4M3FN>, memref<128x128xf16>) -> ()
 func.func @one_group_static(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
@@ -44,7 +44,7 @@ func.func @one_group_static(%a0: memref<128x256xf4E2M1FN>,
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0>, target = "sm_100a"}>
 // GENERIC-SAME: : (memref<?x?xf4E2M1FN>, memref<?x?xf4E2M1FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?x32x4x4xf8E4M3FN>, memref<?x?xf16>) -> ()
 func.func @one_group_dynamic(%a0: memref<?x?xf4E2M1FN>,
     %b0: memref<?x?xf4E2M1FN>,
@@ -72,7 +72,7 @@ func.func @one_group_dynamic(%a0: memref<?x?xf4E2M1FN>,
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0, 0, 0>, target = "sm_100a"}>
 func.func @two_groups_test1(%a0: memref<?x256xf4E2M1FN>,
     %a1: memref<?x512xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
@@ -104,7 +104,7 @@ func.func @two_groups_test1(%a0: memref<?x256xf4E2M1FN>,
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0, 0, 0>, target = "sm_100a"}>
 func.func @two_groups_ragged(%a0: memref<96x256xf4E2M1FN>,
     %a1: memref<200x64xf4E2M1FN>,
     %b0: memref<72x256xf4E2M1FN>,
@@ -136,7 +136,7 @@ func.func @two_groups_ragged(%a0: memref<96x256xf4E2M1FN>,
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 8, 8, 8, 8, 8, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 8, 8, 8, 8, 8, 0, 0, 0>, target = "sm_100a"}>
 func.func @eight_groups_b1(%a0: memref<?x7168xf4E2M1FN>,
     %a1: memref<?x7168xf4E2M1FN>,
     %a2: memref<?x7168xf4E2M1FN>,
@@ -198,7 +198,7 @@ func.func @eight_groups_b1(%a0: memref<?x7168xf4E2M1FN>,
 // CHECK-SAME: {kernel_name = "moe_up", stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{kernel_name = "moe_up", operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0>, stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}>
+// GENERIC-SAME: <{kernel_name = "moe_up", operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0, 0, 0>, stages = 3 : i64, target = "sm_100a", tile_n = 256 : i64, variants = ["ab_n256", "swap2_n256"]}>
 func.func @tuning_attributes(%a0: memref<?x1536xf4E2M1FN>,
     %a1: memref<?x1536xf4E2M1FN>,
     %b0: memref<4096x1536xf4E2M1FN>,
@@ -230,7 +230,7 @@ func.func @tuning_attributes(%a0: memref<?x1536xf4E2M1FN>,
 // CHECK-SAME: {target = "sm_100a"}
 // CHECK-NEXT: return
 // GENERIC: "nvfp4.grouped_matmul"
-// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0>, target = "sm_100a"}>
+// GENERIC-SAME: <{operandSegmentSizes = array<i32: 2, 2, 2, 2, 2, 0, 0, 0>, target = "sm_100a"}>
 func.func @dynamic_k(%a0: memref<64x?xf4E2M1FN>,
     %a1: memref<?x?xf4E2M1FN>,
     %b0: memref<?x?xf4E2M1FN>,

@@ -11,7 +11,7 @@ args += "".join(", %%c%d: %s" % (i, types[4]) for i in range(g))
 operands = ", ".join(["%" + n for n in names for _ in range(g)] + ["%%c%d" % i for i in range(g)])
 optypes = ", ".join(t for t in types for _ in range(g))
 print("func.func @groups_%d(%s) {" % (g, args))
-print('  "nvfp4.grouped_matmul"(%s) <{operandSegmentSizes = array<i32: %d, %d, %d, %d, %d, 0>, '
+print('  "nvfp4.grouped_matmul"(%s) <{operandSegmentSizes = array<i32: %d, %d, %d, %d, %d, 0, 0, 0>, '
       'target = "sm_100a", kernel_name = "g%d", variants = ["swap_n128"]}> : (%s) -> ()'
       % (operands, g, g, g, g, g, g, optypes))
 print("  return")
