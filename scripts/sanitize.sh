@@ -9,13 +9,19 @@
 # every test): tests whose time goes to work no sanitizer sees, or that repeat, at several
 # times the plain build's cost, simulator paths that tests kept here already run under the
 # sanitizers. docs/testing.md ("CI") lists each with what covers its code here:
-#   Pipeline/spills.test, spills-sm90a.test, spills-sm90a-options.test, emulation-cubin.test,
-#   moe-cubin.test
+#   Pipeline/spills.test, spills-sm90a.test, spills-sm90a-options.test, spills-family.test,
+#   spills-sm120a.test, emulation-cubin.test, moe-cubin.test
 #       ptxas and LLVM's NVPTX back end on every kernel (not instrumented); the lowering and
 #       Serialize.c they drive run here in the CPU-target, Conversion, CAPI and Tools tests;
+#   Pipeline/target-parity.test
+#       192 ops verified on seven targets and compiled to PTX on three: the verifier's and
+#       planners' paths run here in the Dialect, Conversion and CPU-target tests of each target;
 #   CpuSim/run-swap.test, run-swap2.test, run-ab-st.test
 #       the swap-AB and direct-store variants on the CPU target; run-epilogue.test and
 #       run-moe.test run swap_n128, swap_n256 and ab_n128_st here, run-ab2.test the pair paths;
+#   CpuSim/run-sm120a-forms.test
+#       the sm_120a kernel's contiguous form and options: its simulator paths (ldmatrix, the
+#       block-scaled mma.sync) run here in run-sm120a.test and cpu-reports-sm120a.test;
 #   CpuSim/run-epilogue-sm90a.test, run-moe-sm90a.test
 #       sm_90a's options and contiguous form on the CPU target: the simulator's sm_90a paths
 #       run here in run-sm90a.test and stream-k-sm90a.test, the host's C types, alpha and
@@ -26,7 +32,7 @@ source "$ROOT/scripts/san-build.sh"
 SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
 checked_build "$SAN_BUILD_DIR" "${SAN_CC:-gcc}" "${SAN_CXX:-g++}"
 export LIT_OPTS=${LIT_OPTS:---time-tests}   # the slowest tests, for CI's time budget
-SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a)\.test$'
+SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|spills-family|spills-sm120a|target-parity|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a|sm120a-forms)\.test$'
 filter_out=${SAN_FILTER_OUT-$SAN_FILTER_OUT_DEFAULT}
 if [[ -n $filter_out ]]; then   # (an empty LIT_FILTER_OUT would leave out every test)
   export LIT_FILTER_OUT=$filter_out
