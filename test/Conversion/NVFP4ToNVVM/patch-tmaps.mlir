@@ -32,8 +32,8 @@
 // PTX: tensormap.replace.tile.global_address.global.b1024.b64
 // PTX: fence.proxy.tensormap::generic.release.gpu
 // PTX: fence.proxy.tensormap::generic.acquire.gpu
-// INFO: flags: {{ *}}0xc
-// PROXY: flags: {{ *}}0xe
+// INFO: flags: {{ *}}0x14
+// PROXY: flags: {{ *}}0x16
 func.func @patched(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>,
                    %sfa: memref<?x112x32x4x4xf8E4M3FN>, %sfb: memref<32x112x32x4x4xf8E4M3FN>,
                    %c: memref<?x4096xf16>) {
