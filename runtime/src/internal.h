@@ -4,6 +4,7 @@
 #define NVFP4RT_INTERNAL_H
 
 #include <cuda.h> /* types and enums only; nothing is linked from libcuda */
+#include <string.h>
 
 #include "nvfp4-c/Targets.h"
 #include "nvfp4rt.h"
@@ -12,7 +13,9 @@
  * Every sm_90 cubin (native, emulation, proxy) and the sm_12x mma.sync kernels: sm_90 has
  * no 16U4 maps, and sm_120a restricts them (docs/kernel-sm120a.md). */
 static inline int nvfp4rt_uint8_maps_(const nvfp4_kernel_metadata *m) {
-  const nvfp4_target_info *t = nvfp4_target_find_n(m->target, strnlen(m->target, sizeof m->target));
+  const char *end = memchr(m->target, 0, sizeof m->target); /* strnlen is POSIX, not C11 */
+  const size_t len = end ? (size_t)(end - m->target) : sizeof m->target;
+  const nvfp4_target_info *t = nvfp4_target_find_n(m->target, len);
   return m->target_sm == 90 || (t && t->generator == NVFP4_TARGET_GEN_MMA_SYNC);
 }
 
