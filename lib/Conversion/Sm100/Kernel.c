@@ -1,7 +1,8 @@
 /* Kernel.c — assembles the sm_100a kernel of one variant: the prologue (one thread
  * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
- * address back; then every thread's griddepcontrol.wait, before any global access), the warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3
- * epilogue; docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
+ * address back; then every thread's griddepcontrol.wait, before any global access), the
+ * warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3 epilogue;
+ * docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
  * arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
  * maps, a launch with NVFP4_ABI_FLAG_PATCH_TMAPS writes this CTA's copies before the
  * prologue's barrier, and each role acquires the maps it issues TMA on after it.
