@@ -233,6 +233,14 @@ typedef struct UnrewritableWalk {
   MlirOperation op;
 } UnrewritableWalk;
 
+/* mlirNvfp4TargetIsRewritable of a known target: the emulation rewrites tcgen05 and the
+ * block-scaled mma.sync, the proxy tcgen05 alone. */
+static bool infoIsRewritable(const nvfp4_target_info *info, bool proxy) {
+  return info->generator == NVFP4_TARGET_GEN_TCGEN05 ||
+         (!proxy && info->generator == NVFP4_TARGET_GEN_MMA_SYNC);
+}
+
+/* Walk callback: stops at the first nvfp4 op whose (known) target the build cannot rewrite. */
 static MlirWalkResult findUnrewritable(MlirOperation op, void *user) {
   UnrewritableWalk *w = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
@@ -241,16 +249,14 @@ static MlirWalkResult findUnrewritable(MlirOperation op, void *user) {
   if (mlirAttributeIsNull(t) || !mlirAttributeIsAString(t)) return MlirWalkResultAdvance;
   MlirStringRef v = mlirStringAttrGetValue(t);
   const nvfp4_target_info *info = nvfp4_target_find_n(v.data, v.length);
-  if (!info || mlirNvfp4TargetIsRewritable(info->name, w->proxy)) return MlirWalkResultAdvance;
+  if (!info || infoIsRewritable(info, w->proxy)) return MlirWalkResultAdvance;
   w->op = op;
   return MlirWalkResultInterrupt;
 }
 
 bool mlirNvfp4TargetIsRewritable(const char *target, bool proxy) {
   const nvfp4_target_info *info = nvfp4_target_find(target);
-  if (!info) return false;
-  return info->generator == NVFP4_TARGET_GEN_TCGEN05 ||
-         (!proxy && info->generator == NVFP4_TARGET_GEN_MMA_SYNC);
+  return info && infoIsRewritable(info, proxy);
 }
 
 MlirOperation mlirNvfp4FindUnrewritableOp(MlirOperation module, bool proxy) {
