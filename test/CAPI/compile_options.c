@@ -6,7 +6,8 @@
  *   - `cacheDir`: a miss compiles and stores, a hit (on a freshly parsed module) returns
  *     the same PTX, says so, and leaves the module unlowered; a corrupt entry is deleted,
  *     noted in the log and compiled anew;
- *   - `emulate` and `proxy` on an op whose target is not sm_100a fail with a diagnostic at
+ *   - `emulate` and `proxy` on an op whose target that build does not rewrite (emulate: not
+ *     a Blackwell target; proxy: not sm_100a, sm_100f or sm_103a) fail with a diagnostic at
  *     the op and the reason in the log, and leave the module unlowered (the sm_90a kernel
  *     has no tcgen05 op: the build would have been the native kernel, unannounced);
  *     mlirNvfp4FindUnrewritableOp names that op, nothing in an sm_100a or sm_103a module,

@@ -18,8 +18,9 @@
  * nvfp4-run --cpu.
  * IN.mlir "-" reads standard input; an output "-" writes standard output. No output may
  * name the input file. Diagnostics are printed as FILE:LINE:COL: error: ...
- * Exit codes: 0 ok, 1 usage (--emulate or --proxy on an op whose target is not sm_100a
- * included), 2 input/IR or file error, 3 lowering/LLVM or CPU-target failure, 4 ptxas failure.
+ * Exit codes: 0 ok, 1 usage (--emulate on an op whose target is not a Blackwell one, or
+ * --proxy on one whose target is not sm_100a, sm_100f or sm_103a, included), 2 input/IR or
+ * file error, 3 lowering/LLVM or CPU-target failure, 4 ptxas failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -96,9 +97,9 @@ static void usage(FILE *f) {
           "  --cpu FILE       also (or only) write the CPU execution target: a shared object\n"
           "                   for nvfp4-run --cpu (clang-22 compiles the host LLVM IR)\n"
           "  --cpu-ll FILE    with --cpu: also write that host LLVM IR\n"
-          "exit codes: 0 ok, 1 usage (--emulate or --proxy on an op whose target is not\n"
-          "  sm_100a included), 2 input, IR or output file error, 3 lowering, LLVM or CPU-target\n"
-          "  failure, 4 ptxas failure\n");
+          "exit codes: 0 ok, 1 usage (--emulate or --proxy on an op whose target that build\n"
+          "  does not rewrite included), 2 input, IR or output file error, 3 lowering, LLVM or\n"
+          "  CPU-target failure, 4 ptxas failure\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
