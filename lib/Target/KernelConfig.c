@@ -573,14 +573,14 @@ static bool validateSm120Spec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize)
   if (s.orientation != MLIR_NVFP4_ORIENTATION_AB && !swap)
     return fail(msg, msgSize, "unknown orientation");
   if (s.ctaGroup != 1)
-    return fail(msg, msgSize, "the sm_120a kernel has no CTA-pair variant (sm_120 has no "
+    return fail(msg, msgSize, "the sm_12x kernel has no CTA-pair variant (sm_120 has no "
                               ".cta_group::2 and the block-scaled GEMM runs in 1-CTA clusters)");
   if (s.tileN != 64 && s.tileN != 128 && !(swap && s.tileN == 32))
-    return fail(msg, msgSize, "tile_n of an sm_120a variant must be 64 or 128 (swap-AB also "
+    return fail(msg, msgSize, "tile_n of an sm_12x variant must be 64 or 128 (swap-AB also "
                               "32): two 256-row stages exceed 99 KiB; a 192-row tile straddles "
                               "two scale-factor atom rows");
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
-    return fail(msg, msgSize, "an sm_120a tile has 128 M-role rows");
+    return fail(msg, msgSize, "an sm_12x tile has 128 M-role rows");
   if (s.streamK)
     return fail(msg, msgSize, "the stream-K schedule (_sk) is implemented for target sm_90a only");
   return validateCommon(s, msg, msgSize);

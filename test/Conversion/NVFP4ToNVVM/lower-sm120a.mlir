@@ -85,7 +85,7 @@ func.func @both(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
 func.func @pair(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
                 %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>,
                 %c: memref<?x128xf16>) {
-  // expected-error @+1 {{variant ab2_n128: the sm_120a kernel has no CTA-pair variant}}
+  // expected-error @+1 {{variant ab2_n128: the sm_12x kernel has no CTA-pair variant}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>)
       sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c : memref<?x128xf16>) {target = "sm_120a", variants = ["ab2_n128"]}

@@ -15,7 +15,7 @@
 // tile_n = 256: the default family's AB variant takes the op's tile_n.
 func.func @tile_n_256(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>,
     %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sb0: memref<2x8x32x4x4xf8E4M3FN>, %c0: memref<?x256xbf16>) {
-  // expected-error @+1 {{variant ab_n256: tile_n of an sm_120a variant must be 64 or 128 (swap-AB also 32): two 256-row stages exceed 99 KiB}}
+  // expected-error @+1 {{variant ab_n256: tile_n of an sm_12x variant must be 64 or 128 (swap-AB also 32): two 256-row stages exceed 99 KiB}}
   nvfp4.grouped_matmul a(%a0 : memref<?x512xf4E2M1FN>) b(%b0 : memref<256x512xf4E2M1FN>)
       sfa(%sa0 : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sb0 : memref<2x8x32x4x4xf8E4M3FN>)
       c(%c0 : memref<?x256xbf16>) {target = "sm_120a", tile_n = 256}
@@ -28,7 +28,7 @@ func.func @tile_n_256(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>
 func.func @moe_swap_n192(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>,
     %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>,
     %c: memref<?x256xf32>, %off: memref<9xi32>, %alpha: memref<8xf32>) {
-  // expected-error @+1 {{variant swap_n192: tile_n of an sm_120a variant must be 64 or 128 (swap-AB also 32): two 256-row stages exceed 99 KiB; a 192-row tile straddles two scale-factor atom rows}}
+  // expected-error @+1 {{variant swap_n192: tile_n of an sm_12x variant must be 64 or 128 (swap-AB also 32): two 256-row stages exceed 99 KiB; a 192-row tile straddles two scale-factor atom rows}}
   nvfp4.moe_matmul a(%a : memref<?x512xf4E2M1FN>) b(%b : memref<8x256x512xf4E2M1FN>)
       sfa(%sfa : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x2x8x32x4x4xf8E4M3FN>)
       c(%c : memref<?x256xf32>) offsets(%off : memref<9xi32>) alpha(%alpha : memref<8xf32>)
@@ -41,7 +41,7 @@ func.func @moe_swap_n192(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1
 // A CTA pair.
 func.func @pair(%a0: memref<?x512xf4E2M1FN>, %b0: memref<256x512xf4E2M1FN>,
     %sa0: memref<?x8x32x4x4xf8E4M3FN>, %sb0: memref<2x8x32x4x4xf8E4M3FN>, %c0: memref<?x256xbf16>) {
-  // expected-error @+1 {{variant swap2_n128: the sm_120a kernel has no CTA-pair variant (sm_120 has no .cta_group::2 and the block-scaled GEMM runs in 1-CTA clusters)}}
+  // expected-error @+1 {{variant swap2_n128: the sm_12x kernel has no CTA-pair variant (sm_120 has no .cta_group::2 and the block-scaled GEMM runs in 1-CTA clusters)}}
   nvfp4.grouped_matmul a(%a0 : memref<?x512xf4E2M1FN>) b(%b0 : memref<256x512xf4E2M1FN>)
       sfa(%sa0 : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sb0 : memref<2x8x32x4x4xf8E4M3FN>)
       c(%c0 : memref<?x256xbf16>) {target = "sm_120a", variants = ["swap2_n128"]}
