@@ -607,6 +607,20 @@ void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]) {
   }
 }
 
+void genPrefetchPrologueMaps(GenKernel *k) {
+  KbBuilder *b = k->b;
+  const MlirNvfp4KernelConfig *cfg = k->cfg;
+  const bool contiguous = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  if (!contiguous && (k->patchable || !nvfp4_abi_table_inline(cfg->numGroups))) return;
+  const MlirNvfp4Tensor tensors[4] = {cfg->roleM.data, cfg->roleN.data, cfg->roleM.scales,
+                                      cfg->roleN.scales};
+  for (int i = 0; i < 4; ++i) {
+    KbValue slot = kbI32(b, (int64_t)tensors[i]);
+    nvPrefetchTensormap(b, contiguous ? genMoeTensorMap(k, slot)
+                                      : genTensorMap(k, kbI32(b, 0), tensors[i]));
+  }
+}
+
 KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col) {
   KbBuilder *b = k->b;
   KbValue elem = kbAdd(b, kbMul(b, kbZExt(b, row, b->i64), kbZExt(b, t->ldc, b->i64)),

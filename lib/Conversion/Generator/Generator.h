@@ -170,6 +170,14 @@ void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]);
 /* Rows of the N role this CTA loads for tile t (tileN / ctaGroup). */
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 
+/* The prologue's tensor-map prefetch, for the thread that calls it, before
+ * griddepcontrol.wait: the four operand maps that no previous grid can write — the
+ * contiguous form's shared maps, or group 0's of an inline group table (a CTA's first tile
+ * is most often group 0's: the table lists the groups by descending work) — so that the
+ * descriptor fetch overlaps the previous grid. A global table, or maps a launch may patch,
+ * are read after the wait only: nothing is prefetched then. */
+void genPrefetchPrologueMaps(GenKernel *k);
+
 /* Global pointer (!llvm.ptr<1>) to element C[row][col] of tile t's group (row stride ldc,
  * the plan's C element bytes; the contiguous form's C pointer starts at the expert). */
 KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col);

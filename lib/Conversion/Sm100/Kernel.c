@@ -1,9 +1,9 @@
 /* Kernel.c — assembles the sm_100a kernel of one variant: the prologue (one thread
- * initialises every mbarrier of the plan; warp 5 allocates Tensor Memory and reads its base
- * address back; then every thread's griddepcontrol.wait, before any global access), the
- * warp-role dispatch (warp 4 producer, warp 5 MMA issuer, warps 0-3 epilogue;
- * docs/kernel-sm100a.md) and the teardown (every TMEM access and asynchronous
- * arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
+ * initialises every mbarrier of the plan and prefetches the first tensor maps; warp 5
+ * allocates Tensor Memory and reads its base address back; then every thread's
+ * griddepcontrol.wait, before any global access), the warp-role dispatch (warp 4 producer,
+ * warp 5 MMA issuer, warps 0-3 epilogue; docs/kernel-sm100a.md) and the teardown (every
+ * TMEM access and asynchronous arrive complete before warp 5 frees the columns). In a kernel built to patch its tensor
  * maps, a launch with NVFP4_ABI_FLAG_PATCH_TMAPS writes this CTA's copies before the
  * prologue's barrier, and each role acquires the maps it issues TMA on after it.
  */
@@ -29,6 +29,7 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
    * arrive reaches a barrier the peer has not initialised yet. */
   kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
   genInitBarriers(g);
+  genPrefetchPrologueMaps(g);
   kbEndIf(b);
   kbIf(b, kbCmpI(b, KB_EQ, g->warp, mmaWarp));
   nvTcAlloc(b, tmemSlot, cfg->tmemCols, cg);

@@ -1,8 +1,8 @@
 /* Kernel.c — assembles the sm_90a kernel of one variant: the prologue (one thread
- * initialises every mbarrier of the plan; 256 threads compute the E4M3 scale table into
- * shared memory), then one role per warpgroup with its register budget (setmaxnreg):
- * then every thread's griddepcontrol.wait before any global access,
- * warpgroup 0 gives registers back and its first thread runs the TMA producer, the consumer
+ * initialises every mbarrier of the plan and prefetches the first tensor maps; 256 threads
+ * compute the E4M3 scale table into shared memory; then every thread's griddepcontrol.wait
+ * before any global access), then one role per warpgroup with its register budget
+ * (setmaxnreg): warpgroup 0 gives registers back and its first thread runs the TMA producer, the consumer
  * warpgroups (1 and 2; 1..3 for 192-weight tiles) take them and run the weight decode +
  * wgmma mainloop and the epilogue, the decoder warpgroups after them (3 and 4; one for
  * swap_n192 and swap_n128_m192) give registers back and decode the tokens
@@ -132,6 +132,7 @@ void nvfp4BuildSm90Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValu
 
   kbIf(b, kbCmpI(b, KB_EQ, g->tid, 0));
   genInitBarriers(g);
+  genPrefetchPrologueMaps(g);
   kbEndIf(b);
   /* The scale table in shared memory (the decode reads it with data-dependent indices):
    * thread t computes entry t. */

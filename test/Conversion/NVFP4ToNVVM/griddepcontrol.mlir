@@ -2,7 +2,9 @@
 // docs/kernel-sm90a.md): every kernel of every family — sm_100a one CTA and CTA pair, the
 // sm_100a contiguous (MoE) form, sm_90a, the sm_90a contiguous form — has exactly one
 // griddepcontrol.wait, which every thread executes after the prologue (mbarrier
-// initialisation, Tensor Memory allocation; sm_90a: the scale table) and before the CTA
+// initialisation, the prefetch of the four operand maps of group 0 or of the contiguous
+// form's shared maps, which no previous grid writes; Tensor Memory allocation; sm_90a: the
+// scale table) and before the CTA
 // barrier, with no global access (a !llvm.ptr<1> load or store, a TMA) before it — the MoE
 // forms' expert-schedule scan, which reads the offsets, comes after it — and exactly one
 // griddepcontrol.launch_dependents, in the TMA producer after its tile loop (its block
@@ -16,6 +18,8 @@
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.mbarrier.init
+// CHECK-COUNT-4: nvvm.prefetch tensormap
+// CHECK-NOT: nvvm.prefetch
 // CHECK: nvvm.tcgen05.alloc
 // CHECK-NEXT: nvvm.tcgen05.relinquish_alloc_permit
 // CHECK-NOT: !llvm.ptr<1>
@@ -37,6 +41,8 @@
 // CHECK-LABEL: llvm.func @pdl100_ab2_n128(
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK-COUNT-4: nvvm.prefetch tensormap
+// CHECK-NOT: nvvm.prefetch
 // CHECK: nvvm.tcgen05.alloc
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
@@ -65,6 +71,8 @@ func.func @pdl100(%a0: memref<?x?xf4E2M1FN>, %a1: memref<?x?xf4E2M1FN>, %b0: mem
 // The contiguous form: the wait comes before the schedule scan's reads of the offsets.
 // CHECK-LABEL: llvm.func @pdlmoe100_ab_n128(
 // CHECK-NOT: !llvm.ptr<1>
+// CHECK-COUNT-4: nvvm.prefetch tensormap
+// CHECK-NOT: nvvm.prefetch
 // CHECK: nvvm.tcgen05.relinquish_alloc_permit
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK: nvvm.griddepcontrol wait
@@ -96,6 +104,8 @@ func.func @pdlmoe100(%a: memref<?x?xf4E2M1FN>, %b: memref<4x?x?xf4E2M1FN>, %sfa:
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.mbarrier.init
+// CHECK-COUNT-4: nvvm.prefetch tensormap
+// CHECK-NOT: nvvm.prefetch
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.griddepcontrol wait
@@ -122,6 +132,8 @@ func.func @pdl90(%a0: memref<?x?xf4E2M1FN>, %a1: memref<?x?xf4E2M1FN>, %b0: memr
 // CHECK-LABEL: llvm.func @pdlmoe90_swap_n64(
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK-COUNT-4: nvvm.prefetch tensormap
+// CHECK-NOT: nvvm.prefetch
 // CHECK: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.griddepcontrol wait
