@@ -156,7 +156,7 @@ void nvfp4_sim_wgmma_wait(uint32_t pending, uint32_t site) {
   if (f->wg_ncommit <= pending) return;
   const uint32_t seq = f->wg_groups[f->wg_ncommit - 1u - pending];
   const uint16_t comp = wg_comp(f);
-  if (f->vc[comp] < seq) f->vc[comp] = seq;
+  sim_vc_raise(f, comp, seq);
 }
 
 typedef struct stm_ctx { uint32_t site; } stm_ctx;
