@@ -32,18 +32,25 @@
 #define FRESH_STACK(stack, bytes) ((void)(stack), (void)(bytes))
 #endif
 
-void *sim_fiber_stack_alloc(size_t bytes) {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  void *p = mmap(NULL, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* n stacks in one mapping (one munmap, one TLB flush for all), each of `bytes` (a multiple
+ * of the page size) above a guard page of its own. */
+void *sim_fiber_stacks_alloc(uint32_t n, size_t bytes) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), span = bytes + page;
+  char *p = mmap(NULL, span * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
-  mprotect(p, page, PROT_NONE); /* overflow faults instead of corrupting the next stack */
-  return (char *)p + page;
+  for (uint32_t i = 0; i < n; ++i) /* overflow faults instead of corrupting the next stack */
+    mprotect(p + span * i, page, PROT_NONE);
+  return p;
 }
 
-void sim_fiber_stack_free(void *stack, size_t bytes) {
-  if (!stack) return;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  munmap((char *)stack - page, bytes + page);
+void *sim_fiber_stack_at(void *stacks, uint32_t i, size_t bytes) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (char *)stacks + (bytes + page) * i + page;
+}
+
+void sim_fiber_stacks_free(void *stacks, uint32_t n, size_t bytes) {
+  if (!stacks) return;
+  munmap(stacks, (bytes + (size_t)sysconf(_SC_PAGESIZE)) * n);
 }
 
 #if defined(__x86_64__)

@@ -32,12 +32,167 @@ void sim_vc_join(sim_clock *dst, const sim_clock *src) {
   for (uint32_t i = 0; i < n; ++i) dst[i] = src[i] > dst[i] ? src[i] : dst[i];
 }
 
+/* sim_vc_join, telling whether dst changed */
+static bool vc_join_changed(sim_clock *dst, const sim_clock *src) {
+  const uint32_t n = G->ncomp;
+  uint32_t changed = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const sim_clock d = dst[i], s = src[i];
+    changed |= s > d;
+    dst[i] = s > d ? s : d;
+  }
+  return changed != 0;
+}
+
 void sim_vc_release(sim_fiber *f, sim_clock *into) {
   sim_vc_join(into, f->vc);
   f->vc[f->index]++;
 }
 
-void sim_vc_acquire(sim_fiber *f, const sim_clock *from) { sim_vc_join(f->vc, from); }
+/* Clock classes. Threads leave a rendezvous with one clock (but for their own components),
+ * and mostly go on the same way: each ticks its own component, threads of one class
+ * acquire the same released clocks, a thread raises a few agent components of its own.
+ * A class records that, so that the next rendezvous of the class joins only the
+ * components that can differ — the participants' own ones and those in their vc_dirty
+ * lists — instead of whole clocks; the clocks that result are the same, component by
+ * component. The invariant: threads of one non-zero class have equal clocks outside their
+ * own components and their vc_dirty components. It holds because
+ *   - a rendezvous gives all its participants one fresh class (their clocks are the join,
+ *     each with its own component ticked), and the only writes to a thread's clock are
+ *   - ticks of its own component (no change of class),
+ *   - sim_vc_raise / sim_vc_set of one foreign component: listed in vc_dirty (or, the list
+ *     full, the class dropped to 0),
+ *   - sim_vc_acquire of a released clock: unchanged, or joined with contents that `stamp`
+ *     names; threads of class C that join the contents S move to the class that the cache
+ *     maps (C, S) to, a fresh number on a miss, so two threads share the new class only when
+ *     both were of C and joined equal contents (joins keep the equality outside the own and
+ *     dirty components). */
+uint64_t sim_vc_stamp(void) { return ++G->vc_serial; }
+
+static void vc_touch(sim_fiber *f, uint32_t comp) {
+  if (comp == f->index || !f->vc_class) return;
+  for (uint32_t i = 0; i < f->vc_ndirty; ++i)
+    if (f->vc_dirty[i] == comp) return;
+  if (f->vc_ndirty == SIM_VC_DIRTY) f->vc_class = 0;
+  else f->vc_dirty[f->vc_ndirty++] = (uint16_t)comp;
+}
+
+void sim_vc_raise(sim_fiber *f, uint32_t comp, sim_clock v) {
+  if (f->vc[comp] >= v) return;
+  f->vc[comp] = v;
+  vc_touch(f, comp);
+}
+
+void sim_vc_set(sim_fiber *f, uint32_t comp, sim_clock v) {
+  if (f->vc[comp] == v) return;
+  f->vc[comp] = v;
+  vc_touch(f, comp);
+}
+
+void sim_vc_acquire(sim_fiber *f, const sim_clock *from, uint64_t stamp) {
+  if (!vc_join_changed(f->vc, from) || !f->vc_class) return;
+  if (!stamp) {
+    f->vc_class = 0;
+    return;
+  }
+  const uint32_t h = (uint32_t)((f->vc_class * 0x9E3779B97F4A7C15ull ^ stamp) % SIM_VC_CLASSES);
+  struct sim_vc_class *x = &G->vc_classes[h];
+  if (x->from != f->vc_class || x->stamp != stamp) {
+    x->from = f->vc_class;
+    x->stamp = stamp;
+    x->to = ++G->vc_serial;
+  }
+  f->vc_class = x->to;
+}
+
+/* Whether f's clock may differ from its class's common clock at component c. */
+static bool vc_special(const sim_fiber *f, uint32_t c) {
+  if (c == f->index) return true;
+  for (uint32_t d = 0; d < f->vc_ndirty; ++d)
+    if (f->vc_dirty[d] == c) return true;
+  return false;
+}
+
+/* The rendezvous of one class. Outside the participants' own components (the range
+ * [lo, hi] of their indices) and their dirty components, every participant holds the
+ * class's common value: the join there is that value, already in every clock. So the
+ * join is built on [lo, hi] and the dirty components only: a participant's clock (ref,
+ * the first) gives the common values where it is not special itself; where it is, the
+ * next participants' values are folded in up to one that is not (and so brings the common
+ * value); then every participant's own and dirty values. Those components are written
+ * into every participant. False (nothing done) when the participants are not of one
+ * class. */
+static bool rendezvous_of_class(const uint16_t *who, uint32_t n) {
+  const uint64_t cls = n ? G->fibers[who[0]].vc_class : 0;
+  if (!cls) return false;
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const sim_fiber *f = &G->fibers[who[i]];
+    if (f->vc_class != cls) return false;
+    lo = f->index < lo ? f->index : lo;
+    hi = f->index > hi ? f->index : hi;
+  }
+  if (++G->vc_epoch == 0) { /* the marks wrapped: clear them */
+    memset(G->vc_mark, 0, sizeof(uint32_t) * G->capcomp);
+    G->vc_epoch = 1;
+  }
+  uint32_t nlist = 0; /* the dirty components outside [lo, hi], once each */
+  for (uint32_t i = 0; i < n; ++i) {
+    const sim_fiber *f = &G->fibers[who[i]];
+    for (uint32_t d = 0; d < f->vc_ndirty; ++d) {
+      const uint32_t c = f->vc_dirty[d];
+      if ((c < lo || c > hi) && G->vc_mark[c] != G->vc_epoch) {
+        G->vc_mark[c] = G->vc_epoch;
+        G->vc_list[nlist++] = c;
+      }
+    }
+  }
+  sim_clock *max = G->vc_tmp;
+  const uint32_t *list = G->vc_list;
+  const sim_fiber *ref = &G->fibers[who[0]];
+  memcpy(max + lo, ref->vc + lo, sizeof *max * (hi - lo + 1u));
+  for (uint32_t l = 0; l < nlist; ++l) max[list[l]] = ref->vc[list[l]];
+  for (uint32_t d = 0; d <= ref->vc_ndirty; ++d) {
+    const uint32_t c = d < ref->vc_ndirty ? ref->vc_dirty[d] : ref->index;
+    for (uint32_t i = 1; i < n; ++i) {
+      const sim_fiber *f = &G->fibers[who[i]];
+      max[c] = f->vc[c] > max[c] ? f->vc[c] : max[c];
+      if (!vc_special(f, c)) break;
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const sim_fiber *f = &G->fibers[who[i]];
+    for (uint32_t d = 0; d <= f->vc_ndirty; ++d) {
+      const uint32_t c = d < f->vc_ndirty ? f->vc_dirty[d] : f->index;
+      max[c] = f->vc[c] > max[c] ? f->vc[c] : max[c];
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    sim_fiber *f = &G->fibers[who[i]];
+    memcpy(f->vc + lo, max + lo, sizeof *max * (hi - lo + 1u));
+    for (uint32_t l = 0; l < nlist; ++l) f->vc[list[l]] = max[list[l]];
+    f->vc[f->index] = max[f->index] + 1;
+  }
+  return true;
+}
+
+void sim_vc_rendezvous(const uint16_t *who, uint32_t n) {
+  if (!rendezvous_of_class(who, n)) {
+    sim_clock *tmp = G->vc_tmp;
+    memset(tmp, 0, sizeof *tmp * G->ncomp);
+    for (uint32_t i = 0; i < n; ++i) sim_vc_join(tmp, G->fibers[who[i]].vc);
+    for (uint32_t i = 0; i < n; ++i) {
+      sim_fiber *f = &G->fibers[who[i]];
+      memcpy(f->vc, tmp, sizeof *tmp * G->ncomp);
+      f->vc[f->index] = tmp[f->index] + 1;
+    }
+  }
+  const uint64_t cls = ++G->vc_serial;
+  for (uint32_t i = 0; i < n; ++i) {
+    G->fibers[who[i]].vc_class = cls;
+    G->fibers[who[i]].vc_ndirty = 0;
+  }
+}
 
 const sim_clock *sim_tc_view(sim_fiber *f) {
   f->vc_tc[f->index] = f->vc[f->index];

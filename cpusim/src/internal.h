@@ -30,6 +30,8 @@
 #define SIM_MAX_DEPS 96
 #define SIM_STACK_BYTES (128u * 1024u)
 #define SIM_ROLES 6                      /* warp roles a plan can name (sim_plan) */
+#define SIM_VC_DIRTY 8                   /* foreign clock components tracked per class member */
+#define SIM_VC_CLASSES 64                /* (class, released clock) -> class cache entries */
 
 /* ---- plan text (the planner's tables of a variant, the site table) ------------------ */
 
@@ -106,6 +108,7 @@ typedef struct sim_mbar {
   sim_clock *cur;    /* join of this phase's releases by the barrier's own CTA */
   sim_clock *done;   /* the last completed phase's */
   sim_clock *cur_remote, *done_remote; /* the same for releases by the other CTA */
+  uint64_t done_stamp, done_remote_stamp; /* identity of done's / done_remote's contents */
   int32_t remote_cur, remote_done;     /* rank of such a releaser, -1: none */
   uint32_t last_site;
 } sim_mbar;
@@ -211,6 +214,12 @@ typedef struct sim_fiber {
    * not waited), and whether some thread's wait is known to be ordered before it */
   uint32_t gd_wait_clk;
   bool gd_ordered;
+  /* The clock's class (hazard.c): threads of one non-zero class have clocks equal in every
+   * component but their own ones and the foreign components listed in vc_dirty (0: no
+   * such knowledge). A rendezvous of one class joins only those components. */
+  uint64_t vc_class;
+  uint16_t vc_dirty[SIM_VC_DIRTY];
+  uint32_t vc_ndirty;
 } sim_fiber;
 
 typedef struct sim_cta {
@@ -257,6 +266,11 @@ typedef struct sim_state {
   sim_cta cta[SIM_MAX_CTAS];
   sim_fiber *fibers;
   uint32_t nfibers;
+  void *stacks;                     /* the fibers' stacks (one mapping) */
+  sim_clock *vc_pool;               /* the fibers' vc and vc_tc, capcomp components each */
+  uint32_t vc_high;                 /* the most components a cluster of this slot used: the
+                                       components from there on are zero in every clock
+                                       of the slot (fresh from calloc, never written) */
   sim_fiber *current;
   sim_fiber **runq;                 /* runnable fibers */
   uint32_t nrun;
@@ -269,6 +283,7 @@ typedef struct sim_state {
   uint32_t cl_arrived;
   uint64_t cl_generation;
   sim_clock *cl_cur, *cl_done;      /* the join of this generation's / the last one's releases */
+  uint64_t cl_done_stamp;           /* identity of cl_done's contents */
   /* async ops */
   sim_op *ops;
   uint32_t nops, capops;
@@ -277,6 +292,14 @@ typedef struct sim_state {
   /* vector-clock components (threads first, then the async agents) */
   uint32_t ncomp, capcomp;
   sim_comp *comps;
+  /* clock classes and content stamps (hazard.c): one counter hands out both, never reset
+   * while the slot lives, so a number names one class or one content for good */
+  uint64_t vc_serial;
+  struct sim_vc_class { uint64_t from, stamp, to; } *vc_classes; /* SIM_VC_CLASSES entries */
+  sim_clock *vc_tmp;                /* capcomp: a rendezvous's join */
+  uint32_t *vc_mark, vc_epoch;      /* capcomp: components already listed in vc_list */
+  uint32_t *vc_list;                /* capcomp: the components a rendezvous joins */
+  uint64_t *wake_bits;              /* a bit per thread, all clear between uses (sim.c) */
   /* outcome */
   nvfp4sim_result *result;
   bool aborted, deadlocked;
@@ -354,8 +377,9 @@ struct sim_launch {
 extern sim_state *nvfp4sim_g; /* the cluster whose thread or completion runs */
 
 /* fiber.c */
-void *sim_fiber_stack_alloc(size_t bytes);
-void sim_fiber_stack_free(void *stack, size_t bytes);
+void *sim_fiber_stacks_alloc(uint32_t n, size_t bytes);     /* n stacks, one mapping */
+void *sim_fiber_stack_at(void *stacks, uint32_t i, size_t bytes); /* the i-th of them */
+void sim_fiber_stacks_free(void *stacks, uint32_t n, size_t bytes);
 void *sim_fiber_prepare(void *stack, size_t bytes, void (*entry)(void *), void *arg);
 void sim_fiber_switch(void **save_sp, void *to_sp);
 
@@ -382,7 +406,15 @@ enum { SIM_RV_BAR = 1, SIM_RV_WARP_SYNC, SIM_RV_ALLOC, SIM_RV_DEALLOC, SIM_RV_RE
 sim_clock *sim_vc_new(void);
 void sim_vc_join(sim_clock *dst, const sim_clock *src);
 void sim_vc_release(sim_fiber *f, sim_clock *into);   /* join f's clock, then tick f */
-void sim_vc_acquire(sim_fiber *f, const sim_clock *from);
+/* f acquires `from`, whose contents `stamp` names (from a sim_vc_stamp(); 0: unnamed) */
+void sim_vc_acquire(sim_fiber *f, const sim_clock *from, uint64_t stamp);
+uint64_t sim_vc_stamp(void);   /* a new content stamp, for a released clock that changed */
+/* f's clock at a foreign component: raised to at least v / set to v */
+void sim_vc_raise(sim_fiber *f, uint32_t comp, sim_clock v);
+void sim_vc_set(sim_fiber *f, uint32_t comp, sim_clock v);
+/* the threads who[0 .. n) leave a rendezvous with the join of their clocks, each its own
+ * component ticked */
+void sim_vc_rendezvous(const uint16_t *who, uint32_t n);
 /* The clock a tcgen05 operation of f is ordered by (its own program order, plus the
  * synchronisation before its last tcgen05.fence::after_thread_sync). */
 const sim_clock *sim_tc_view(sim_fiber *f);

@@ -27,11 +27,21 @@ sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site) {
   return b;
 }
 
+/* done takes cur's contents and cur starts empty (the same for the remote pair): the
+ * buffers swap, and only the first ncomp components need clearing (the others are zero in
+ * every clock of the barrier, which the cluster's components never reach). */
+static void swap_clear(sim_clock **cur, sim_clock **done) {
+  sim_clock *t = *done;
+  *done = *cur;
+  *cur = t;
+  memset(t, 0, sizeof(sim_clock) * G->ncomp);
+}
+
 static void complete_phase(sim_mbar *b) {
-  memcpy(b->done, b->cur, sizeof(sim_clock) * G->capcomp);
-  memset(b->cur, 0, sizeof(sim_clock) * G->capcomp);
-  memcpy(b->done_remote, b->cur_remote, sizeof(sim_clock) * G->capcomp);
-  memset(b->cur_remote, 0, sizeof(sim_clock) * G->capcomp);
+  swap_clear(&b->cur, &b->done);
+  swap_clear(&b->cur_remote, &b->done_remote);
+  b->done_stamp = sim_vc_stamp();
+  b->done_remote_stamp = sim_vc_stamp();
   b->remote_done = b->remote_cur;
   b->remote_cur = -1;
   b->phase++;
@@ -79,6 +89,8 @@ void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
   memset(b->done, 0, sizeof(sim_clock) * G->capcomp);
   memset(b->cur_remote, 0, sizeof(sim_clock) * G->capcomp);
   memset(b->done_remote, 0, sizeof(sim_clock) * G->capcomp);
+  b->done_stamp = sim_vc_stamp();
+  b->done_remote_stamp = sim_vc_stamp();
   b->remote_cur = b->remote_done = -1;
 }
 
@@ -181,10 +193,10 @@ void sim_mbar_arrive_complete(sim_op *op) {
 /* The acquire of a completed phase: its own CTA's releases, and the other CTA's only at
  * cluster scope (a .cta-scope acquire is not morally strong with them). */
 static void acquire_phase(sim_fiber *f, const sim_mbar *b, uint32_t cluster, uint32_t site) {
-  sim_vc_acquire(f, b->done);
+  sim_vc_acquire(f, b->done, b->done_stamp);
   if (b->remote_done < 0) return;
   if (cluster) {
-    sim_vc_acquire(f, b->done_remote);
+    sim_vc_acquire(f, b->done_remote, b->done_remote_stamp);
     return;
   }
   char what[160];

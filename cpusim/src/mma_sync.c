@@ -112,14 +112,16 @@ static void mma_last(sim_rendezvous *rv, void *p) {
   for (uint32_t l = 0; l < 32; ++l) {
     const mma_lane *o = by_lane[l]->warp_op;
     const uint32_t g = l / 4u, t = l % 4u;
-    for (uint32_t i = 0; i < 32; ++i) { /* a_i: register i / 8, nibble i % 8 */
-      const uint32_t row = (i < 8u || (i >= 16u && i < 24u)) ? g : g + 8u;
-      const uint32_t col = t * 8u + (i & 7u) + (i >= 16u ? 32u : 0u);
-      A[row][col] = code[nibble(o->a[i / 8u], i % 8u)];
+    /* a_i, i = 8 r + e: register r, nibble e; row g (+ 8 for odd r), column t * 8 + e
+     * (+ 32 for r >= 2) */
+    for (uint32_t r = 0; r < 4; ++r) {
+      int32_t *row = &A[g + 8u * (r & 1u)][t * 8u + 32u * (r >> 1)];
+      for (uint32_t e = 0; e < 8; ++e) row[e] = code[nibble(o->a[r], e)];
     }
-    for (uint32_t i = 0; i < 16; ++i) { /* b_i: register i / 8, nibble i % 8 */
-      const uint32_t row = t * 8u + (i & 7u) + (i >= 8u ? 32u : 0u);
-      B[g][row] = code[nibble(o->b[i / 8u], i % 8u)];
+    /* b_i, i = 8 r + e: register r, nibble e; row (k) t * 8 + e (+ 32 for r = 1), column g */
+    for (uint32_t r = 0; r < 2; ++r) {
+      int32_t *col = &B[g][t * 8u + 32u * r];
+      for (uint32_t e = 0; e < 8; ++e) col[e] = code[nibble(o->b[r], e)];
     }
     /* the selected thread pair supplies rows g (first) and g + 8 (second); the selected
      * thread supplies column g */

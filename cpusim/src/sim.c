@@ -373,26 +373,34 @@ static void report_deadlock(void) {
 
 /* ---- rendezvous: bar.sync, bar.warp.sync and the warp collectives ----------------------- */
 
+/* sim_wake_all(rv) for a rendezvous whose n arrivals are rv->who[0 .. n): a thread blocks
+ * on a rendezvous only after arriving, and every completion wakes them all, so the threads
+ * blocked on rv are among who[]. They are made runnable in ascending index order, as
+ * sim_wake_all's scan of every thread would (the order of the run queue is part of the
+ * seeded schedule), through a bitmap of the indices. */
+static void wake_arrived(const sim_rendezvous *rv, uint32_t n) {
+  uint64_t *bits = G->wake_bits;
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t x = rv->who[i];
+    bits[x / 64u] |= 1ull << (x % 64u);
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+  }
+  for (uint32_t w = lo / 64u; n && w <= hi / 64u; ++w)
+    for (; bits[w]; bits[w] &= bits[w] - 1u) {
+      sim_fiber *f = &G->fibers[64u * w + (uint32_t)__builtin_ctzll(bits[w])];
+      if (f->state == SIM_BLOCKED && f->wait_obj == rv) make_runnable(f);
+    }
+}
+
 /* Everybody who arrived leaves with the join of their clocks (a barrier). */
 void sim_rendezvous_complete(sim_rendezvous *rv) {
-  static sim_clock *tmp;
-  static uint32_t tmpcap;
-  if (tmpcap < G->capcomp) {
-    free(tmp);
-    tmp = malloc(sizeof *tmp * G->capcomp);
-    tmpcap = tmp ? G->capcomp : 0;
-    if (!tmp) sim_fault(NULL, rv->site, "out of host memory");
-  }
-  memset(tmp, 0, sizeof *tmp * G->capcomp);
-  for (uint32_t i = 0; i < rv->arrived; ++i) sim_vc_join(tmp, G->fibers[rv->who[i]].vc);
-  for (uint32_t i = 0; i < rv->arrived; ++i) {
-    sim_fiber *f = &G->fibers[rv->who[i]];
-    memcpy(f->vc, tmp, sizeof *tmp * G->ncomp);
-    f->vc[f->index] = tmp[f->index] + 1;
-  }
+  sim_vc_rendezvous(rv->who, rv->arrived);
+  const uint32_t n = rv->arrived;
   rv->arrived = 0;
   rv->generation++;
-  sim_wake_all(rv);
+  wake_arrived(rv, n);
 }
 
 /* Arrives at `rv`; the last of `expected` threads runs `last` (with every participant's
@@ -484,8 +492,13 @@ void nvfp4_sim_cluster_arrive(uint32_t site) {
   sim_vc_release(f, G->cl_cur);
   f->cl_gen = G->cl_generation;
   if (++G->cl_arrived == G->threads * G->cluster) {
-    memcpy(G->cl_done, G->cl_cur, sizeof(sim_clock) * G->capcomp);
-    memset(G->cl_cur, 0, sizeof(sim_clock) * G->capcomp);
+    /* cl_done takes cl_cur's contents and cl_cur starts empty (components from ncomp on
+     * are zero in both) */
+    sim_clock *done = G->cl_cur;
+    G->cl_cur = G->cl_done;
+    G->cl_done = done;
+    memset(G->cl_cur, 0, sizeof(sim_clock) * G->ncomp);
+    G->cl_done_stamp = sim_vc_stamp();
     G->cl_arrived = 0;
     G->cl_generation++;
     sim_wake_all(&G->cl_generation);
@@ -498,7 +511,7 @@ void nvfp4_sim_cluster_wait(uint32_t site) {
     sim_fault(f, site, "barrier.cluster.wait without a preceding barrier.cluster.arrive");
   while (G->cl_generation == f->cl_gen)
     sim_block(f, SIM_WAIT_CLUSTER, &G->cl_generation, f->cl_gen, site);
-  sim_vc_acquire(f, G->cl_done);
+  sim_vc_acquire(f, G->cl_done, G->cl_done_stamp);
   f->cl_gen = UINT64_MAX;
 }
 
@@ -522,7 +535,7 @@ void nvfp4_sim_fence(uint32_t kind, uint32_t site) {
   } else if (kind == NVFP4_SIM_FENCE_TC_AFTER) {
     memcpy(f->vc_tc, f->vc, sizeof(sim_clock) * G->ncomp);
   } else if (kind == NVFP4_SIM_FENCE_TC_BEFORE && f->comp_ld != 0xFFFF) {
-    f->vc[f->comp_ld] = f->ld_clock++;
+    sim_vc_set(f, f->comp_ld, f->ld_clock++);
   }
 }
 
@@ -616,8 +629,8 @@ static void setup_fiber(sim_fiber *f, uint32_t i) {
   f->vc_tc = vc_tc;
   f->px_clk = px;
   f->px_cap = px_cap;
-  memset(vc, 0, sizeof(sim_clock) * G->capcomp);
-  memset(vc_tc, 0, sizeof(sim_clock) * G->capcomp);
+  memset(vc, 0, sizeof(sim_clock) * G->vc_high);
+  memset(vc_tc, 0, sizeof(sim_clock) * G->vc_high);
   f->index = i;
   f->cta = &G->cta[i / G->threads];
   f->tid = i % G->threads;
@@ -634,6 +647,7 @@ static void setup_cluster(uint32_t clusterid) {
   G->clusterid = clusterid;
   G->rng = G->opts->schedule_seed * 0x2545F4914F6CDD1Dull + clusterid * 0x9E3779B97F4A7C15ull + 1;
   G->now = 0;
+  if (G->ncomp > G->vc_high) G->vc_high = G->ncomp; /* the last cluster's components */
   free_cluster_state();
   G->nops = 0;
   G->npending = 0;
@@ -641,13 +655,14 @@ static void setup_cluster(uint32_t clusterid) {
   G->cl_generation = 0;
   const uint32_t T = G->threads * G->cluster;
   G->ncomp = T;
-  memset(G->comps, 0, sizeof *G->comps * G->capcomp);
+  memset(G->comps, 0, sizeof *G->comps * G->vc_high);
   for (uint32_t i = 0; i < T; ++i) {
     G->comps[i].kind = SIM_ACC_GENERIC;
     G->comps[i].fiber = (uint16_t)i;
   }
-  memset(G->cl_cur, 0, sizeof(sim_clock) * G->capcomp);
-  memset(G->cl_done, 0, sizeof(sim_clock) * G->capcomp);
+  memset(G->cl_cur, 0, sizeof(sim_clock) * G->vc_high);
+  memset(G->cl_done, 0, sizeof(sim_clock) * G->vc_high);
+  G->cl_done_stamp = sim_vc_stamp();
   for (uint32_t r = 0; r < G->cluster; ++r) setup_cta(&G->cta[r], r, clusterid);
   for (uint32_t i = 0; i < T; ++i) setup_fiber(&G->fibers[i], i);
   G->nfibers = T;
@@ -668,7 +683,13 @@ static sim_state *slot_new(const sim_state *proto) {
   s->cl_cur = calloc(s->capcomp, sizeof(sim_clock));
   s->cl_done = calloc(s->capcomp, sizeof(sim_clock));
   s->mma_scratch = aligned_alloc(64, sizeof *s->mma_scratch);
-  bool ok = s->comps && s->fibers && s->runq && s->cl_cur && s->cl_done && s->mma_scratch;
+  s->vc_tmp = malloc(sizeof(sim_clock) * s->capcomp);
+  s->vc_mark = calloc(s->capcomp, sizeof(uint32_t));
+  s->vc_list = malloc(sizeof(uint32_t) * s->capcomp);
+  s->wake_bits = calloc((T + 63u) / 64u, sizeof(uint64_t));
+  s->vc_classes = calloc(SIM_VC_CLASSES, sizeof *s->vc_classes);
+  bool ok = s->comps && s->fibers && s->runq && s->cl_cur && s->cl_done && s->mma_scratch &&
+            s->vc_tmp && s->vc_mark && s->vc_list && s->wake_bits && s->vc_classes;
   for (uint32_t r = 0; ok && r < SIM_MAX_CTAS; ++r) {
     sim_cta *c = &s->cta[r];
     c->smem = aligned_alloc(1024, SIM_SMEM_WINDOW + 1024);
@@ -680,11 +701,14 @@ static sim_state *slot_new(const sim_state *proto) {
                                   NVFP4_ABI_PARAM_ALIGN * NVFP4_ABI_PARAM_ALIGN);
     ok = c->smem && c->tmem && c->smem_shadow && c->tmem_shadow && c->params;
   }
+  /* one block each for the stacks and the clocks: fewer system calls and page faults */
+  s->stacks = ok ? sim_fiber_stacks_alloc(T, SIM_STACK_BYTES) : NULL;
+  s->vc_pool = ok ? calloc((size_t)2 * T * s->capcomp, sizeof(sim_clock)) : NULL;
+  ok = ok && s->stacks && s->vc_pool;
   for (uint32_t i = 0; ok && i < T; ++i) {
-    s->fibers[i].stack = sim_fiber_stack_alloc(SIM_STACK_BYTES);
-    s->fibers[i].vc = calloc(s->capcomp, sizeof(sim_clock));
-    s->fibers[i].vc_tc = calloc(s->capcomp, sizeof(sim_clock));
-    ok = s->fibers[i].stack && s->fibers[i].vc && s->fibers[i].vc_tc;
+    s->fibers[i].stack = sim_fiber_stack_at(s->stacks, i, SIM_STACK_BYTES);
+    s->fibers[i].vc = s->vc_pool + (size_t)2 * i * s->capcomp;
+    s->fibers[i].vc_tc = s->fibers[i].vc + s->capcomp;
   }
   if (!ok) s->aborted = true; /* slot_free releases what was allocated */
   return s;
@@ -704,11 +728,10 @@ static void slot_free(sim_state *s) {
   }
   if (s->fibers)
     for (uint32_t i = 0; i < s->threads * s->cluster; ++i) {
-      sim_fiber_stack_free(s->fibers[i].stack, SIM_STACK_BYTES);
-      free(s->fibers[i].vc);
-      free(s->fibers[i].vc_tc);
       free(s->fibers[i].px_clk);
     }
+  sim_fiber_stacks_free(s->stacks, s->threads * s->cluster, SIM_STACK_BYTES);
+  free(s->vc_pool);
   free(s->fibers);
   free(s->runq);
   free(s->ops);
@@ -717,6 +740,11 @@ static void slot_free(sim_state *s) {
   free(s->cl_cur);
   free(s->cl_done);
   free(s->mma_scratch);
+  free(s->vc_tmp);
+  free(s->vc_mark);
+  free(s->vc_list);
+  free(s->wake_bits);
+  free(s->vc_classes);
   free(s);
   nvfp4sim_g = NULL;
 }

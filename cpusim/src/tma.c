@@ -192,7 +192,7 @@ void nvfp4_sim_bulk_wait_group(uint32_t n, uint32_t read, uint32_t site) {
   /* the stores of groups 1..limit have read (and, without .read, written) their data */
   if (f->comp_bulk != 0xFFFF) {
     uint32_t upto = f->bulk_group_last[limit % 64];
-    if (f->vc[f->comp_bulk] < upto) f->vc[f->comp_bulk] = upto;
+    sim_vc_raise(f, f->comp_bulk, upto);
   }
 }
 

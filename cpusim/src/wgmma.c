@@ -62,8 +62,9 @@ static void wgmma_last(sim_rendezvous *rv, void *p) {
     sim_fault(f, x->site, "wgmma B descriptor 0x%llx: only 128-byte swizzle, base offset 0 is "
                           "implemented", (unsigned long long)x->desc);
   /* B (n x 16, K-major): row j, element k at start + (j / 8) SBO + (j % 8) 128 + 2 k, with
-   * the 128-byte swizzle applied to the address (16-byte chunk ^= bits 7..9). */
-  static float B[256][16], A[64][16];
+   * the 128-byte swizzle applied to the address (16-byte chunk ^= bits 7..9). Kept as
+   * Bt[k][j] (transposed) so that the product below runs along contiguous columns. */
+  static float Bt[16][256], A[64][16], D[64][256];
   const uint16_t comp = wg_comp(f);
   const uint32_t seq = ++G->comps[comp].seq;
   sim_epoch e = {comp, (uint16_t)f->index, seq, x->site, 0, SIM_ACC_MMA, (uint8_t)c->rank, 0};
@@ -75,12 +76,14 @@ static void wgmma_last(sim_rendezvous *rv, void *p) {
       for (uint32_t k = 0; k < 8; ++k) {
         uint16_t v;
         memcpy(&v, c->smem + a + 2u * k, 2);
-        B[j][8u * h + k] = bf16f(v);
+        Bt[8u * h + k][j] = bf16f(v);
       }
     }
   sim_comp_complete(comp, seq);
   /* A (64 x 16) from the fragments: warp w of the group, lane l holds rows 16 w + l / 4
-   * (+ 8 for registers 1, 3) and k 2 (l % 4) + {0, 1} (+ 8 for registers 2, 3). */
+   * (+ 8 for registers 1, 3) and k 2 (l % 4) + {0, 1} (+ 8 for registers 2, 3).
+   * D (64 x n): lane l's accumulator 4 j + v is (row g + 8 (v / 2), column 8 j + 2 (l % 4) +
+   * v % 2); the 128 threads of the warpgroup hold every element once. */
   for (uint32_t i = 0; i < rv->arrived; ++i) {
     const sim_fiber *t = &G->fibers[rv->who[i]];
     const uint32_t w = t->warp % 4u, g = t->lane / 4u, q = t->lane % 4u;
@@ -89,17 +92,45 @@ static void wgmma_last(sim_rendezvous *rv, void *p) {
         const uint32_t row = 16u * w + g + 8u * (reg % 2u), k = 2u * q + half + 8u * (reg / 2u);
         A[row][k] = bf16f((uint16_t)(t->wg_a[reg] >> (16u * half)));
       }
+    for (uint32_t j = 0; j < n / 8u; ++j)
+      for (uint32_t v = 0; v < 4; ++v) {
+        const uint32_t row = 16u * w + g + 8u * (v / 2u), col = 8u * j + 2u * q + v % 2u;
+        D[row][col] = x->scale_d ? t->wg_acc[4u * j + v] : 0.0f;
+      }
   }
-  /* D: lane l's accumulator 4 j + v is (row g + 8 (v / 2), column 8 j + 2 (l % 4) + v % 2). */
+  /* D += A x B, two rows by eight columns at a time: their 16 sums stay in locals through
+   * the k loop and each B value loaded serves both rows, so there are few memory accesses per
+   * product (which the sanitizer build pays for). Every element still adds its 16 products
+   * one at a time in ascending k, as a scalar acc += A[row][k] * B[col][k] loop would: the
+   * same operations, the same rounding. */
+  for (uint32_t row = 0; row < 64; row += 2)
+    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
+      float *d0 = &D[row][c0], *d1 = &D[row + 1u][c0];
+      const float *a0 = A[row], *a1 = A[row + 1u];
+      float s0[8], s1[8];
+      for (uint32_t j = 0; j < 8; ++j) {
+        s0[j] = d0[j];
+        s1[j] = d1[j];
+      }
+      for (uint32_t k = 0; k < 16; ++k) {
+        const float *b = &Bt[k][c0];
+        for (uint32_t j = 0; j < 8; ++j) {
+          s0[j] += a0[k] * b[j];
+          s1[j] += a1[k] * b[j];
+        }
+      }
+      for (uint32_t j = 0; j < 8; ++j) {
+        d0[j] = s0[j];
+        d1[j] = s1[j];
+      }
+    }
   for (uint32_t i = 0; i < rv->arrived; ++i) {
     sim_fiber *t = &G->fibers[rv->who[i]];
     const uint32_t w = t->warp % 4u, g = t->lane / 4u, q = t->lane % 4u;
     for (uint32_t j = 0; j < n / 8u; ++j)
       for (uint32_t v = 0; v < 4; ++v) {
         const uint32_t row = 16u * w + g + 8u * (v / 2u), col = 8u * j + 2u * q + v % 2u;
-        float acc = x->scale_d ? t->wg_acc[4u * j + v] : 0.0f;
-        for (uint32_t k = 0; k < 16; ++k) acc += A[row][k] * B[col][k];
-        t->wg_acc[4u * j + v] = acc;
+        t->wg_acc[4u * j + v] = D[row][col];
       }
     t->wg_last_seq = seq;
   }
@@ -156,7 +187,7 @@ void nvfp4_sim_wgmma_wait(uint32_t pending, uint32_t site) {
   if (f->wg_ncommit <= pending) return;
   const uint32_t seq = f->wg_groups[f->wg_ncommit - 1u - pending];
   const uint16_t comp = wg_comp(f);
-  if (f->vc[comp] < seq) f->vc[comp] = seq;
+  sim_vc_raise(f, comp, seq);
 }
 
 typedef struct stm_ctx { uint32_t site; } stm_ctx;
