@@ -396,7 +396,7 @@ int main(int argc, char **argv) {
       if ((st = nvfp4rt_memcpy_htod(ctx, dptr[g][t], src[t], bytes[t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     }
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
-                                d->m, d->n, d->k, d->ldc, with_alpha ? alpha_buf + 4u * g : 0};
+                                d->m, d->n, d->k, d->ldc, with_alpha ? alpha_buf + 4u * g : 0, 0, 0};
   }
   if (o.all_variants) {
     rc = all_variants_run(ctx, mod, &prob, groups, tmap_update, o.threads, o.json);

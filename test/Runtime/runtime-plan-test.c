@@ -36,7 +36,7 @@ static nvfp4_kernel_metadata make_swap(int emulation, uint32_t max_groups, uint3
 static nvfp4rt_group good_group(uint32_t i) {
   uint64_t base = 0x7f0000000000ull + (uint64_t)i * 0x10000000ull;
   nvfp4rt_group g = {base, base + 0x1000000, base + 0x2000000, base + 0x3000000,
-                     base + 0x4000000, 96, 128, 256, 128, 0};
+                     base + 0x4000000, 96, 128, 256, 128, 0, 0, 0};
   return g;
 }
 
@@ -1067,7 +1067,7 @@ static int test_fake(const char *path) {
   static uint64_t buf[5][4096];
   nvfp4rt_group g = {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1],
                      (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
-                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0};
+                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0, 0, 0};
   nvfp4rt_plan *plan = NULL;
   /* struct_size: sizeof, or 0 for the 2.0 layout; a size below that layout is refused */
   nvfp4rt_plan_options small = {.struct_size = 4, .variant = -1}, zero = {.variant = -1};
@@ -1214,7 +1214,7 @@ static int test_pdl_fake(const char *path) {
   static uint64_t buf[5][4096];
   PdlFake f = {h ? (int *)dlsym(h, "nvfp4_fake_cuda_last_pdl") : NULL, NULL,
                {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1], (uint64_t)(uintptr_t)buf[2],
-                (uint64_t)(uintptr_t)buf[3], (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0}};
+                (uint64_t)(uintptr_t)buf[3], (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0, 0, 0}};
   unsigned *cluster = h ? (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_cluster") : NULL;
   T_CHECK(f.last && cluster, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
   if (!f.last || !cluster) return t_summary("pdl");
