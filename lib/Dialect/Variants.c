@@ -29,6 +29,12 @@ static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
   return (s->tileM == 0 || s->tileM == 128) && s->tileN <= 128 && !s->streamK;
 }
 
+/* The op asks for the fused SwiGLU + NVFP4 epilogue on a target whose planner builds it
+ * (sm_100a; the lowering refuses it for the other targets with a diagnostic at the op). */
+static bool fusedOn(MlirOperation op, MlirNvfp4Target target) {
+  return target == MLIR_NVFP4_TARGET_SM100A && !mlirAttributeIsNull(attrOf(op, "epilogue"));
+}
+
 static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
                                     intptr_t max, char *msg, size_t msgSize) {
   const bool patch = !mlirAttributeIsNull(attrOf(op, "nvfp4.patch_tmaps")) &&
@@ -48,6 +54,13 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     if (info) target = (MlirNvfp4Target)info->generator;
   }
   a = attrOf(op, "variants");
+  if (mlirAttributeIsNull(a) && fusedOn(op, target)) {
+    /* the fused epilogue's family: the one variant that implements it */
+    if (max < 1) return 0;
+    out[0] = mlirNvfp4VariantSpecDefault(256, stages);
+    out[0].epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+    return 1;
+  }
   if (mlirAttributeIsNull(a)) {
     intptr_t n = (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
                                                                 max > 0 ? (uint32_t)max : 0);
@@ -129,8 +142,12 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
     if (mlirTypeIsABF16(elt)) output = MLIR_NVFP4_OUTPUT_BF16;
     else if (mlirTypeIsAF32(elt)) output = MLIR_NVFP4_OUTPUT_F32;
   }
+  const bool fused = n > 0 && fusedOn(op, out[0].target);
+  const bool dump = !mlirAttributeIsNull(attrOf(op, "nvfp4.debug_activations"));
   for (intptr_t i = 0; i < n; ++i) {
-    out[i].output = output;
+    out[i].output = fused ? MLIR_NVFP4_OUTPUT_FP4 : output;
+    out[i].swiglu = fused;
+    out[i].debugActivations = fused && dump;
     out[i].alpha = alpha;
     out[i].form = moe ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
   }

@@ -322,6 +322,12 @@ static void moeTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
   t->alphaPtr = cfg->spec.alpha ? kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_ALPHA),
                                         kbMulI(b, kbZExt(b, t->group, b->i64), 4))
                                 : (MlirValue){NULL};
+  t->sfcPtr = t->gsPtr = (MlirValue){NULL};
+  if (cfg->spec.swiglu) {
+    t->sfcPtr = genParamU64(k, NVFP4_ABI_MOE_SFC_PTR);
+    t->gsPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_GS_PTR),
+                     kbMulI(b, kbZExt(b, t->group, b->i64), 4));
+  }
   t->tileN = cfg->roleN.dynamicRows ? moeTileN(k, t->m) : kbI32(b, cfg->tileN);
   KbValue tilesM = moeTilesM(k, t->m, t->n);
   KbValue local = kbSub(b, tile, start);
@@ -367,6 +373,11 @@ static void tableTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
   t->nRow0 = kbMul(b, nBlk, t->tileN);
   t->alphaPtr = cfg->spec.alpha ? genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_ALPHA_PTR))
                                 : (MlirValue){NULL};
+  t->sfcPtr = t->gsPtr = (MlirValue){NULL};
+  if (cfg->spec.swiglu) {
+    t->sfcPtr = genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_SFC_PTR));
+    t->gsPtr = genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_GS_PTR));
+  }
 }
 
 static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue numGroups) {
