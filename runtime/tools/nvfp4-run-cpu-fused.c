@@ -65,6 +65,7 @@ typedef struct Run {
   uint32_t nseg, ldc; /* ldc: FP4 elements per row of C and floats per row of act */
   Seg seg[FUSED_MAX_SEGS];
   uint8_t *owned_c, *owned_sfc; /* per byte of the C / SFC buffers: written by the kernel */
+  uint64_t sat_scales, zero_scales; /* edge cases met: scales 0x7E (saturated) and 0x00 */
   uint64_t codes, scales, code_bad, scale_bad, act_checked, act_bad, outside, outside_bad;
   double act_max_rel;
 } Run;
@@ -113,6 +114,8 @@ static void check_row(Run *R, Seg *s, uint32_t r, const uint8_t *c_base,
     const size_t off = nvfp4h_sf_blocked_offset(r, j, S);
     R->owned_sfc[s->sfc + off - sfc_base] = 1;
     R->scales++;
+    R->sat_scales += sf == 0x7E;
+    R->zero_scales += sf == 0x00;
     if (s->sfc[off] != sf && R->scale_bad++ < 5)
       printf("  scale mismatch row %u block %u: got 0x%02x, quantizer of the activations 0x%02x\n",
              r, j, s->sfc[off], sf);
@@ -471,6 +474,9 @@ static int nvfp4_run_cpu_fused_go(const char *path, const char *groups_spec,
            (unsigned long long)R.scales, (unsigned long long)(R.act_checked - R.act_bad),
            (unsigned long long)R.act_checked, R.act_max_rel,
            (unsigned long long)(R.outside - R.outside_bad), (unsigned long long)R.outside);
+  if (ran)
+    printf("edges    %llu saturated scales (0x7E), %llu zero scales\n",
+           (unsigned long long)R.sat_scales, (unsigned long long)R.zero_scales);
   rc = cpu_exit_code(res.outcome, pass);
 done:
   free_problem(&P, &R);

@@ -318,7 +318,10 @@ static void moeTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
   t->k = genParamU32(k, NVFP4_ABI_MOE_K);
   t->ldc = genParamU32(k, NVFP4_ABI_MOE_LDC);
   KbValue cOff = kbMul(b, kbZExt(b, row0, b->i64), kbZExt(b, t->ldc, b->i64));
-  t->cPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_C_PTR), kbMulI(b, cOff, cfg->cElemBytes));
+  /* (an FP4 C, the fused epilogue's, packs two elements per byte: ldc is even) */
+  KbValue cBytes = cfg->spec.output == MLIR_NVFP4_OUTPUT_FP4 ? kbLShr(b, cOff, kbI64(b, 1))
+                                                             : kbMulI(b, cOff, cfg->cElemBytes);
+  t->cPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_C_PTR), cBytes);
   t->alphaPtr = cfg->spec.alpha ? kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_ALPHA),
                                         kbMulI(b, kbZExt(b, t->group, b->i64), 4))
                                 : (MlirValue){NULL};
