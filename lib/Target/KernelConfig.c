@@ -177,10 +177,9 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
    * CTA and stores from registers (docs/kernel-sm100a.md). */
   if (s.swiglu && (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1 ||
                    s.tileN != 256 || s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE))
-    return fail(msg, msgSize, "the fused epilogue \"swiglu_nvfp4\" is built for ab_n256_st only "
-                              "(one N = 256 MMA per 128 gate and 128 up columns, stored from "
-                              "registers); swap-AB, CTA pairs, other widths and TMA stores "
-                              "do not implement it");
+    return fail(msg, msgSize, "the fused epilogue \"swiglu_nvfp4\" is built for ab_n256_st "
+                              "only (swap-AB, CTA pairs, other widths and TMA stores do not "
+                              "implement it)");
   return validateCommon(s, msg, msgSize);
 }
 
