@@ -6,8 +6,9 @@ device suite's packages and for tests:
                        [--name NAME] [--target TARGET]
   gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
                        [--name NAME] [--target TARGET]
-  either with --swiglu [--debug-activations]: the fused SwiGLU + NVFP4 epilogue (an FP4 C,
-  the operands sfc and gs; --c is ignored), with the unit attribute nvfp4.debug_activations
+  either with --swiglu [--debug-activations] [--inter I]: the fused SwiGLU + NVFP4 epilogue
+  (an FP4 C, the operands sfc and gs; --c is ignored), with the unit attribute
+  nvfp4.debug_activations, with C's I columns static (else dynamic, as every other size)
 
 grouped: nvfp4.grouped_matmul with G groups (one memref per group in each list);
 moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1). --variant-set names a
@@ -30,6 +31,7 @@ p.add_argument("--target", default="sm_100a",
                choices=["sm_100a", "sm_100f", "sm_103a", "sm_90a", "sm_120a", "sm_121a", "sm_120f"])
 p.add_argument("--swiglu", action="store_true")
 p.add_argument("--debug-activations", action="store_true")
+p.add_argument("--inter", type=int, default=0)
 a = p.parse_args()
 if a.variant_set:
     matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run-matrix.sh")
@@ -39,7 +41,8 @@ if a.variant_set:
     a.variants = ",".join(r.stdout.split())
 n = a.count
 fp4, sf = "memref<?x?xf4E2M1FN>", "memref<?x?x32x4x4xf8E4M3FN>"
-c = "memref<?x?x%s>" % ("f4E2M1FN" if a.swiglu else a.c)
+c = "memref<?x%sx%s>" % (str(a.inter) if a.swiglu and a.inter else "?",
+                         "f4E2M1FN" if a.swiglu else a.c)
 attrs = ['target = "%s"' % a.target]
 if a.swiglu:
     attrs.insert(0, 'epilogue = "swiglu_nvfp4"')

@@ -317,8 +317,8 @@ Q_MUTATIONS=(
 )
 
 # ---- the fused SwiGLU + NVFP4 epilogue's sm_100a kernel --------------------------------------
-# Bugs of the fused kernel (lib/Conversion/Sm100/EpilogueFused.c, and the shared quantizer
-# emission as the kernel runs it) that CpuSim/run-fused must catch: its bit-exact check of
+# Bugs of the fused kernel (lib/Conversion/Sm100/EpilogueFused.c, its MMAs in Mainloop.c,
+# and the shared quantizer emission as the kernel runs it) that CpuSim/run-fused must catch: its bit-exact check of
 # the codes and scales against the reference quantizer of the kernel's own activations, its
 # activation check against swiglu of the reference GEMM, or its outside-C/SFC check.
 F_FILES="lib/Conversion/Sm100/EpilogueFused.c" # besides FILES and Q_FILES
@@ -327,10 +327,12 @@ FILES="$FILES $F_FILES"
 f1() { q1; }
 f2() { mutate lib/Conversion/Sm100/EpilogueFused.c "nvfp4EmitSwiglu(b, scaled(b, st, gu[0], e), scaled(b, st, gu[1], e))" "nvfp4EmitSwiglu(b, scaled(b, st, gu[1], e), scaled(b, st, gu[0], e))"; }
 f3() { mutate lib/Conversion/Sm100/EpilogueFused.c "KbValue atomRow = genAddBase(b, t->sfmBase, kbUDiv(b, row, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)));" "KbValue atomRow = kbUDiv(b, genAddBase(b, t->cRowBase, row), kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS));"; }
+f4() { mutate lib/Conversion/Sm100/Mainloop.c "kbAddI(b, sfnCol, h ? 4 + 2 : 0)" "kbAddI(b, sfnCol, h ? 4 : 0)"; }
 F_MUTATIONS=(
   "f1|fused kernel: the E4M3 block scale rounded up (ceil) instead of to nearest even|CpuSim/run-fused"
   "f2|fused kernel: gate and up swapped (silu of the up columns times the gate columns)|CpuSim/run-fused"
   "f3|fused kernel (contiguous form): an expert's SFC atom row from its first token row / 128 instead of its segment's first atom|CpuSim/run-fused"
+  "f4|fused kernel, I % 128 == 64: the up half's scale factors read from its first atom's row 0 instead of row 64|CpuSim/run-fused"
 )
 
 caught_all=1

@@ -284,6 +284,13 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               (workspace_per_cta bytes per CTA, zero before
                                               the first launch: flags that the kernel
                                               returns to zero). docs/kernel-sm90a.md */
+#define NVFP4_META_VFLAG_SWIGLU_MID_ATOM 0x8u /* with the fused SwiGLU epilogue: I may be any
+                                              multiple of 64. A tile whose up half starts 64
+                                              rows into an SFB atom (I % 128 == 64) loads
+                                              the two atom rows it spans (three SFB boxes
+                                              per stage) and multiplies gate and up with two
+                                              N = 128 MMAs; without the flag I must be a
+                                              multiple of 128 */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
  * numbering as KernelConfig.h's enums. */

@@ -140,6 +140,10 @@ typedef struct MlirNvfp4VariantSpec {
                                       one N = 256 MMA per 128 features (sm_100a ab_n256_st) */
   bool debugActivations;           /* with swiglu: the kernel also stores its fp32
                                       activations (NVFP4_META_FLAG_DEBUG_ACTIVATIONS) */
+  bool swigluMidAtom;              /* with swiglu: I may be any multiple of 64, not only of
+                                      128 (NVFP4_META_VFLAG_SWIGLU_MID_ATOM): a third SFB
+                                      atom row per stage; chosen when I is not a static
+                                      multiple of 128 */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */

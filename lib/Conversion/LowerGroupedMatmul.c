@@ -34,7 +34,6 @@
 #include "Sm120/Sm120Kernel.h"
 #include "Sm90/Sm90Kernel.h"
 #include "mlir-c/BuiltinAttributes.h"
-#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/GPU.h"
 #include "mlir-c/Dialect/LLVM.h"
 #include "mlir-c/Dialect/NVVM.h"
@@ -167,33 +166,6 @@ static bool attachPlan(MlirOperation func, const MlirNvfp4KernelConfig *cfg) {
   return true;
 }
 
-/* The fused epilogue's I (C's static column count): the sm_100a kernel pairs gate rows
- * n0 .. and up rows I + n0 .. with their scale-factor atoms n0 / 128 and (I + n0) / 128, so
- * the up half must start on an atom: I a multiple of 128. (I % 128 == 64, which the op
- * allows, would need the up half's scales gathered from two atoms; not built yet.) A
- * dynamic I is checked by the runtime. False with the message in msg. */
-static bool fusedWidthOk(MlirOperation op, bool moe, uint32_t groups, char *msg, size_t size) {
-  if (mlirAttributeIsNull(mlirOperationGetAttributeByName(
-          op, mlirStringRefCreateFromCString("epilogue"))))
-    return true;
-  const intptr_t first = moe ? 4 : 4 * (intptr_t)groups, count = moe ? 1 : (intptr_t)groups;
-  for (intptr_t i = first; i < first + count && i < mlirOperationGetNumOperands(op); ++i) {
-    MlirType c = mlirValueGetType(mlirOperationGetOperand(op, i));
-    if (!mlirTypeIsAShaped(c) || mlirShapedTypeGetRank(c) != 2 || mlirShapedTypeIsDynamicDim(c, 1))
-      continue;
-    const int64_t inter = mlirShapedTypeGetDimSize(c, 1);
-    if (inter % 128 != 0) {
-      snprintf(msg, size,
-               "nvfp4-lower-grouped-matmul: the sm_100a fused epilogue \"swiglu_nvfp4\" needs "
-               "I = N/2 to be a multiple of 128 (got I = %lld: its up half would start inside "
-               "a 128-row scale-factor atom, which the kernel does not handle yet)",
-               (long long)inter);
-      return false;
-    }
-  }
-  return true;
-}
-
 /* Lowers one op; returns false after emitting a diagnostic. */
 static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
   MlirContext ctx = mlirOperationGetContext(op);
@@ -216,8 +188,8 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     return false;
   }
   /* The fused SwiGLU + NVFP4 epilogue is built by the sm_100a generator (ab_n256_st, the
-   * planner refuses the other variants); the sm_90a and sm_120a kernels do not implement
-   * it yet. */
+   * planner refuses the other variants; I any multiple of 64); the sm_90a and sm_120a
+   * kernels do not implement it yet. */
   if (info->generator != NVFP4_TARGET_GEN_TCGEN05 &&
       !mlirAttributeIsNull(mlirOperationGetAttributeByName(
           op, mlirStringRefCreateFromCString("epilogue")))) {
@@ -225,10 +197,6 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
              "nvfp4-lower-grouped-matmul: the fused epilogue \"swiglu_nvfp4\" has no %s "
              "kernel yet (lower the up-projection with a bf16 C and quantize with the "
              "runtime's reference, nvfp4h_moe_quantize)", target);
-    nvfp4EmitError(loc, msg);
-    return false;
-  }
-  if (!fusedWidthOk(op, moe, groups, msg, sizeof msg)) {
     nvfp4EmitError(loc, msg);
     return false;
   }

@@ -128,6 +128,20 @@ static void cAndAlpha(MlirOperation op, bool moe, intptr_t *c, bool *alpha) {
   *alpha = mlirDenseI32ArrayGetElement(seg, 5) == 1;
 }
 
+/* The fused epilogue's kernel needs the up half's second scale-factor atom row (I % 128
+ * == 64) unless every C's I = N/2 is a static multiple of 128. C operands start at `c`:
+ * one per group (the pointer-array form) or one. */
+static bool midAtom(MlirOperation op, bool moe, intptr_t c) {
+  const intptr_t count = moe ? 1 : (intptr_t)mlirNvfp4MatmulGroupCount(op);
+  for (intptr_t i = c; i >= 0 && i < c + count && i < mlirOperationGetNumOperands(op); ++i) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirTypeIsAMemRef(t) || mlirShapedTypeGetRank(t) != 2 || mlirShapedTypeIsDynamicDim(t, 1) ||
+        mlirShapedTypeGetDimSize(t, 1) % 128 != 0)
+      return true;
+  }
+  return false;
+}
+
 intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp4VariantSpec *out,
                                                intptr_t max, char *msg, size_t msgSize) {
   intptr_t n = specsFromAttributes(op, out, max, msg, msgSize);
@@ -144,10 +158,12 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
   }
   const bool fused = n > 0 && fusedOn(op, out[0].target);
   const bool dump = !mlirAttributeIsNull(attrOf(op, "nvfp4.debug_activations"));
+  const bool mid = fused && midAtom(op, moe, c);
   for (intptr_t i = 0; i < n; ++i) {
     out[i].output = fused ? MLIR_NVFP4_OUTPUT_FP4 : output;
     out[i].swiglu = fused;
     out[i].debugActivations = fused && dump;
+    out[i].swigluMidAtom = mid;
     out[i].alpha = alpha;
     out[i].form = moe ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
   }

@@ -147,7 +147,8 @@ static bool validateCommon(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.output != MLIR_NVFP4_OUTPUT_F16 && s.output != MLIR_NVFP4_OUTPUT_BF16 &&
       s.output != MLIR_NVFP4_OUTPUT_F32 && !(s.swiglu && s.output == MLIR_NVFP4_OUTPUT_FP4))
     return fail(msg, msgSize, "unknown output type");
-  if (s.swiglu != (s.output == MLIR_NVFP4_OUTPUT_FP4) || (s.debugActivations && !s.swiglu))
+  if (s.swiglu != (s.output == MLIR_NVFP4_OUTPUT_FP4) ||
+      ((s.debugActivations || s.swigluMidAtom) && !s.swiglu))
     return fail(msg, msgSize, "an FP4 C and the activation dump go with the fused epilogue "
                               "\"swiglu_nvfp4\" only");
   if (s.form != MLIR_NVFP4_FORM_POINTER_ARRAY && s.form != MLIR_NVFP4_FORM_CONTIGUOUS)
@@ -218,6 +219,11 @@ static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
       .rowsPerCta = spec.tileN / spec.ctaGroup,
       .sfAtoms = (spec.tileN + MLIR_NVFP4_SF_ATOM_ROWS - 1) / MLIR_NVFP4_SF_ATOM_ROWS,
       .dynamicRows = swap};
+  /* the fused epilogue's up half may start 64 rows into an atom: it spans two */
+  if (spec.swigluMidAtom) {
+    cfg->roleN.sfAtoms += 1;
+    cfg->variantFlags |= NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
+  }
 
   /* One stage: the M-role tile (128 rows x 128 B = 256 FP4 along K), the N-role tile, and
    * 4 scale-factor atoms (one per K block of 64) per 128-row atom row of each role. Every
@@ -951,7 +957,8 @@ static bool specEqual(const MlirNvfp4VariantSpec *a, const MlirNvfp4VariantSpec 
          a->tileN == b->tileN && a->epilogue == b->epilogue && a->stages == b->stages &&
          a->target == b->target && a->output == b->output && a->alpha == b->alpha &&
          a->form == b->form && a->tileM == b->tileM && a->streamK == b->streamK &&
-         a->swiglu == b->swiglu && a->debugActivations == b->debugActivations;
+         a->swiglu == b->swiglu && a->debugActivations == b->debugActivations &&
+         a->swigluMidAtom == b->swigluMidAtom;
 }
 
 /* The slot of these inputs, or (found false) the slot to plan them into: an empty one, else

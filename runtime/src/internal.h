@@ -129,7 +129,8 @@ int nvfp4rt_launch_attrs_(CUlaunchConfig *cfg, CUlaunchAttribute *attrs, const n
 /* Shared by both forms' tensor-map contracts (plan.c): the C map data type, columns (N rounded down to whole 16-byte chunks) and box width. */
 void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
 /* C's shape checks shared by both forms (`who`: "group 3", "moe"): C has n columns (the
- * fused SwiGLU epilogue: n / 2 FP4 columns of B's n = 2I rows, I a multiple of 128), ldc at
+ * fused SwiGLU epilogue: n / 2 FP4 columns of B's n = 2I rows, I a multiple of 128, or of 64
+ * for a kernel with NVFP4_META_VFLAG_SWIGLU_MID_ATOM), ldc at
  * least that with 16-byte row pitches, and the epilogue's SFC and gs pointers present (16-
  * and 4-byte aligned) exactly when the kernel has the fused epilogue. */
 nvfp4rt_status nvfp4rt_check_c_(const nvfp4_kernel_metadata *meta, const char *who, uint32_t n,

@@ -224,6 +224,7 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   const int fused = (m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4) != 0;
   if (fused != (m->c_type == NVFP4_META_C_FP4) ||
       ((m->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) && !fused) ||
+      ((m->variant_flags & NVFP4_META_VFLAG_SWIGLU_MID_ATOM) && !fused) ||
       (fused && (m->orientation != NVFP4_META_ORIENTATION_AB || m->tile_n != 2u * m->n_box_rows ||
                  m->epilogue != NVFP4_META_EPILOGUE_DIRECT_STORE)))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
@@ -279,8 +280,8 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                         "metadata: a stream-K kernel has one CTA per cluster, the pointer-array "
                         "form, a workspace (%u bytes per CTA) and no emulation",
                         m->workspace_per_cta);
-  if (m->variant_flags &
-      ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N | NVFP4_META_VFLAG_STREAM_K))
+  if (m->variant_flags & ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N |
+                           NVFP4_META_VFLAG_STREAM_K | NVFP4_META_VFLAG_SWIGLU_MID_ATOM))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata variant flags 0x%x: unknown bits",
                         m->variant_flags);
   if ((m->variant_flags & NVFP4_META_VFLAG_BALANCED_N) &&

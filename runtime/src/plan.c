@@ -243,10 +243,13 @@ nvfp4rt_status nvfp4rt_check_c_(const nvfp4_kernel_metadata *meta, const char *w
                           meta->kernel_name);
     return NVFP4RT_STATUS_OK;
   }
-  if (n % 256 != 0)
+  /* I = N/2 a multiple of 64; of 128 unless the kernel handles an up half that starts
+   * inside a scale-factor atom */
+  const uint32_t granule = meta->variant_flags & NVFP4_META_VFLAG_SWIGLU_MID_ATOM ? 128u : 256u;
+  if (n % granule != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
                         "%s: N = %u gate/up rows: the fused SwiGLU kernel '%s' needs I = N/2 "
-                        "to be a multiple of 128", who, n, meta->kernel_name);
+                        "to be a multiple of %u", who, n, meta->kernel_name, granule / 2);
   if (ldc < n / 2)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "%s: ldc = %u is smaller than I = N/2 = %u",
                         who, ldc, n / 2);

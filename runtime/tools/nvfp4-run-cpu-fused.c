@@ -7,8 +7,9 @@
  *             [--routing random|empty|one|balanced] [--tokens T] [--seed S] [--full-range]
  *             [--ldc-pad P] [--variant V] [--sms N] [--schedule-seed S] [--threads T]
  *
- * n / N is B's 2I gate/up rows (I a multiple of 128); --random G draws G groups of
- * M in 0..300, I in {128, 256, 384}, K in {64, ..., 512}. Inputs come from the runtime's
+ * n / N is B's 2I gate/up rows (I a multiple of 64; of 128 for a kernel built for static
+ * multiples of 128); --random G draws G groups of M in 0..300, I in {64, 128, ..., 384},
+ * K in {64, ..., 512}. Inputs come from the runtime's
  * generators; then in every group or expert the gate rows 16..31 of B are zeroed (feature
  * block 1 of every token is all zero: scale 0, codes +0), and the global scales cycle over
  * three kinds by group / expert: gs = 2688 / amax(h) (the usual choice), 64 times that
@@ -45,7 +46,7 @@ static void usage(FILE *f) {
              "                 --moe E,M,N,K [--routing random|empty|one|balanced] [--tokens T])\n"
              "                 [--seed S] [--full-range] [--ldc-pad P] [--variant NAME|INDEX]\n"
              "                 [--sms N] [--schedule-seed S] [--threads T]\n"
-             "  n, N: B's 2I gate/up rows (I a multiple of 128); the kernel must be built with\n"
+             "  n, N: B's 2I gate/up rows (I a multiple of 64); the kernel must be built with\n"
              "  nvfp4.debug_activations\n"
              "exit: 0 ok, 1 check failed, 2 error, 3 deadlock, 4 hazard or illegal operation\n");
 }
@@ -336,14 +337,14 @@ static int setup_moe(Problem *P, Run *R, const nvfp4_kernel_metadata *meta, cons
   return 0;
 }
 
-/* The shapes of --groups or --random G (M 0..300, I 128/256/384, K 64..512). */
+/* The shapes of --groups or --random G (M 0..300, I 64..384 by 64, K 64..512). */
 static uint32_t fused_shapes(const char *spec, uint32_t random_groups, uint64_t seed,
                              nvfp4h_shape *shapes) {
   if (spec) return nvfp4h_parse_groups(spec, shapes, NVFP4H_MAX_GROUPS);
   uint64_t x = seed * 0x2545F4914F6CDD1Dull + 3;
   for (uint32_t g = 0; g < random_groups; g++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    shapes[g] = (nvfp4h_shape){(uint32_t)(x % 301), 256u * (1u + (uint32_t)(x >> 20) % 3u),
+    shapes[g] = (nvfp4h_shape){(uint32_t)(x % 301), 128u * (1u + (uint32_t)(x >> 20) % 6u),
                                64u * (1u + (uint32_t)(x >> 40) % 8u)};
   }
   return random_groups;

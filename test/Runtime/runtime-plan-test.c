@@ -509,7 +509,9 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_ORIENTATION, 2, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_CTA_GROUP, 2, NVFP4RT_STATUS_ABI_MISMATCH); /* cluster still 1 */
   MUTATE(NVFP4_META_N_BOX_ROWS, 64, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x10, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_VARIANT_FLAGS, NVFP4_META_VFLAG_SWIGLU_MID_ATOM, /* without the epilogue */
+         NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_VARIANT_FLAGS, NVFP4_META_VFLAG_STREAM_K, /* stream-K with emulation */
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
@@ -633,6 +635,14 @@ static int test_fused(void) {
   FUSED_CASE(ldc, 272, NVFP4RT_STATUS_MISALIGNED); /* 136-byte rows */
   FUSED_CASE(ldc, 288, NVFP4RT_STATUS_OK);         /* 144-byte rows */
   FUSED_CASE(m, 0, NVFP4RT_STATUS_OK);             /* empty: pointers not inspected */
+  /* a kernel that handles an up half starting inside an atom takes I % 128 == 64 */
+  nvfp4_kernel_metadata mid = m;
+  mid.variant_flags = NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
+  b = g; b.n = 384;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&mid, &b, 1, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.total_tiles == 2, "I = 192: ceil(I / 128) = 2 tiles, got %u", L.total_tiles);
+  b.n = 448; /* I = 224 */
+  EXPECT_STATUS(nvfp4rt_plan_validate(&mid, &b, 1, NULL), NVFP4RT_STATUS_BAD_SHAPE);
   nvfp4_kernel_metadata plain = make_meta(0, 4);
   b = good_group(0); b.sfc = sfc;
   EXPECT_STATUS(nvfp4rt_plan_validate(&plain, &b, 1, NULL), NVFP4RT_STATUS_INVALID_ARGUMENT);

@@ -55,11 +55,12 @@ static void loadTokensLadder(GenKernel *g, GenTile *t, const GenProducerStyle *s
 
 /* The fused SwiGLU + NVFP4 epilogue (spec.swiglu, AB): the tile's 256 N-role rows nRow0 ..
  * are gate rows n0 .. n0 + 127 and up rows I + n0 .. I + n0 + 127 of B (n0 = nRow0 / 2,
- * I = N / 2, a multiple of 128), loaded as two boxes of 128 rows into the two halves of the
- * stage's N part, and their scale factors as the two matching atom rows n0 / 128 and
- * (I + n0) / 128 into the two halves of its SFN part. rows[h], atoms[h]: half h's first
- * map row and atom row. */
-static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms[2]) {
+ * I = N / 2), loaded as two boxes of 128 rows into the two halves of the stage's N part,
+ * and their scale factors as the matching atom rows n0 / 128 and (I + n0) / 128 — and, for
+ * a kernel that allows I % 128 == 64 (swigluMidAtom: the up half may start 64 rows into
+ * its atom), the next one too — one per third of its SFN part. rows[h]: half h's first
+ * map row; atoms[a]: the a-th atom row. */
+static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms[3]) {
   KbBuilder *b = g->b;
   KbValue n0 = kbUDiv(b, t->nRow0, kbI32(b, 2));
   KbValue up = kbAdd(b, kbUDiv(b, t->n, kbI32(b, 2)), n0);
@@ -68,6 +69,7 @@ static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms
   rows[1] = genAddBase(b, t->nBase, up);
   atoms[0] = genAddBase(b, t->sfnBase, kbUDiv(b, n0, atom));
   atoms[1] = genAddBase(b, t->sfnBase, kbUDiv(b, up, atom));
+  atoms[2] = g->cfg->spec.swigluMidAtom ? kbAddI(b, atoms[1], 1) : (MlirValue){NULL};
 }
 
 void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProducerStyle *style) {
@@ -94,9 +96,11 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
   for (int i = 0; i < 4; ++i) hints[i] = kbI64(b, cacheHint(tensors[i]));
   const bool ladder = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS &&
                       (cfg->variantFlags & NVFP4_META_VFLAG_BALANCED_N);
-  KbValue halves[2][2]; /* fused epilogue: [0] B rows, [1] SFB atom rows of the two halves */
+  KbValue halves[2][3]; /* fused epilogue: [0] B rows of the two halves, [1] SFB atom rows */
   if (cfg->spec.swiglu) fusedHalves(g, t, halves[0], halves[1]);
-  const uint32_t halfBytes[2] = {cfg->nBytes / 2, cfg->sfnBytes / 2};
+  /* the fused epilogue's boxes of B and SFB: 2 halves, and rn->sfAtoms atom rows */
+  const uint32_t boxes[2] = {2, rn->sfAtoms};
+  const uint32_t boxBytes[2] = {cfg->nBytes / 2, cfg->sfnBytes / rn->sfAtoms};
 
   KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
@@ -117,8 +121,8 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
       if (i == 1 && ladder)
         loadTokensLadder(g, t, style, dst, full, x[0], rows[i], hints[i], tensorTag(tensors[i]));
       else if (cfg->spec.swiglu && (i == 1 || i == 3))
-        for (int h = 0; h < 2; ++h)
-          style->load(b, genSharedPtr(g, kbAddI(b, dst, h * halfBytes[i / 2])), maps[i], full,
+        for (uint32_t h = 0; h < boxes[i / 2]; ++h)
+          style->load(b, genSharedPtr(g, kbAddI(b, dst, h * boxBytes[i / 2])), maps[i], full,
                       x[i / 2], halves[i / 2][h], hints[i], tensorTag(tensors[i]));
       else
         style->load(b, genSharedPtr(g, dst), maps[i], full, x[i / 2], rows[i], hints[i],

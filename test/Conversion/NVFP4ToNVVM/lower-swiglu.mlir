@@ -92,3 +92,24 @@ func.func @grouped(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %sf
       {epilogue = "swiglu_nvfp4", target = "sm_100a", kernel_name = "g1"}
   return
 }
+
+// -----
+
+// I = 64 (N = 128): the up half starts 64 rows into its scale-factor atom, so the kernel
+// is the mid-atom one (NVFP4_META_VFLAG_SWIGLU_MID_ATOM): three SFB boxes per stage (the
+// gate atom and the two the up half spans, at SFN offsets + 0, + 2048, + 4096), and per K
+// block either the one N = 256 MMA or, when (I + n0) % 128 != 0, two N = 128 MMAs: 3 x 4
+// MMAs in the issuer (against 4 above). A dynamic I builds the same kernel.
+// CHECK-LABEL: llvm.func @i64_ab_n256_st(
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | sed -n '/llvm.func @i64_ab_n256_st/,/^}/p' > %t.i64
+// RUN: grep -c 'nvfp4.operand = "sfb"' %t.i64 | FileCheck %s --check-prefix=THREE
+// RUN: grep -c 'nvfp4.operand = "b"' %t.i64 | FileCheck %s --check-prefix=TWO
+// RUN: grep -c "nvvm.tcgen05.mma.block_scale" %t.i64 | FileCheck %s --check-prefix=TWELVE
+// RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | sed -n '/llvm.func @g1_ab_n256_st/,/^}/p' | grep -c "nvvm.tcgen05.mma.block_scale" | FileCheck %s --check-prefix=FOUR
+// THREE: {{^}}3{{$}}
+// TWELVE: {{^}}12{{$}}
+func.func @inter_64(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1x4x32x4x4xf8E4M3FN>, %c: memref<?x64xf4E2M1FN>, %sfc: memref<?x1x32x4x4xf8E4M3FN>, %gs: memref<1xf32>) {
+  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<128x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<1x4x32x4x4xf8E4M3FN>) c(%c : memref<?x64xf4E2M1FN>) sfc(%sfc : memref<?x1x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
+      {epilogue = "swiglu_nvfp4", target = "sm_100a", kernel_name = "i64"}
+  return
+}

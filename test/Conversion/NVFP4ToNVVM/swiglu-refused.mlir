@@ -1,8 +1,7 @@
 // swiglu-refused.mlir — where the fused SwiGLU + NVFP4 epilogue has no kernel, the op is
 // refused at the op instead of building a kernel that would store something else: on
 // sm_90a and sm_120a (no kernel of theirs implements it yet, both forms), on sm_100a for a
-// variant other than ab_n256_st (the verifier, through the planner) and for I % 128 == 64
-// (the lowering: the up half would start inside a scale-factor atom).
+// variant other than ab_n256_st (the verifier, through the planner).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics
 
 // sm_90a, pointer-array form.
@@ -73,16 +72,5 @@ func.func @cta_pair(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %s
   // expected-error @+1 {{variant ab2_n256: the fused epilogue "swiglu_nvfp4" is built for ab_n256_st only (swap-AB, CTA pairs, other widths and TMA stores do not implement it)}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
       {epilogue = "swiglu_nvfp4", target = "sm_100a", variants = ["ab_n256_st", "ab2_n256"]}
-  return
-}
-
-// -----
-
-// sm_100a, I = 64 (N = 128): the verifier accepts it (a multiple of 64), the sm_100a kernel
-// does not (yet).
-func.func @inter_64(%a: memref<?x256xf4E2M1FN>, %b: memref<8x128x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<8x1x4x32x4x4xf8E4M3FN>, %c: memref<?x64xf4E2M1FN>, %offsets: memref<9xi32>, %sfc: memref<?x1x32x4x4xf8E4M3FN>, %gs: memref<8xf32>) {
-  // expected-error @+1 {{nvfp4-lower-grouped-matmul: the sm_100a fused epilogue "swiglu_nvfp4" needs I = N/2 to be a multiple of 128 (got I = 64: its up half would start inside a 128-row scale-factor atom, which the kernel does not handle yet)}}
-  nvfp4.moe_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<8x128x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x1x4x32x4x4xf8E4M3FN>) c(%c : memref<?x64xf4E2M1FN>) offsets(%offsets : memref<9xi32>) sfc(%sfc : memref<?x1x32x4x4xf8E4M3FN>) gs(%gs : memref<8xf32>)
-      {epilogue = "swiglu_nvfp4", target = "sm_100a"}
   return
 }
