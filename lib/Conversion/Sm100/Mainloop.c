@@ -10,6 +10,10 @@
  * their own ring). A tile waits accEmpty[b] before its first MMA and commits accFull[b]
  * after its last.
  *
+ * The fused SwiGLU epilogue's mid-atom kernel (I % 128 == 64 allowed) replaces a K block's
+ * N = 256 MMA by a gate and an up MMA of N = 128 for a tile whose up half starts inside its
+ * scale-factor atom (docs/kernel-sm100a.md).
+ *
  * A CTA pair (cta_group::2) runs one MMA of M = 256 over both CTAs' shared memory and
  * Tensor Memory, issued by the leader (cluster rank 0). Each CTA's producer fills its own
  * stage and full[s]; the peer's MMA-warp thread forwards "stage s landed" to the leader's
