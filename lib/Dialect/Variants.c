@@ -55,7 +55,15 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
   }
   a = attrOf(op, "variants");
   if (mlirAttributeIsNull(a) && fusedOn(op, target)) {
-    /* the fused epilogue's family: the one variant that implements it */
+    /* the fused epilogue's family: the one variant that implements it (N = 256: 128 gate
+     * and 128 up columns), which a tile_n of another width would contradict */
+    if (!mlirAttributeIsNull(attrOf(op, "tile_n")) && tileN != 256) {
+      if (msg && msgSize)
+        snprintf(msg, msgSize, "tile_n = %u: the fused epilogue \"swiglu_nvfp4\" is built for "
+                               "ab_n256_st only (one N = 256 MMA per 128 gate and 128 up "
+                               "columns)", tileN);
+      return -1;
+    }
     if (max < 1) return 0;
     out[0] = mlirNvfp4VariantSpecDefault(256, stages);
     out[0].epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;

@@ -228,10 +228,11 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (fused && (m->orientation != NVFP4_META_ORIENTATION_AB || m->tile_n != 2u * m->n_box_rows ||
                  m->epilogue != NVFP4_META_EPILOGUE_DIRECT_STORE)))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
-                        "metadata of '%s': C type %u, epilogue flags 0x%x, flags 0x%x: the "
-                        "fused SwiGLU epilogue needs an FP4 C, an AB direct-store kernel whose "
-                        "B box is half its tile_n (and only it has them)",
-                        m->kernel_name, m->c_type, m->epilogue_flags, m->flags);
+                        "metadata of '%s': C type %u, epilogue flags 0x%x, flags 0x%x, variant "
+                        "flags 0x%x: the fused SwiGLU epilogue needs an FP4 C, an AB "
+                        "direct-store kernel whose B box is half its tile_n; an FP4 C, the "
+                        "activation dump and the mid-atom flag go with it only",
+                        m->kernel_name, m->c_type, m->epilogue_flags, m->flags, m->variant_flags);
   if (m->form == NVFP4_META_FORM_POINTER_ARRAY &&
       m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,

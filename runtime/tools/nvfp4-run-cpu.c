@@ -152,6 +152,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   uint16_t *cbuf[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
   void *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
+  if (run_refuse_fused(&table->variants[0], "nvfp4-run --cpu")) goto done;
   /* C's element type and alpha are the family's (KernelABI.h metadata) */
   const int with_alpha = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {ldc_pad, (nvfp4h_c_type)table->variants[0].c_type, with_alpha};

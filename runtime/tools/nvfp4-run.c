@@ -344,6 +344,7 @@ int main(int argc, char **argv) {
 
   /* C's element type and alpha are the kernel's: every variant shares them */
   const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  if (run_refuse_fused(m0, "nvfp4-run")) goto done;
   const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
                               .alpha = with_alpha};

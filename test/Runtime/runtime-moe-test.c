@@ -535,8 +535,11 @@ static int test_meta(void) {
   } while (0)
   MUTATE(param_bytes, m.param_bytes + 128, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(form, 2, NVFP4RT_STATUS_UNSUPPORTED);
-  MUTATE(c_type, 3, NVFP4RT_STATUS_UNSUPPORTED);
-  MUTATE(epilogue_flags, 2, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(c_type, 4, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(epilogue_flags, 4, NVFP4RT_STATUS_UNSUPPORTED);
+  /* an FP4 C without the fused epilogue's flag, the flag without an FP4 C */
+  MUTATE(c_type, NVFP4_META_C_FP4, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(epilogue_flags, NVFP4_META_EFLAG_SWIGLU_NVFP4, NVFP4RT_STATUS_ABI_MISMATCH);
   /* a box ladder longer than a plan's map slots, even with param_bytes to match */
   {
     nvfp4_kernel_metadata x = m;

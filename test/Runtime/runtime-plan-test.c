@@ -932,7 +932,7 @@ static int test_sm90(void) {
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_ABI_MISMATCH);
   printf("balanced without dynamic: %s\n", nvfp4rt_last_error()->message);
-  bad.variant_flags = 0x8 | NVFP4_META_VFLAG_DYNAMIC_N; /* a bit no runtime knows */
+  bad.variant_flags = 0x10 | NVFP4_META_VFLAG_DYNAMIC_N; /* a bit no runtime knows */
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_UNSUPPORTED);
 

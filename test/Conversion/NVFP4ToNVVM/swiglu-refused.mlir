@@ -1,7 +1,8 @@
 // swiglu-refused.mlir — where the fused SwiGLU + NVFP4 epilogue has no kernel, the op is
 // refused at the op instead of building a kernel that would store something else: on
 // sm_90a and sm_120a (no kernel of theirs implements it yet, both forms), on sm_100a for a
-// variant other than ab_n256_st (the verifier, through the planner).
+// variant other than ab_n256_st or a tile_n other than 256 (the verifier, through the
+// planner).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics
 
 // sm_90a, pointer-array form.
@@ -72,5 +73,15 @@ func.func @cta_pair(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %s
   // expected-error @+1 {{variant ab2_n256: the fused epilogue "swiglu_nvfp4" is built for ab_n256_st only (swap-AB, CTA pairs, other widths and TMA stores do not implement it)}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
       {epilogue = "swiglu_nvfp4", target = "sm_100a", variants = ["ab_n256_st", "ab2_n256"]}
+  return
+}
+
+// -----
+
+// sm_100a, tile_n = 128: the fused epilogue's kernel has N = 256.
+func.func @tile_n_128(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<?x128xf4E2M1FN>, %sfc: memref<?x2x32x4x4xf8E4M3FN>, %gs: memref<1xf32>) {
+  // expected-error @+1 {{tile_n = 128: the fused epilogue "swiglu_nvfp4" is built for ab_n256_st only (one N = 256 MMA per 128 gate and 128 up columns)}}
+  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
+      {epilogue = "swiglu_nvfp4", target = "sm_100a", tile_n = 128 : i64}
   return
 }
