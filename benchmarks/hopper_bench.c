@@ -407,7 +407,7 @@ int main(int argc, char **argv) {
         RT(nvfp4rt_memcpy_htod(ctx, dptr[i][t], src[t], nb[t]), "upload");
       }
       groups[i] = (nvfp4rt_group){dptr[i][0], dptr[i][1], dptr[i][2], dptr[i][3], dptr[i][4],
-                                  d->m, d->n, d->k, d->ldc, 0};
+                                  d->m, d->n, d->k, d->ldc, 0, 0, 0};
       G.m[i] = (int)d->m;
       G.n[i] = (int)d->n;
       G.k[i] = (int)d->k;

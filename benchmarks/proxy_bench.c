@@ -115,7 +115,7 @@ static int problem_alloc(bench *B, problem *P, const nvfp4h_shape *s, uint32_t n
                                P->bytes[i][t], B->stream), "fill");
     }
     P->g[i] = (nvfp4rt_group){P->ptr[i][0], P->ptr[i][1], P->ptr[i][2], P->ptr[i][3],
-                              P->ptr[i][4], s[i].m, s[i].n, s[i].k, s[i].n, 0};
+                              P->ptr[i][4], s[i].m, s[i].n, s[i].k, s[i].n, 0, 0, 0};
     for (int t = 0; t < 5; t++) {
       /* the bytes the GEMM must move: every input once, C's M x N once */
       const uint64_t bytes = t == 4 ? m * nn * 2 : P->bytes[i][t];
@@ -312,7 +312,7 @@ static int model_only(int runs, const char **names, const char **cubins, int sms
     nvfp4rt_group g[NVFP4H_MAX_GROUPS];
     for (uint32_t i = 0; i < n; i++) /* any aligned addresses: the model reads shapes only */
       g[i] = (nvfp4rt_group){0x100000, 0x200000, 0x300000, 0x400000, 0x500000, s[i].m, s[i].n,
-                             s[i].k, s[i].n, 0};
+                             s[i].k, s[i].n, 0, 0, 0};
     const uint32_t sm = sms > 0 ? (uint32_t)sms : t.variants[0].target_sm == 100 ? 148u : 132u;
     double cost[NVFP4_METADATA_MAX_VARIANTS];
     const int chosen = nvfp4rt_select_variant(&t, g, n, sm, cost);

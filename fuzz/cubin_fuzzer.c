@@ -43,7 +43,7 @@ static uint32_t groups_from(const uint8_t *data, size_t size, nvfp4rt_group *g) 
     g[i] = (nvfp4rt_group){(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1],
                            (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
                            (uint64_t)(uintptr_t)buf[4], v % 1024, 8 + v % 512, 64 * (1 + v % 8),
-                           0, (v & 1) ? (uint64_t)(uintptr_t)buf[1] : 0};
+                           0, (v & 1) ? (uint64_t)(uintptr_t)buf[1] : 0, 0, 0};
     g[i].ldc = (g[i].n + 7) / 8 * 8;
   }
   return n;

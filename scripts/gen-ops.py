@@ -6,6 +6,9 @@ device suite's packages and for tests:
                        [--name NAME] [--target TARGET]
   gen-ops.py moe E     [--c f16|bf16|f32] [--alpha] [--variants a,b,...|--variant-set SET]
                        [--name NAME] [--target TARGET]
+  either with --swiglu [--debug-activations] [--inter I]: the fused SwiGLU + NVFP4 epilogue
+  (an FP4 C, the operands sfc and gs; --c is ignored), with the unit attribute
+  nvfp4.debug_activations, with C's I columns static (else dynamic, as every other size)
 
 grouped: nvfp4.grouped_matmul with G groups (one memref per group in each list);
 moe: nvfp4.moe_matmul with E experts (b E x ? x ?, offsets E + 1). --variant-set names a
@@ -26,6 +29,9 @@ p.add_argument("--variant-set", default="")
 p.add_argument("--name", default="")
 p.add_argument("--target", default="sm_100a",
                choices=["sm_100a", "sm_100f", "sm_103a", "sm_90a", "sm_120a", "sm_121a", "sm_120f"])
+p.add_argument("--swiglu", action="store_true")
+p.add_argument("--debug-activations", action="store_true")
+p.add_argument("--inter", type=int, default=0)
 a = p.parse_args()
 if a.variant_set:
     matrix = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run-matrix.sh")
@@ -35,8 +41,13 @@ if a.variant_set:
     a.variants = ",".join(r.stdout.split())
 n = a.count
 fp4, sf = "memref<?x?xf4E2M1FN>", "memref<?x?x32x4x4xf8E4M3FN>"
-c = "memref<?x?x%s>" % a.c
+c = "memref<?x%sx%s>" % (str(a.inter) if a.swiglu and a.inter else "?",
+                         "f4E2M1FN" if a.swiglu else a.c)
 attrs = ['target = "%s"' % a.target]
+if a.swiglu:
+    attrs.insert(0, 'epilogue = "swiglu_nvfp4"')
+    if a.debug_activations:
+        attrs.append("nvfp4.debug_activations")
 if a.name:
     attrs.append('kernel_name = "%s"' % a.name)
 if a.variants:
@@ -47,6 +58,8 @@ if a.form == "grouped":
     args = ["%%%s%d: %s" % (k, g, t) for k, t in lists for g in range(n)]
     if a.alpha:
         args.append("%%alpha: memref<%dxf32>" % n)
+    if a.swiglu:
+        args += ["%%sfc%d: %s" % (g, sf) for g in range(n)] + ["%%gs: memref<%dxf32>" % n]
     print("func.func @grouped_%d(%s) {" % (n, ", ".join(args)))
     print("  nvfp4.grouped_matmul")
     for k, t in lists:
@@ -54,12 +67,17 @@ if a.form == "grouped":
                                      ", ".join([t] * n)))
     if a.alpha:
         print("      alpha(%%alpha : memref<%dxf32>)" % n)
+    if a.swiglu:
+        print("      sfc(%s : %s)" % (", ".join("%%sfc%d" % g for g in range(n)), ", ".join([sf] * n)))
+        print("      gs(%%gs : memref<%dxf32>)" % n)
 else:
     ops = [("a", fp4), ("b", "memref<%dx?x?xf4E2M1FN>" % n), ("sfa", sf),
            ("sfb", "memref<%dx?x?x32x4x4xf8E4M3FN>" % n), ("c", c),
            ("offsets", "memref<%dxi32>" % (n + 1))]
     if a.alpha:
         ops.append(("alpha", "memref<%dxf32>" % n))
+    if a.swiglu:
+        ops += [("sfc", sf), ("gs", "memref<%dxf32>" % n)]
     print("func.func @moe_%d(%s) {" % (n, ", ".join("%%%s: %s" % (k, t) for k, t in ops)))
     print("  nvfp4.moe_matmul")
     for k, t in ops:

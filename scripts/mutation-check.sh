@@ -71,11 +71,11 @@ m6() { mutate lib/Conversion/Sm100/Mainloop.c "    nvTcCommit(b, genPipeEmptyBar
       kbIf(b, kbCmpI(b, KB_UGT, remaining, j));"; }
 m7() { mutate lib/Conversion/Sm100/Epilogue.c "  nvTcWaitLd(b);
 " ""; }
-m8() { mutate lib/Conversion/Sm100/Epilogue.c "if (c + 1 == g->cfg->tileN / 32) releaseAccumulator(g, st);" "if (c == 0) releaseAccumulator(g, st);" &&
-       mutate lib/Conversion/Sm100/Epilogue.c "if (s + 1 == subTiles) releaseAccumulator(g, st);" "if (s == 0) releaseAccumulator(g, st);" &&
+m8() { mutate lib/Conversion/Sm100/Epilogue.c "if (c + 1 == g->cfg->tileN / 32) sm100EpiRelease(g, st);" "if (c == 0) sm100EpiRelease(g, st);" &&
+       mutate lib/Conversion/Sm100/Epilogue.c "if (s + 1 == subTiles) sm100EpiRelease(g, st);" "if (s == 0) sm100EpiRelease(g, st);" &&
        mutate lib/Conversion/Sm100/Epilogue.c "kbIf(b, kbCmp(b, KB_EQ, kbAddI(b, sv, 1), subTiles));
-    releaseAccumulator(g, st);" "kbIf(b, kbCmpI(b, KB_EQ, sv, 0));
-    releaseAccumulator(g, st);"; }
+    sm100EpiRelease(g, st);" "kbIf(b, kbCmpI(b, KB_EQ, sv, 0));
+    sm100EpiRelease(g, st);"; }
 m9() { mutate lib/Conversion/Sm100/Epilogue.c "  nvBulkCommitGroup(b);
   kbEndIf(b);
   genRingAdvance(b, &st->staging);" "  kbEndIf(b);
@@ -293,8 +293,7 @@ h_run() { # id, description, lit filter[, ninja targets to rebuild]
 }
 
 # ---- the fused SwiGLU + NVFP4 epilogue: its shared quantizer emission and C reference -------
-# No target lowers the epilogue yet; these are the bugs its tests must catch in the emission
-# every target's kernel will use (lib/Conversion/Quantize.c, checked bit for bit by
+# The bugs its tests must catch in the emission every target's kernel uses (lib/Conversion/Quantize.c, checked bit for bit by
 # CAPI/quant_emit.c) and in the reference the kernels are judged against (runtime/src/quant.c).
 Q_FILES="lib/Conversion/Quantize.c runtime/src/quant.c"
 for f in $Q_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
@@ -315,6 +314,25 @@ Q_MUTATIONS=(
   "q3|reference: SFC atom offset from the token row (start / 128) instead of the expert's segment|Runtime/(quant|moe-ffn)"
   "q4|quantizer emission: the E2M1 tie at 0.75 rounded down (to the odd code 0.5)|CAPI/quant_emit"
   "q5|reference: the E4M3 block scale rounded up instead of to nearest even|Runtime/(quant|moe-ffn)"
+)
+
+# ---- the fused SwiGLU + NVFP4 epilogue's sm_100a kernel --------------------------------------
+# Bugs of the fused kernel (lib/Conversion/Sm100/EpilogueFused.c, its MMAs in Mainloop.c,
+# and the shared quantizer emission as the kernel runs it) that CpuSim/run-fused must catch: its bit-exact check of
+# the codes and scales against the reference quantizer of the kernel's own activations, its
+# activation check against swiglu of the reference GEMM, or its outside-C/SFC check.
+F_FILES="lib/Conversion/Sm100/EpilogueFused.c" # besides FILES and Q_FILES
+for f in $F_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+FILES="$FILES $F_FILES"
+f1() { q1; }
+f2() { mutate lib/Conversion/Sm100/EpilogueFused.c "nvfp4EmitSwiglu(b, scaled(b, st, gu[0], e), scaled(b, st, gu[1], e))" "nvfp4EmitSwiglu(b, scaled(b, st, gu[1], e), scaled(b, st, gu[0], e))"; }
+f3() { mutate lib/Conversion/Sm100/EpilogueFused.c "KbValue atomRow = genAddBase(b, t->sfmBase, kbUDiv(b, row, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)));" "KbValue atomRow = kbUDiv(b, genAddBase(b, t->cRowBase, row), kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS));"; }
+f4() { mutate lib/Conversion/Sm100/Mainloop.c "kbAddI(b, sfnCol, h ? 4 + 2 : 0)" "kbAddI(b, sfnCol, h ? 4 : 0)"; }
+F_MUTATIONS=(
+  "f1|fused kernel: the E4M3 block scale rounded up (ceil) instead of to nearest even|CpuSim/run-fused"
+  "f2|fused kernel: gate and up swapped (silu of the up columns times the gate columns)|CpuSim/run-fused"
+  "f3|fused kernel (contiguous form): an expert's SFC atom row from its first token row / 128 instead of its segment's first atom|CpuSim/run-fused"
+  "f4|fused kernel, I % 128 == 64: the up half's scale factors read from its first atom's row 0 instead of row 64|CpuSim/run-fused"
 )
 
 caught_all=1
@@ -374,6 +392,11 @@ for entry in "${Q_MUTATIONS[@]}"; do
   id=${entry%%|*}; rest=${entry#*|}; desc=${rest%%|*}; filter=${rest#*|}
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   h_run "$id" "$desc" "$filter" "$Q_TARGETS"
+done
+for entry in "${F_MUTATIONS[@]}"; do
+  IFS='|' read -r id desc filter <<< "$entry"
+  [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
+  h_run "$id" "$desc" "$filter"
 done
 echo
 cat "$WORK/table.md"

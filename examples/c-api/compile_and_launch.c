@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
       TRY(nvfp4rt_mem_alloc(ctx, bytes[t], &ptr[t]));
       TRY(nvfp4rt_memcpy_htod(ctx, ptr[t], src[t], bytes[t]));
     }
-    g[i] = (nvfp4rt_group){ptr[0], ptr[1], ptr[2], ptr[3], ptr[4], d->m, d->n, d->k, d->ldc, 0};
+    g[i] = (nvfp4rt_group){ptr[0], ptr[1], ptr[2], ptr[3], ptr[4], d->m, d->n, d->k, d->ldc, 0, 0, 0};
   }
   nvfp4rt_plan *plan;
   TRY(nvfp4rt_plan_create(mod, g, n, &plan));

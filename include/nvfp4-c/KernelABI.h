@@ -80,6 +80,15 @@ extern "C" {
 #define NVFP4_ABI_HDR_WORKSPACE_BYTES 24u  /* u64: its size in bytes */
 #define NVFP4_ABI_HDR_TABLE 32u            /* u64: global group table, or 0 when inline */
 #define NVFP4_ABI_HDR_TMAP_AREA 40u        /* u64: patched tensor maps (see above), or 0 */
+/* The fused epilogue's activation dump (a testing aid, honoured only by kernels whose
+ * metadata flags hold NVFP4_META_FLAG_DEBUG_ACTIVATIONS; 0 in every other launch): the
+ * fp32 SwiGLU activation h of C element (row, col) of table slot s (the contiguous form:
+ * of expert s, row counted from the expert's first row r0) is written to
+ *   HDR_DEBUG_ACT + s * HDR_DEBUG_ACT_STRIDE + 4 * ((r0 + row) * ldc + col)
+ * (ldc in C elements; r0 = 0 in the pointer-array form, stride 0 in the contiguous form),
+ * for every element the kernel writes to C. */
+#define NVFP4_ABI_HDR_DEBUG_ACT 48u        /* u64: activation buffer (debug kernels), or 0 */
+#define NVFP4_ABI_HDR_DEBUG_ACT_STRIDE 56u /* u64: bytes between table slots' activations */
 
 /* Header flags. */
 #define NVFP4_ABI_FLAG_PATCH_TMAPS 0x1u    /* slots hold raw addresses; the kernel patches
@@ -98,7 +107,13 @@ extern "C" {
 #define NVFP4_ABI_GRP_TILE_N 32u     /* u32: N of this group's MMAs (the N role's tile rows) */
 #define NVFP4_ABI_GRP_RESERVED 36u   /* 4 bytes, 0 */
 #define NVFP4_ABI_GRP_ALPHA_PTR 40u  /* u64: device address of the group's fp32 alpha (alpha
-                                        variants; 0 otherwise); 48..63 reserved, 0 */
+                                        variants; 0 otherwise) */
+/* The fused SwiGLU + NVFP4 epilogue (metadata epilogue flag NVFP4_META_EFLAG_SWIGLU_NVFP4;
+ * 0 for every other kernel): the group's N is B's 2I gate/up rows, C is M x I FP4 (ldc in
+ * FP4 elements, ldc / 2 bytes per row), and the kernel writes the block scales of C into
+ * SFC in the blocked layout (docs/format.md; R = M, S = I / 16). */
+#define NVFP4_ABI_GRP_SFC_PTR 48u    /* u64: device address of the group's SFC (16-B aligned) */
+#define NVFP4_ABI_GRP_GS_PTR 56u     /* u64: device address of the group's fp32 global scale */
 
 /* Tensor maps of one group (byte offsets within the group's 640-byte slot). */
 #define NVFP4_ABI_TMAP_A 0u
@@ -142,7 +157,11 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  *   64       8          u64 offsets: device address of E + 1 i32 row offsets (4-B aligned)
  *   72       8          u64 alpha: device address of E fp32 (alpha variants; else 0)
  *   80       8          u64 C: device address of C
- *   88       20         u32 M, N, K, ldc, sfa atom rows; 108..127 reserved, 0
+ *   88       20         u32 M, N, K, ldc, sfa atom rows; 108..111 reserved, 0
+ *   112      8          u64 SFC (fused epilogue; else 0): the block scales of C in the
+ *                       expert-segment layout of SFA (expert e from atom row sum over
+ *                       j < e of ceil(tokens_j / 128)), ceil(I / 64) atoms per atom row
+ *   120      8          u64 gs (fused epilogue; else 0): E fp32 global scales
  *   128 + 128 i         tensor map i: A, B, SFA, SFB, C (zero slot for direct-store
  *                       variants), then for a DYNAMIC_N variant one more A map per
  *                       smaller N-role box (nvfp4_abi_moe_ladder below)
@@ -161,6 +180,8 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_ABI_MOE_K 96u
 #define NVFP4_ABI_MOE_LDC 100u       /* u32: row stride of C in elements */
 #define NVFP4_ABI_MOE_SFA_ROWS 104u  /* u32: 128-row atoms the sfa buffer holds */
+#define NVFP4_ABI_MOE_SFC_PTR 112u   /* u64: SFC of the fused epilogue, or 0 */
+#define NVFP4_ABI_MOE_GS_PTR 120u    /* u64: E fp32 global scales of the fused epilogue, or 0 */
 #define NVFP4_ABI_MOE_TMAPS 128u
 #define NVFP4_ABI_MOE_MAX_TMAPS 12u
 /* Map slots (from NVFP4_ABI_MOE_TMAPS, 128 B each). */
@@ -241,6 +262,10 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               its last load; the runtime may launch it with
                                               programmatic stream serialization (runtime
                                               README, "Programmatic dependent launch") */
+#define NVFP4_META_FLAG_DEBUG_ACTIVATIONS 0x20u /* a fused-epilogue kernel built to also store
+                                              its fp32 activations at HDR_DEBUG_ACT (the
+                                              op's unit attribute nvfp4.debug_activations;
+                                              for tests, never in production builds) */
 
 /* Variant flags (NVFP4_META_VARIANT_FLAGS). */
 #define NVFP4_META_VFLAG_DYNAMIC_N 0x1u    /* MMA N sized per group (record tile_n) */
@@ -259,6 +284,13 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               (workspace_per_cta bytes per CTA, zero before
                                               the first launch: flags that the kernel
                                               returns to zero). docs/kernel-sm90a.md */
+#define NVFP4_META_VFLAG_SWIGLU_MID_ATOM 0x8u /* with the fused SwiGLU epilogue: I may be any
+                                              multiple of 64. A tile whose up half starts 64
+                                              rows into an SFB atom (I % 128 == 64) loads
+                                              the two atom rows it spans (three SFB boxes
+                                              per stage) and multiplies gate and up with two
+                                              N = 128 MMAs; without the flag I must be a
+                                              multiple of 128 */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
  * numbering as KernelConfig.h's enums. */
@@ -271,10 +303,23 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
 #define NVFP4_META_C_F16 0u
 #define NVFP4_META_C_BF16 1u
 #define NVFP4_META_C_F32 2u
-static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) { return c_type == NVFP4_META_C_F32 ? 4u : 2u; }
+#define NVFP4_META_C_FP4 3u  /* E2M1, two per byte (the fused epilogue's C; ldc in elements) */
+/* Bytes of one C element (FP4: 1, the byte that holds two elements; row pitches of an FP4
+ * C are ldc / 2 bytes). */
+static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) {
+  return c_type == NVFP4_META_C_F32 ? 4u : c_type == NVFP4_META_C_FP4 ? 1u : 2u;
+}
 
 /* Epilogue flags (NVFP4_META_EPILOGUE_FLAGS). */
 #define NVFP4_META_EFLAG_ALPHA 0x1u        /* C = alpha_g * (A B^T), alpha_g fp32 from memory */
+#define NVFP4_META_EFLAG_SWIGLU_NVFP4 0x2u /* the fused SwiGLU + NVFP4 epilogue (docs/ops.md):
+                                              N = 2I gate/up rows of B, C = the M x I FP4
+                                              codes, SFC and gs from the group record (or the
+                                              contiguous problem record); c_type FP4. The
+                                              B and SFB maps have boxes of n_box_rows = 128
+                                              rows and sfn_atoms = 1 atom row: the kernel
+                                              loads the gate and up halves of a tile as two
+                                              boxes each (docs/kernel-sm100a.md) */
 
 /* Forms (NVFP4_META_FORM): how the groups reach the kernel. */
 #define NVFP4_META_FORM_POINTER_ARRAY 0u   /* a group table of per-group maps and records */

@@ -108,7 +108,8 @@ typedef enum MlirNvfp4Tensor {
 typedef enum MlirNvfp4OutputType {
   MLIR_NVFP4_OUTPUT_F16 = 0,
   MLIR_NVFP4_OUTPUT_BF16 = 1,
-  MLIR_NVFP4_OUTPUT_F32 = 2
+  MLIR_NVFP4_OUTPUT_F32 = 2,
+  MLIR_NVFP4_OUTPUT_FP4 = 3  /* E2M1 codes of the fused SwiGLU + NVFP4 epilogue (swiglu) */
 } MlirNvfp4OutputType;
 
 /* How the groups reach the kernel (KernelABI.h's NVFP4_META_FORM_*). */
@@ -134,6 +135,15 @@ typedef struct MlirNvfp4VariantSpec {
   bool streamK;                    /* sm_90a: the stream-K schedule ("_sk"): each CTA an
                                       equal share of all tiles' stages, split tiles reduced
                                       through the workspace (NVFP4_META_VFLAG_STREAM_K) */
+  bool swiglu;                     /* the fused SwiGLU + NVFP4 epilogue (epilogue =
+                                      "swiglu_nvfp4"; output FP4): B holds 2I gate/up rows,
+                                      one N = 256 MMA per 128 features (sm_100a ab_n256_st) */
+  bool debugActivations;           /* with swiglu: the kernel also stores its fp32
+                                      activations (NVFP4_META_FLAG_DEBUG_ACTIVATIONS) */
+  bool swigluMidAtom;              /* with swiglu: I may be any multiple of 64, not only of
+                                      128 (NVFP4_META_VFLAG_SWIGLU_MID_ATOM): a third SFB
+                                      atom row per stage; chosen when I is not a static
+                                      multiple of 128 */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */

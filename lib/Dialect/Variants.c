@@ -29,6 +29,12 @@ static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
   return (s->tileM == 0 || s->tileM == 128) && s->tileN <= 128 && !s->streamK;
 }
 
+/* The op asks for the fused SwiGLU + NVFP4 epilogue on a target whose planner builds it
+ * (sm_100a; the lowering refuses it for the other targets with a diagnostic at the op). */
+static bool fusedOn(MlirOperation op, MlirNvfp4Target target) {
+  return target == MLIR_NVFP4_TARGET_SM100A && !mlirAttributeIsNull(attrOf(op, "epilogue"));
+}
+
 static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
                                     intptr_t max, char *msg, size_t msgSize) {
   const bool patch = !mlirAttributeIsNull(attrOf(op, "nvfp4.patch_tmaps")) &&
@@ -48,6 +54,21 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     if (info) target = (MlirNvfp4Target)info->generator;
   }
   a = attrOf(op, "variants");
+  if (mlirAttributeIsNull(a) && fusedOn(op, target)) {
+    /* the fused epilogue's family: the one variant that implements it (N = 256: 128 gate
+     * and 128 up columns), which a tile_n of another width would contradict */
+    if (!mlirAttributeIsNull(attrOf(op, "tile_n")) && tileN != 256) {
+      if (msg && msgSize)
+        snprintf(msg, msgSize, "tile_n = %u: the fused epilogue \"swiglu_nvfp4\" is built for "
+                               "ab_n256_st only (one N = 256 MMA per 128 gate and 128 up "
+                               "columns)", tileN);
+      return -1;
+    }
+    if (max < 1) return 0;
+    out[0] = mlirNvfp4VariantSpecDefault(256, stages);
+    out[0].epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+    return 1;
+  }
   if (mlirAttributeIsNull(a)) {
     intptr_t n = (intptr_t)mlirNvfp4DefaultFamilySpecsForTarget(target, tileN, stages, out,
                                                                 max > 0 ? (uint32_t)max : 0);
@@ -115,6 +136,20 @@ static void cAndAlpha(MlirOperation op, bool moe, intptr_t *c, bool *alpha) {
   *alpha = mlirDenseI32ArrayGetElement(seg, 5) == 1;
 }
 
+/* The fused epilogue's kernel needs the up half's second scale-factor atom row (I % 128
+ * == 64) unless every C's I = N/2 is a static multiple of 128. C operands start at `c`:
+ * one per group (the pointer-array form) or one. */
+static bool midAtom(MlirOperation op, bool moe, intptr_t c) {
+  const intptr_t count = moe ? 1 : (intptr_t)mlirNvfp4MatmulGroupCount(op);
+  for (intptr_t i = c; i >= 0 && i < c + count && i < mlirOperationGetNumOperands(op); ++i) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirTypeIsAMemRef(t) || mlirShapedTypeGetRank(t) != 2 || mlirShapedTypeIsDynamicDim(t, 1) ||
+        mlirShapedTypeGetDimSize(t, 1) % 128 != 0)
+      return true;
+  }
+  return false;
+}
+
 intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp4VariantSpec *out,
                                                intptr_t max, char *msg, size_t msgSize) {
   intptr_t n = specsFromAttributes(op, out, max, msg, msgSize);
@@ -129,8 +164,14 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
     if (mlirTypeIsABF16(elt)) output = MLIR_NVFP4_OUTPUT_BF16;
     else if (mlirTypeIsAF32(elt)) output = MLIR_NVFP4_OUTPUT_F32;
   }
+  const bool fused = n > 0 && fusedOn(op, out[0].target);
+  const bool dump = !mlirAttributeIsNull(attrOf(op, "nvfp4.debug_activations"));
+  const bool mid = fused && midAtom(op, moe, c);
   for (intptr_t i = 0; i < n; ++i) {
-    out[i].output = output;
+    out[i].output = fused ? MLIR_NVFP4_OUTPUT_FP4 : output;
+    out[i].swiglu = fused;
+    out[i].debugActivations = fused && dump;
+    out[i].swigluMidAtom = mid;
     out[i].alpha = alpha;
     out[i].form = moe ? MLIR_NVFP4_FORM_CONTIGUOUS : MLIR_NVFP4_FORM_POINTER_ARRAY;
   }

@@ -145,8 +145,12 @@ static bool planFinish(MlirNvfp4KernelConfig *cfg, uint32_t top, uint32_t scanBy
 static bool validateCommon(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
   if (s.output != MLIR_NVFP4_OUTPUT_F16 && s.output != MLIR_NVFP4_OUTPUT_BF16 &&
-      s.output != MLIR_NVFP4_OUTPUT_F32)
+      s.output != MLIR_NVFP4_OUTPUT_F32 && !(s.swiglu && s.output == MLIR_NVFP4_OUTPUT_FP4))
     return fail(msg, msgSize, "unknown output type");
+  if (s.swiglu != (s.output == MLIR_NVFP4_OUTPUT_FP4) ||
+      ((s.debugActivations || s.swigluMidAtom) && !s.swiglu))
+    return fail(msg, msgSize, "an FP4 C and the activation dump go with the fused epilogue "
+                              "\"swiglu_nvfp4\" only");
   if (s.form != MLIR_NVFP4_FORM_POINTER_ARRAY && s.form != MLIR_NVFP4_FORM_CONTIGUOUS)
     return fail(msg, msgSize, "unknown form");
   return true;
@@ -170,6 +174,13 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
       (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1))
     return fail(msg, msgSize, "the direct-store epilogue exists for the 1-CTA AB orientation only");
+  /* The fused epilogue pairs 128 gate and 128 up columns in one N = 256 accumulator of one
+   * CTA and stores from registers (docs/kernel-sm100a.md). */
+  if (s.swiglu && (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1 ||
+                   s.tileN != 256 || s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE))
+    return fail(msg, msgSize, "the fused epilogue \"swiglu_nvfp4\" is built for ab_n256_st "
+                              "only (swap-AB, CTA pairs, other widths and TMA stores do not "
+                              "implement it)");
   return validateCommon(s, msg, msgSize);
 }
 
@@ -208,6 +219,11 @@ static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
       .rowsPerCta = spec.tileN / spec.ctaGroup,
       .sfAtoms = (spec.tileN + MLIR_NVFP4_SF_ATOM_ROWS - 1) / MLIR_NVFP4_SF_ATOM_ROWS,
       .dynamicRows = swap};
+  /* the fused epilogue's up half may start 64 rows into an atom: it spans two */
+  if (spec.swigluMidAtom) {
+    cfg->roleN.sfAtoms += 1;
+    cfg->variantFlags |= NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
+  }
 
   /* One stage: the M-role tile (128 rows x 128 B = 256 FP4 along K), the N-role tile, and
    * 4 scale-factor atoms (one per K block of 64) per 128-row atom row of each role. Every
@@ -230,7 +246,7 @@ static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * lanes); SWAP_AB stores 64 C rows (64 accumulator columns) x all 128 C columns. A box
    * row is 128 B (SWIZZLE_128B): 64 columns of f16/bf16 or 32 of f32, so a sub-tile is
    * 1, 2 or 4 boxes. Two buffers: the epilogue fills one while the other drains. */
-  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  cfg->cElemBytes = nvfp4_meta_c_bytes((uint32_t)spec.output);
   cfg->storeBoxCols = 128u / cfg->cElemBytes;
   if (spec.epilogue == MLIR_NVFP4_EPILOGUE_TMA_STORE) {
     const uint32_t subCols = swap ? MLIR_NVFP4_TILE_M : MLIR_NVFP4_STORE_COLS;
@@ -714,7 +730,7 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             cfg->sm90.streamKCost, cfg->workspacePerCta);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
-  static const char *const types[] = {"f16", "bf16", "f32"};
+  static const char *const types[] = {"f16", "bf16", "f32", "fp4 (swiglu_nvfp4)"};
   fprintf(f, "  C %s%s, %s form, parameter block %u bytes", types[cfg->spec.output],
           cfg->spec.alpha ? " with alpha" : "",
           cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS ? "contiguous" : "pointer-array",
@@ -808,9 +824,17 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
       .sfm_atoms = cfg->roleM.sfAtoms, .store_box_rows = cfg->stagingRows,
       .n_align = cfg->nAlign ? cfg->nAlign : MLIR_NVFP4_N_STEP * cta,
       .c_type = (uint32_t)cfg->spec.output,
-      .epilogue_flags = cfg->spec.alpha ? NVFP4_META_EFLAG_ALPHA : 0u,
+      .epilogue_flags = (cfg->spec.alpha ? NVFP4_META_EFLAG_ALPHA : 0u) |
+                        (cfg->spec.swiglu ? NVFP4_META_EFLAG_SWIGLU_NVFP4 : 0u),
       .form = (uint32_t)cfg->spec.form, .cost_decode_rows = cfg->costDecodeRows,
       .cost_token_share = cfg->costTokenSharePermille};
+  if (cfg->spec.swiglu) {
+    /* the gate and up halves of a stage's N-role rows come as two boxes each (KernelABI.h,
+     * NVFP4_META_EFLAG_SWIGLU_NVFP4) */
+    m.n_box_rows = cfg->roleN.rowsPerCta / 2u;
+    m.sfn_atoms = 1u;
+    if (cfg->spec.debugActivations) m.flags |= NVFP4_META_FLAG_DEBUG_ACTIVATIONS;
+  }
   memset(rec, 0, NVFP4_METADATA_BYTES);
 #define F(field, off) nvfp4_meta_write_u32(rec, NVFP4_META_##off, m.field);
   NVFP4_META_U32_FIELDS(F)
@@ -932,7 +956,9 @@ static bool specEqual(const MlirNvfp4VariantSpec *a, const MlirNvfp4VariantSpec 
   return a->orientation == b->orientation && a->ctaGroup == b->ctaGroup &&
          a->tileN == b->tileN && a->epilogue == b->epilogue && a->stages == b->stages &&
          a->target == b->target && a->output == b->output && a->alpha == b->alpha &&
-         a->form == b->form && a->tileM == b->tileM && a->streamK == b->streamK;
+         a->form == b->form && a->tileM == b->tileM && a->streamK == b->streamK &&
+         a->swiglu == b->swiglu && a->debugActivations == b->debugActivations &&
+         a->swigluMidAtom == b->swigluMidAtom;
 }
 
 /* The slot of these inputs, or (found false) the slot to plan them into: an empty one, else

@@ -196,6 +196,12 @@ typedef struct nvfp4rt_group {
   uint32_t m, n, k;
   uint32_t ldc;
   uint64_t alpha;
+  /* The fused SwiGLU + NVFP4 epilogue (metadata epilogue flag NVFP4_META_EFLAG_SWIGLU_NVFP4;
+   * 0 for every other kernel): n is B's 2I gate/up rows, c the M x I FP4 codes (ldc in FP4
+   * elements, ldc / 2 bytes per row), sfc the block scales of c in the blocked layout
+   * (ceil(M/128) x ceil(I/64) atoms, 16-byte aligned) and gs the group's fp32 global scale
+   * (4-byte aligned); docs/ops.md. */
+  uint64_t sfc, gs;
 } nvfp4rt_group;
 
 /* Launch geometry of one variant for a set of groups. Groups are scheduled in table
@@ -411,6 +417,11 @@ typedef struct nvfp4rt_moe_problem {
   uint32_t n, k, ldc;
   uint32_t num_experts;
   uint32_t sfa_atoms; /* atom rows of the sfa buffer, >= nvfp4_abi_moe_sfa_atoms(m, E) */
+  /* The fused SwiGLU + NVFP4 epilogue (0 for every other kernel): n is B's 2I gate/up rows
+   * per expert, c the M x I FP4 codes (ldc in FP4 elements), sfc the block scales of c in
+   * the expert-segment layout of sfa (sfa_atoms atom rows of ceil(I/64) atoms, 16-byte
+   * aligned), gs E fp32 global scales (4-byte aligned). */
+  uint64_t sfc, gs;
 } nvfp4rt_moe_problem;
 
 /* Tensor maps of a contiguous-form variant: A, B, SFA, SFB, C, then the N-role box

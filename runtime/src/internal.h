@@ -128,6 +128,13 @@ int nvfp4rt_launch_attrs_(CUlaunchConfig *cfg, CUlaunchAttribute *attrs, const n
 
 /* Shared by both forms' tensor-map contracts (plan.c): the C map data type, columns (N rounded down to whole 16-byte chunks) and box width. */
 void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
+/* C's shape checks shared by both forms (`who`: "group 3", "moe"): C has n columns (the
+ * fused SwiGLU epilogue: n / 2 FP4 columns of B's n = 2I rows, I a multiple of 128, or of 64
+ * for a kernel with NVFP4_META_VFLAG_SWIGLU_MID_ATOM), ldc at
+ * least that with 16-byte row pitches, and the epilogue's SFC and gs pointers present (16-
+ * and 4-byte aligned) exactly when the kernel has the fused epilogue. */
+nvfp4rt_status nvfp4rt_check_c_(const nvfp4_kernel_metadata *meta, const char *who, uint32_t n,
+                                uint32_t ldc, uint64_t sfc, uint64_t gs);
 
 /* Shared by both forms' get_info (plan.c): checks info->struct_size (0 is this layout,
  * anything else must be at least it; `who` prefixes the message), then clears *info and

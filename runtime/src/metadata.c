@@ -215,11 +215,24 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (m->max_groups == 0 || m->max_groups > NVFP4_ABI_MAX_GROUPS)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata max_groups %u not in 1..%u",
                         m->max_groups, NVFP4_ABI_MAX_GROUPS);
-  if (m->form > NVFP4_META_FORM_CONTIGUOUS || m->c_type > NVFP4_META_C_F32 ||
-      (m->epilogue_flags & ~NVFP4_META_EFLAG_ALPHA))
+  if (m->form > NVFP4_META_FORM_CONTIGUOUS || m->c_type > NVFP4_META_C_FP4 ||
+      (m->epilogue_flags & ~(NVFP4_META_EFLAG_ALPHA | NVFP4_META_EFLAG_SWIGLU_NVFP4)))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
                         "metadata form %u / C type %u / epilogue flags 0x%x unknown", m->form,
                         m->c_type, m->epilogue_flags);
+  /* the fused epilogue writes FP4 codes, and only it does; its activation dump goes with it */
+  const int fused = (m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4) != 0;
+  if (fused != (m->c_type == NVFP4_META_C_FP4) ||
+      ((m->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) && !fused) ||
+      ((m->variant_flags & NVFP4_META_VFLAG_SWIGLU_MID_ATOM) && !fused) ||
+      (fused && (m->orientation != NVFP4_META_ORIENTATION_AB || m->tile_n != 2u * m->n_box_rows ||
+                 m->epilogue != NVFP4_META_EPILOGUE_DIRECT_STORE)))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
+                        "metadata of '%s': C type %u, epilogue flags 0x%x, flags 0x%x, variant "
+                        "flags 0x%x: the fused SwiGLU epilogue needs an FP4 C, an AB "
+                        "direct-store kernel whose B box is half its tile_n; an FP4 C, the "
+                        "activation dump and the mid-atom flag go with it only",
+                        m->kernel_name, m->c_type, m->epilogue_flags, m->flags, m->variant_flags);
   if (m->form == NVFP4_META_FORM_POINTER_ARRAY &&
       m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
@@ -250,7 +263,10 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                         "metadata cta_group %u with a cluster of %u CTAs", m->cta_group,
                         m->cluster[0]);
   if (m->m_box_rows == 0 || m->m_box_rows > 256 || m->n_box_rows == 0 || m->n_box_rows > 256 ||
-      m->m_box_rows * m->cta_group != m->tile_m || m->n_box_rows * m->cta_group != m->tile_n)
+      m->m_box_rows * m->cta_group != m->tile_m ||
+      /* the fused epilogue loads its N-role tile as a gate and an up box */
+      m->n_box_rows * m->cta_group * (m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4 ? 2u : 1u) !=
+          m->tile_n)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata boxes %u/%u rows do not tile %ux%u over %u CTA(s)",
                         m->m_box_rows, m->n_box_rows, m->tile_m, m->tile_n, m->cta_group);
@@ -265,8 +281,8 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                         "metadata: a stream-K kernel has one CTA per cluster, the pointer-array "
                         "form, a workspace (%u bytes per CTA) and no emulation",
                         m->workspace_per_cta);
-  if (m->variant_flags &
-      ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N | NVFP4_META_VFLAG_STREAM_K))
+  if (m->variant_flags & ~(NVFP4_META_VFLAG_DYNAMIC_N | NVFP4_META_VFLAG_BALANCED_N |
+                           NVFP4_META_VFLAG_STREAM_K | NVFP4_META_VFLAG_SWIGLU_MID_ATOM))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata variant flags 0x%x: unknown bits",
                         m->variant_flags);
   if ((m->variant_flags & NVFP4_META_VFLAG_BALANCED_N) &&
@@ -296,7 +312,8 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata: a contiguous-form kernel cannot patch tensor maps");
   if (m->flags & ~(NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY | NVFP4_META_FLAG_PATCH_TMAPS |
-                   NVFP4_META_FLAG_EMULATION_MMA_SYNC | NVFP4_META_FLAG_PDL))
+                   NVFP4_META_FLAG_EMULATION_MMA_SYNC | NVFP4_META_FLAG_PDL |
+                   NVFP4_META_FLAG_DEBUG_ACTIVATIONS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED, "metadata flags 0x%x: unknown bits",
                         m->flags);
   const uint32_t kinds = m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY |

@@ -62,14 +62,8 @@ nvfp4rt_status nvfp4rt_moe_validate(const nvfp4_kernel_metadata *meta,
   if ((p->k / 2) % 16 != 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
                         "moe: A/B row pitch K/2 = %u bytes is not a multiple of 16", p->k / 2);
-  if (p->ldc < p->n)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "moe: ldc = %u is smaller than N = %u",
-                        p->ldc, p->n);
-  const uint32_t eb = nvfp4_meta_c_bytes(meta->c_type);
-  if (((uint64_t)p->ldc * eb) % 16 != 0)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                        "moe: C row pitch ldc*%u = %llu bytes is not a multiple of 16", eb,
-                        (unsigned long long)p->ldc * eb);
+  nvfp4rt_status cst = nvfp4rt_check_c_(meta, "moe", p->n, p->ldc, p->sfc, p->gs);
+  if (cst != NVFP4RT_STATUS_OK) return cst;
   static const char *const names[5] = {"A", "B", "SFA", "SFB", "C"};
   const uint64_t ptrs[5] = {p->a, p->b, p->sfa, p->sfb, p->c};
   for (int i = 0; i < 5; i++) {
@@ -196,6 +190,8 @@ nvfp4rt_status nvfp4rt_moe_param_pack(const nvfp4_kernel_metadata *meta,
   nvfp4_meta_write_u32(b, NVFP4_ABI_MOE_K, p->k);
   nvfp4_meta_write_u32(b, NVFP4_ABI_MOE_LDC, p->ldc);
   nvfp4_meta_write_u32(b, NVFP4_ABI_MOE_SFA_ROWS, p->sfa_atoms);
+  nvfp4_meta_write_u64(b, NVFP4_ABI_MOE_SFC_PTR, p->sfc);
+  nvfp4_meta_write_u64(b, NVFP4_ABI_MOE_GS_PTR, p->gs);
   return NVFP4RT_STATUS_OK;
 }
 
@@ -218,7 +214,7 @@ int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table, const nvfp4r
     const uint32_t tokens = (uint32_t)ceil_div64(p->m, E);
     for (uint32_t e = 0; e < E; e++)
       groups[e] = (nvfp4rt_group){16, 16, 16, 16, 16, tokens, p->n, p->k ? p->k : 64,
-                                  p->ldc, has_alpha(&table->variants[0]) ? 16u : 0u};
+                                  p->ldc, has_alpha(&table->variants[0]) ? 16u : 0u, 0, 0};
     best = nvfp4rt_select_variant(model, groups, E, sm_count, NULL);
   }
   free(model);

@@ -52,9 +52,10 @@ static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nv
     return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
                         "group %u: K = %u is not a multiple of the kernel's K granule %u", g,
                         G->k, meta->k_granule);
-  if (G->ldc < G->n)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "group %u: ldc = %u is smaller than N = %u",
-                        g, G->ldc, G->n);
+  char who[24];
+  snprintf(who, sizeof who, "group %u", g);
+  nvfp4rt_status cst = nvfp4rt_check_c_(meta, who, G->n, G->ldc, G->sfc, G->gs);
+  if (cst != NVFP4RT_STATUS_OK) return cst;
   static const char *const names[5] = {"A", "B", "SFA", "SFB", "C"};
   const uint64_t ptrs[5] = {G->a, G->b, G->sfa, G->sfb, G->c};
   for (int i = 0; i < 5; i++)
@@ -71,10 +72,6 @@ static nvfp4rt_status validate_group(const nvfp4_kernel_metadata *meta, const nv
                         "group %u: A/B row pitch K/2 = %u bytes is not a multiple of 16", g,
                         G->k / 2);
   const uint32_t eb = nvfp4_meta_c_bytes(meta->c_type);
-  if (((uint64_t)G->ldc * eb) % 16 != 0)
-    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
-                        "group %u: C row pitch ldc*%u = %llu bytes is not a multiple of 16", g,
-                        eb, (unsigned long long)G->ldc * eb);
   if ((meta->epilogue_flags & NVFP4_META_EFLAG_ALPHA) && !G->alpha)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER,
                         "group %u: alpha pointer is null (kernel '%s' scales C by alpha)", g,
@@ -228,6 +225,49 @@ nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *meta,
   return NVFP4RT_STATUS_OK;
 }
 
+nvfp4rt_status nvfp4rt_check_c_(const nvfp4_kernel_metadata *meta, const char *who, uint32_t n,
+                                uint32_t ldc, uint64_t sfc, uint64_t gs) {
+  const int fused = (meta->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4) != 0;
+  if (!fused) {
+    if (ldc < n)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "%s: ldc = %u is smaller than N = %u", who,
+                          ldc, n);
+    const uint32_t eb = nvfp4_meta_c_bytes(meta->c_type);
+    if (((uint64_t)ldc * eb) % 16 != 0)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                          "%s: C row pitch ldc*%u = %llu bytes is not a multiple of 16", who, eb,
+                          (unsigned long long)ldc * eb);
+    if (sfc || gs)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                          "%s: sfc / gs given but kernel '%s' has no fused SwiGLU epilogue", who,
+                          meta->kernel_name);
+    return NVFP4RT_STATUS_OK;
+  }
+  /* I = N/2 a multiple of 64; of 128 unless the kernel handles an up half that starts
+   * inside a scale-factor atom */
+  const uint32_t granule = meta->variant_flags & NVFP4_META_VFLAG_SWIGLU_MID_ATOM ? 128u : 256u;
+  if (n % granule != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE,
+                        "%s: N = %u gate/up rows: the fused SwiGLU kernel '%s' needs I = N/2 "
+                        "to be a multiple of %u", who, n, meta->kernel_name, granule / 2);
+  if (ldc < n / 2)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_BAD_SHAPE, "%s: ldc = %u is smaller than I = N/2 = %u",
+                        who, ldc, n / 2);
+  if (ldc % 32 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "%s: FP4 C row pitch ldc/2 = %u.%u bytes is not a multiple of 16", who,
+                        ldc / 2, ldc % 2 ? 5u : 0u);
+  if (!sfc || !gs)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER,
+                        "%s: %s pointer is null (kernel '%s' has the fused SwiGLU epilogue)", who,
+                        sfc ? "gs" : "sfc", meta->kernel_name);
+  if (sfc % 16 != 0 || gs % 4 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "%s: sfc 0x%llx / gs 0x%llx pointer is not 16- / 4-byte aligned", who,
+                        (unsigned long long)sfc, (unsigned long long)gs);
+  return NVFP4RT_STATUS_OK;
+}
+
 void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o) {
   static const uint32_t types[3] = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                                     CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
@@ -291,6 +331,8 @@ nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
     put_u64(r, NVFP4_ABI_GRP_C_PTR, G->c);
     nvfp4_meta_write_u32(r, NVFP4_ABI_GRP_TILE_N, L->tile_n[s]);
     put_u64(r, NVFP4_ABI_GRP_ALPHA_PTR, G->alpha);
+    put_u64(r, NVFP4_ABI_GRP_SFC_PTR, G->sfc);
+    put_u64(r, NVFP4_ABI_GRP_GS_PTR, G->gs);
   }
   return NVFP4RT_STATUS_OK;
 }

@@ -289,7 +289,7 @@ static int setup(state *S) {
         TRY(nvfp4rt_memcpy_htod(S->ctx, S->dptr[s][g][t], src[t], bytes[t]));
       }
       const uint64_t *q = S->dptr[s][g];
-      S->groups[s][g] = (nvfp4rt_group){q[0], q[1], q[2], q[3], q[4], d->m, d->n, d->k, d->ldc, 0};
+      S->groups[s][g] = (nvfp4rt_group){q[0], q[1], q[2], q[3], q[4], d->m, d->n, d->k, d->ldc, 0, 0, 0};
     }
   }
   TRY(nvfp4rt_stream_create(S->ctx, &S->stream));

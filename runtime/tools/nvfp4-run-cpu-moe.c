@@ -159,6 +159,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
   void *c = NULL, *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
   const nvfp4_kernel_metadata *m0 = &table->variants[0];
+  if (run_refuse_fused(m0, "nvfp4-run --cpu")) goto done;
   if (m0->form != NVFP4_META_FORM_CONTIGUOUS || m0->max_groups != e) {
     fprintf(stderr, "nvfp4-run --cpu: %s is not an nvfp4.moe_matmul family of %lu experts\n", path, e);
     goto done;

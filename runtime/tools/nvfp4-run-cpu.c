@@ -79,7 +79,12 @@ static uint32_t case_shapes(const char *name, uint64_t seed, nvfp4h_shape *shape
 /* --cpu KERNEL.so --moe ...: the contiguous MoE form (nvfp4-run-cpu-moe.c). */
 int nvfp4_run_cpu_moe(int argc, char **argv);
 
+/* --cpu KERNEL.so --fused ...: the fused SwiGLU + NVFP4 epilogue (nvfp4-run-cpu-fused.c). */
+int nvfp4_run_cpu_fused(int argc, char **argv);
+
 int nvfp4_run_cpu(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--fused")) return nvfp4_run_cpu_fused(argc, argv);
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--moe")) return nvfp4_run_cpu_moe(argc, argv);
   const char *path = NULL, *case_name = NULL, *groups_spec = NULL, *variant = NULL;
@@ -147,6 +152,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
   uint16_t *cbuf[NVFP4H_MAX_GROUPS] = {0}, *ref[NVFP4H_MAX_GROUPS] = {0};
   void *block = NULL, *workspace = NULL;
   const nvfp4rt_metadata_table *table = nvfp4sim_module_table(mod);
+  if (run_refuse_fused(&table->variants[0], "nvfp4-run --cpu")) goto done;
   /* C's element type and alpha are the family's (KernelABI.h metadata) */
   const int with_alpha = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {ldc_pad, (nvfp4h_c_type)table->variants[0].c_type, with_alpha};
@@ -189,7 +195,7 @@ int nvfp4_run_cpu(int argc, char **argv) {
     groups[g] = (nvfp4rt_group){(uint64_t)(uintptr_t)d->a, (uint64_t)(uintptr_t)d->b,
                                 (uint64_t)(uintptr_t)d->sfa, (uint64_t)(uintptr_t)d->sfb,
                                 (uint64_t)(uintptr_t)cbuf[g], d->m, d->n, d->k, d->ldc,
-                                with_alpha ? (uint64_t)(uintptr_t)&alpha[g] : 0};
+                                with_alpha ? (uint64_t)(uintptr_t)&alpha[g] : 0, 0, 0};
     alpha[g] = d->alpha;
   }
   int v = -1;

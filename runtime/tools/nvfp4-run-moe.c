@@ -227,6 +227,7 @@ int nvfp4_run_moe(int argc, char **argv) {
   rc = EXIT_ERROR;
   const nvfp4rt_device_info *dev = nvfp4rt_context_device_info(ctx);
   const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  if (run_refuse_fused(m0, "nvfp4-run")) goto done;
   if (m0->form != NVFP4_META_FORM_CONTIGUOUS) {
     fprintf(stderr, "nvfp4-run: %s holds pointer-array kernels (nvfp4.grouped_matmul); "
                     "--moe needs an nvfp4.moe_matmul cubin\n", o.cubin);

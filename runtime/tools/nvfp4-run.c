@@ -30,6 +30,11 @@
 /* nvfp4-run --cpu KERNEL.so ...: the CPU execution target (nvfp4-run-cpu.c). */
 int nvfp4_run_cpu(int argc, char **argv);
 
+/* C's element type as --info prints it (the fused epilogue's FP4 codes included). */
+static const char *c_name(const nvfp4_kernel_metadata *m) {
+  return m->c_type == NVFP4_META_C_FP4 ? "fp4" : nvfp4h_c_type_name((nvfp4h_c_type)m->c_type);
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: nvfp4-run CUBIN (--case test:N|B1..B4|random:G|edge:G | --groups \"m,n,k;...\")\n"
@@ -76,8 +81,7 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
            (m0->flags & NVFP4_META_FLAG_PROXY) ? "true" : "false",
            (m0->flags & NVFP4_META_FLAG_PDL) ? "true" : "false", m0->max_groups,
            m0->param_bytes, m0->workspace_per_cta, m0->k_granule, form_name(m0),
-           nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
-           (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
+           c_name(m0), (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? "true" : "false");
     for (uint32_t v = 0; v < t->count; v++) {
       const nvfp4_kernel_metadata *m = &t->variants[v];
       printf("%s{\"index\": %u, \"kernel\": ", v ? ", " : "", v);
@@ -123,8 +127,13 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf("max groups:        %u (group table %s)\n", m0->max_groups,
            m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block"
                                                     : "in global memory");
-  printf("C:                 %s%s\n", nvfp4h_c_type_name((nvfp4h_c_type)m0->c_type),
-         (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "");
+  printf("C:                 %s%s%s\n", c_name(m0),
+         (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "",
+         (m0->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4)
+             ? ", fused SwiGLU + NVFP4 epilogue (B = 2I gate/up rows; SFC and gs)"
+             : "");
+  if (m0->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS)
+    printf("debug:             stores its fp32 activations (nvfp4.debug_activations)\n");
   printf("param bytes:       %u%s\n", m0->param_bytes,
          m0->form == NVFP4_META_FORM_CONTIGUOUS ? " (variant 0)" : "");
   printf("workspace per CTA: %u%s\n", m0->workspace_per_cta,
@@ -335,6 +344,7 @@ int main(int argc, char **argv) {
 
   /* C's element type and alpha are the kernel's: every variant shares them */
   const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+  if (run_refuse_fused(m0, "nvfp4-run")) goto done;
   const int with_alpha = (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) != 0;
   nvfp4h_gen_options gopts = {.ldc_pad = o.ldc_pad, .c_type = (nvfp4h_c_type)m0->c_type,
                               .alpha = with_alpha};
@@ -396,7 +406,7 @@ int main(int argc, char **argv) {
       if ((st = nvfp4rt_memcpy_htod(ctx, dptr[g][t], src[t], bytes[t])) != NVFP4RT_STATUS_OK) FAIL_RT(st);
     }
     groups[g] = (nvfp4rt_group){dptr[g][0], dptr[g][1], dptr[g][2], dptr[g][3], dptr[g][4],
-                                d->m, d->n, d->k, d->ldc, with_alpha ? alpha_buf + 4u * g : 0};
+                                d->m, d->n, d->k, d->ldc, with_alpha ? alpha_buf + 4u * g : 0, 0, 0};
   }
   if (o.all_variants) {
     rc = all_variants_run(ctx, mod, &prob, groups, tmap_update, o.threads, o.json);

@@ -29,6 +29,17 @@ static inline const char *status_detail(nvfp4rt_status st) {
 
 /* Strict option values: the whole string, decimal, inside [lo, hi]; exits EXIT_ERROR with a
  * message otherwise (atoi took "abc" as 0 and "12x" as 12). */
+/* A kernel with the fused SwiGLU + NVFP4 epilogue writes FP4 codes and their scales, which
+ * the plain modes' generators and checks do not model: they refuse it, naming the mode
+ * that runs it. Returns 1 (after the message) for such a kernel. */
+static inline int run_refuse_fused(const nvfp4_kernel_metadata *m, const char *tool) {
+  if (!(m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4)) return 0;
+  fprintf(stderr, "%s: '%s' has the fused SwiGLU + NVFP4 epilogue (FP4 C, SFC, gs): run it on "
+                  "the CPU target with nvfp4-run --cpu KERNEL.so --fused (no GPU mode checks it "
+                  "yet)\n", tool, m->kernel_name);
+  return 1;
+}
+
 static inline long long run_parse_int(const char *opt, const char *v, long long lo,
                                       long long hi) {
   char *end = NULL;

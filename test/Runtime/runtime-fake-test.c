@@ -76,7 +76,7 @@ static void make_set(nvfp4rt_context *ctx, set *s, uint32_t k1) {
       if (t == 4) nvfp4rt_memset_async(ctx, s->p[i][t], 0xAB, sz[t], NULL);
     }
     s->g[i] = (nvfp4rt_group){s->p[i][0], s->p[i][1], s->p[i][2], s->p[i][3], s->p[i][4],
-                              m[i], n[i], k[i], ldc, 0};
+                              m[i], n[i], k[i], ldc, 0, 0, 0};
   }
 }
 

@@ -59,7 +59,7 @@ static int test_encode(void) {
   uint64_t buf = 0;
   EXPECT_STATUS(nvfp4rt_mem_alloc(ctx, 8 << 20, &buf), NVFP4RT_STATUS_OK);
   nvfp4rt_group g = {buf, buf + (1 << 20), buf + (2 << 20), buf + (3 << 20), buf + (4 << 20),
-                     200, 300, 1024, 304, 0};
+                     200, 300, 1024, 304, 0, 0, 0};
   nvfp4_kernel_metadata meta;
   memset(&meta, 0, sizeof meta);
   meta.tile_m = 128; meta.tile_n = 128; meta.sfn_atoms = 1; meta.sfm_atoms = 1; meta.k_granule = 64;
@@ -144,9 +144,9 @@ static nvfp4rt_module *load_probe_groups(nvfp4rt_context *ctx, const char *sm90,
   nvfp4rt_status st = nvfp4rt_module_load_file(ctx, sm90, &m);
   EXPECT_STATUS(st, NVFP4RT_STATUS_OK);
   if (st) return NULL;
-  const nvfp4rt_group shapes[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304, 0},
-                                   {0, 0, 0, 0, 0, 128, 128, 512, 128, 0},
-                                   {0, 0, 0, 0, 0, 64, 520, 1024, 520, 0}};
+  const nvfp4rt_group shapes[3] = {{0, 0, 0, 0, 0, 200, 300, 256, 304, 0, 0, 0},
+                                   {0, 0, 0, 0, 0, 128, 128, 512, 128, 0, 0, 0},
+                                   {0, 0, 0, 0, 0, 64, 520, 1024, 520, 0, 0, 0}};
   memcpy(g, shapes, sizeof shapes);
   alloc_groups(ctx, g, 3, b);
   return m;
@@ -343,7 +343,7 @@ static int bench_launch(const char *sm90, int iters) {
   nvfp4rt_module *m = NULL;
   if (nvfp4rt_module_load_file(ctx, sm90, &m)) { printf("load: %s\n", nvfp4rt_last_error_message()); return 1; }
   nvfp4rt_group g[8];
-  for (int i = 0; i < 8; i++) g[i] = (nvfp4rt_group){0, 0, 0, 0, 0, 64 + 24 * (uint32_t)i, 4096, 7168, 4096, 0};
+  for (int i = 0; i < 8; i++) g[i] = (nvfp4rt_group){0, 0, 0, 0, 0, 64 + 24 * (uint32_t)i, 4096, 7168, 4096, 0, 0, 0};
   bufs b;
   alloc_groups(ctx, g, 8, &b);
   nvfp4rt_plan *plan = NULL;

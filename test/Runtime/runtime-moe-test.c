@@ -405,7 +405,7 @@ static int test_validate(void) {
   nvfp4_kernel_metadata pa = m;
   pa.form = NVFP4_META_FORM_POINTER_ARRAY;
   EXPECT_STATUS(nvfp4rt_moe_validate(&pa, &p), NVFP4RT_STATUS_INVALID_ARGUMENT);
-  nvfp4rt_group g = {p.a, p.b, p.sfa, p.sfb, p.c, 64, 64, 256, 64, p.alpha};
+  nvfp4rt_group g = {p.a, p.b, p.sfa, p.sfb, p.c, 64, 64, 256, 64, p.alpha, 0, 0};
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, &g, 1, NULL), NVFP4RT_STATUS_INVALID_ARGUMENT);
   /* the tile bound: AB ceil(N/128) * (min(M,E) + M/128); swap ceil(N/128) * (min(M,E) + M/256) */
   T_CHECK(nvfp4rt_moe_max_tiles(&m, &p) == 32u * (256u + 16u), "AB tile bound %llu",
@@ -428,7 +428,7 @@ static int test_validate(void) {
     pt.variants[v].param_bytes = nvfp4_abi_param_bytes(256);
   }
   static nvfp4rt_group eq[256];
-  for (int i = 0; i < 256; i++) eq[i] = (nvfp4rt_group){16, 16, 16, 16, 16, 8, 4096, 7168, 4096, 16};
+  for (int i = 0; i < 256; i++) eq[i] = (nvfp4rt_group){16, 16, 16, 16, 16, 8, 4096, 7168, 4096, 16, 0, 0};
   double cost[2];
   int want = nvfp4rt_select_variant(&pt, eq, 256, 132, cost);
   int pick = nvfp4rt_moe_select_variant(&t, &p, 132);
@@ -535,8 +535,11 @@ static int test_meta(void) {
   } while (0)
   MUTATE(param_bytes, m.param_bytes + 128, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(form, 2, NVFP4RT_STATUS_UNSUPPORTED);
-  MUTATE(c_type, 3, NVFP4RT_STATUS_UNSUPPORTED);
-  MUTATE(epilogue_flags, 2, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(c_type, 4, NVFP4RT_STATUS_UNSUPPORTED);
+  MUTATE(epilogue_flags, 4, NVFP4RT_STATUS_UNSUPPORTED);
+  /* an FP4 C without the fused epilogue's flag, the flag without an FP4 C */
+  MUTATE(c_type, NVFP4_META_C_FP4, NVFP4RT_STATUS_ABI_MISMATCH);
+  MUTATE(epilogue_flags, NVFP4_META_EFLAG_SWIGLU_NVFP4, NVFP4RT_STATUS_ABI_MISMATCH);
   /* a box ladder longer than a plan's map slots, even with param_bytes to match */
   {
     nvfp4_kernel_metadata x = m;
@@ -579,7 +582,7 @@ static int test_g256(void) {
     g[i] = (nvfp4rt_group){base + 0x1000000ull * i, base + 0x1000000ull * i + 0x100000,
                            base + 0x1000000ull * i + 0x200000, base + 0x1000000ull * i + 0x300000,
                            base + 0x1000000ull * i + 0x400000, (i * 37) % 300, 96 + (i % 5) * 8,
-                           256, 136, alpha + 4u * i};
+                           256, 136, alpha + 4u * i, 0, 0};
   static nvfp4rt_plan_layout L;
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 256, &L), NVFP4RT_STATUS_OK);
   static _Alignas(64) unsigned char image[64 + 704 * 256];

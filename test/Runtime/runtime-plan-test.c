@@ -5,8 +5,9 @@
  * decode/validate (records and tables) and target checks, ELF metadata lookup in a
  * ptxas-built cubin, the native sm_90a kernel's metadata and tiles, the ELF bounds checks
  * on corrupted cubins, the behaviour without a driver, the driver paths under the libcuda
- * stand-in (fake_libcuda.c) and the version queries. Usage: runtime-plan-test
- * status|validate|tmap|pack|grid|select|select-pair|meta|sm90|version|elf CUBIN|
+ * stand-in (fake_libcuda.c), the version queries and the fused SwiGLU epilogue's operands.
+ * Usage: runtime-plan-test
+ * status|validate|tmap|pack|grid|select|select-pair|meta|fused|sm90|version|elf CUBIN|
  * elf-bad FILE|elf-corrupt CUBIN|nodriver|fake CUBIN */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -36,7 +37,7 @@ static nvfp4_kernel_metadata make_swap(int emulation, uint32_t max_groups, uint3
 static nvfp4rt_group good_group(uint32_t i) {
   uint64_t base = 0x7f0000000000ull + (uint64_t)i * 0x10000000ull;
   nvfp4rt_group g = {base, base + 0x1000000, base + 0x2000000, base + 0x3000000,
-                     base + 0x4000000, 96, 128, 256, 128, 0};
+                     base + 0x4000000, 96, 128, 256, 128, 0, 0, 0};
   return g;
 }
 
@@ -508,12 +509,16 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_ORIENTATION, 2, NVFP4RT_STATUS_UNSUPPORTED);
   MUTATE(NVFP4_META_CTA_GROUP, 2, NVFP4RT_STATUS_ABI_MISMATCH); /* cluster still 1 */
   MUTATE(NVFP4_META_N_BOX_ROWS, 64, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x8, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_VARIANT_FLAGS, 0x10, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_VARIANT_FLAGS, NVFP4_META_VFLAG_SWIGLU_MID_ATOM, /* without the epilogue */
+         NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_VARIANT_FLAGS, NVFP4_META_VFLAG_STREAM_K, /* stream-K with emulation */
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_BLOCK_X, 0, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_K_GRANULE, 48, NVFP4RT_STATUS_ABI_MISMATCH);
-  MUTATE(NVFP4_META_FLAGS, 0x20, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  MUTATE(NVFP4_META_FLAGS, 0x40, NVFP4RT_STATUS_UNSUPPORTED); /* a bit no runtime knows */
+  /* the activation dump without the fused epilogue */
+  MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_DEBUG_ACTIVATIONS, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY,
          NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC,
@@ -575,6 +580,114 @@ static int test_meta(void) {
   nvfp4rt_metadata_encode(&v1, tab + NVFP4_METADATA_BYTES);
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab, &t), NVFP4RT_STATUS_ABI_MISMATCH);
   return t_summary("meta");
+}
+
+/* The fused SwiGLU + NVFP4 epilogue's ab_n256_st (form: pointer array or contiguous). */
+static nvfp4_kernel_metadata make_fused(uint32_t form, uint32_t max_groups) {
+  nvfp4_kernel_metadata m = make_meta(0, max_groups);
+  m.tile_n = 256;
+  m.n_box_rows = 128; /* the gate and the up box */
+  m.sfn_atoms = 1;
+  m.epilogue = NVFP4_META_EPILOGUE_DIRECT_STORE;
+  m.c_type = NVFP4_META_C_FP4;
+  m.epilogue_flags = NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA;
+  m.form = form;
+  if (form == NVFP4_META_FORM_CONTIGUOUS) m.param_bytes = nvfp4_abi_moe_param_bytes(5);
+  strcpy(m.kernel_name, "nvfp4_fused_ab_n256_st");
+  return m;
+}
+
+/* The fused epilogue: its metadata rules, the pointer and shape checks of both forms, the
+ * new record fields and the tensor-map boxes. */
+static int test_fused(void) {
+  nvfp4_kernel_metadata m = make_fused(NVFP4_META_FORM_POINTER_ARRAY, 4), d;
+  unsigned char rec[NVFP4_METADATA_BYTES], bad[NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_encode(&m, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_OK);
+#define FUSED_META(off, val, want)                                                         \
+  memcpy(bad, rec, sizeof bad);                                                            \
+  nvfp4_meta_write_u32(bad, (off), (val));                                                 \
+  EXPECT_STATUS(nvfp4rt_metadata_decode(bad, sizeof bad, &d), (want))
+  FUSED_META(NVFP4_META_FLAGS, NVFP4_META_FLAG_DEBUG_ACTIVATIONS, NVFP4RT_STATUS_OK);
+  FUSED_META(NVFP4_META_C_TYPE, NVFP4_META_C_BF16, NVFP4RT_STATUS_ABI_MISMATCH); /* flag, no FP4 */
+  FUSED_META(NVFP4_META_EPILOGUE_FLAGS, NVFP4_META_EFLAG_ALPHA, NVFP4RT_STATUS_ABI_MISMATCH);
+  FUSED_META(NVFP4_META_EPILOGUE_FLAGS, 0x4, NVFP4RT_STATUS_UNSUPPORTED);
+  FUSED_META(NVFP4_META_C_TYPE, 4, NVFP4RT_STATUS_UNSUPPORTED);
+  FUSED_META(NVFP4_META_N_BOX_ROWS, 256, NVFP4RT_STATUS_ABI_MISMATCH); /* one box of 256 rows */
+  FUSED_META(NVFP4_META_EPILOGUE, NVFP4_META_EPILOGUE_TMA_STORE, NVFP4RT_STATUS_ABI_MISMATCH);
+
+  /* the pointer-array form: N = 2I gate/up rows, ldc in FP4 elements */
+  const uint64_t sfc = 0x7e0000000000ull, gs = 0x7e1000000000ull;
+  nvfp4rt_group g = good_group(0);
+  g.n = 512; g.ldc = 256; g.sfc = sfc; g.gs = gs; g.alpha = 0x7e2000000000ull;
+  nvfp4rt_plan_layout L;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &g, 1, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.total_tiles == 2, "tiles over N = ceil(I / 128): %u", L.total_tiles);
+  nvfp4rt_group b = g;
+#define FUSED_CASE(field, value, want) b = g; b.field = (value); EXPECT_STATUS(nvfp4rt_plan_validate(&m, &b, 1, NULL), (want))
+  FUSED_CASE(sfc, 0, NVFP4RT_STATUS_NULL_POINTER);
+  FUSED_CASE(gs, 0, NVFP4RT_STATUS_NULL_POINTER);
+  FUSED_CASE(sfc, sfc + 8, NVFP4RT_STATUS_MISALIGNED);
+  FUSED_CASE(gs, gs + 2, NVFP4RT_STATUS_MISALIGNED);
+  FUSED_CASE(n, 384, NVFP4RT_STATUS_BAD_SHAPE);   /* I = 192 */
+  FUSED_CASE(n, 640, NVFP4RT_STATUS_BAD_SHAPE);   /* I = 320 */
+  FUSED_CASE(ldc, 128, NVFP4RT_STATUS_BAD_SHAPE); /* below I */
+  FUSED_CASE(ldc, 272, NVFP4RT_STATUS_MISALIGNED); /* 136-byte rows */
+  FUSED_CASE(ldc, 288, NVFP4RT_STATUS_OK);         /* 144-byte rows */
+  FUSED_CASE(m, 0, NVFP4RT_STATUS_OK);             /* empty: pointers not inspected */
+  /* a kernel that handles an up half starting inside an atom takes I % 128 == 64 */
+  nvfp4_kernel_metadata mid = m;
+  mid.variant_flags = NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
+  b = g; b.n = 384;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&mid, &b, 1, &L), NVFP4RT_STATUS_OK);
+  T_CHECK(L.total_tiles == 2, "I = 192: ceil(I / 128) = 2 tiles, got %u", L.total_tiles);
+  b.n = 448; /* I = 224 */
+  EXPECT_STATUS(nvfp4rt_plan_validate(&mid, &b, 1, NULL), NVFP4RT_STATUS_BAD_SHAPE);
+  nvfp4_kernel_metadata plain = make_meta(0, 4);
+  b = good_group(0); b.sfc = sfc;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&plain, &b, 1, NULL), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  b = good_group(0); b.gs = gs;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&plain, &b, 1, NULL), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  _Alignas(64) unsigned char block[8192];
+  memset(block, 0xCD, sizeof block);
+  EXPECT_STATUS(nvfp4rt_param_pack(&m, &g, 1, &L, 0, 0, 0, block, sizeof block), NVFP4RT_STATUS_OK);
+  const uint32_t r0 = 64 + nvfp4_abi_record_offset(4, 0);
+  T_CHECK(rd64(block, r0 + NVFP4_ABI_GRP_SFC_PTR) == sfc && rd64(block, r0 + NVFP4_ABI_GRP_GS_PTR) == gs,
+          "record: sfc 0x%llx gs 0x%llx", (unsigned long long)rd64(block, r0 + NVFP4_ABI_GRP_SFC_PTR),
+          (unsigned long long)rd64(block, r0 + NVFP4_ABI_GRP_GS_PTR));
+  T_CHECK(rd64(block, NVFP4_ABI_HDR_DEBUG_ACT) == 0 && rd64(block, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE) == 0,
+          "no activation dump unless asked for");
+  nvfp4rt_tmap_args a;
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_B, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.dims[1] == 512 && a.box[1] == 128, "B: 2I rows, boxes of 128 (%llu, %u)",
+          (unsigned long long)a.dims[1], a.box[1]);
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.dims[1] == 4 && a.box[1] == 1, "SFB: 2I / 128 atom rows, boxes of one");
+
+  /* the contiguous form */
+  nvfp4_kernel_metadata mm = make_fused(NVFP4_META_FORM_CONTIGUOUS, 8);
+  nvfp4rt_moe_problem p = {.a = 0x7f0000000000ull, .b = 0x7f1000000000ull,
+                           .sfa = 0x7f2000000000ull, .sfb = 0x7f3000000000ull,
+                           .c = 0x7f4000000000ull, .offsets = 0x7f5000000000ull,
+                           .alpha = 0x7f6000000000ull, .m = 1000, .n = 4096, .k = 7168,
+                           .ldc = 2048, .num_experts = 8,
+                           .sfa_atoms = (uint32_t)nvfp4_abi_moe_sfa_atoms(1000, 8),
+                           .sfc = sfc, .gs = gs};
+  EXPECT_STATUS(nvfp4rt_moe_validate(&mm, &p), NVFP4RT_STATUS_OK);
+  nvfp4rt_moe_problem q = p;
+  q.sfc = 0;
+  EXPECT_STATUS(nvfp4rt_moe_validate(&mm, &q), NVFP4RT_STATUS_NULL_POINTER);
+  q = p; q.gs = gs + 1;
+  EXPECT_STATUS(nvfp4rt_moe_validate(&mm, &q), NVFP4RT_STATUS_MISALIGNED);
+  q = p; q.ldc = 4096; q.n = 4096 + 128;
+  EXPECT_STATUS(nvfp4rt_moe_validate(&mm, &q), NVFP4RT_STATUS_BAD_SHAPE);
+  memset(block, 0xCD, sizeof block);
+  EXPECT_STATUS(nvfp4rt_moe_param_pack(&mm, &p, 0, 0, block, sizeof block), NVFP4RT_STATUS_OK);
+  T_CHECK(rd64(block, NVFP4_ABI_MOE_SFC_PTR) == sfc && rd64(block, NVFP4_ABI_MOE_GS_PTR) == gs,
+          "problem record: sfc and gs");
+#undef FUSED_CASE
+#undef FUSED_META
+  return t_summary("fused");
 }
 
 static int test_elf(const char *path) {
@@ -819,7 +932,7 @@ static int test_sm90(void) {
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_ABI_MISMATCH);
   printf("balanced without dynamic: %s\n", nvfp4rt_last_error()->message);
-  bad.variant_flags = 0x8 | NVFP4_META_VFLAG_DYNAMIC_N; /* a bit no runtime knows */
+  bad.variant_flags = 0x10 | NVFP4_META_VFLAG_DYNAMIC_N; /* a bit no runtime knows */
   nvfp4rt_metadata_encode(&bad, rec);
   EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &back), NVFP4RT_STATUS_UNSUPPORTED);
 
@@ -1067,7 +1180,7 @@ static int test_fake(const char *path) {
   static uint64_t buf[5][4096];
   nvfp4rt_group g = {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1],
                      (uint64_t)(uintptr_t)buf[2], (uint64_t)(uintptr_t)buf[3],
-                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0};
+                     (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0, 0, 0};
   nvfp4rt_plan *plan = NULL;
   /* struct_size: sizeof, or 0 for the 2.0 layout; a size below that layout is refused */
   nvfp4rt_plan_options small = {.struct_size = 4, .variant = -1}, zero = {.variant = -1};
@@ -1214,7 +1327,7 @@ static int test_pdl_fake(const char *path) {
   static uint64_t buf[5][4096];
   PdlFake f = {h ? (int *)dlsym(h, "nvfp4_fake_cuda_last_pdl") : NULL, NULL,
                {(uint64_t)(uintptr_t)buf[0], (uint64_t)(uintptr_t)buf[1], (uint64_t)(uintptr_t)buf[2],
-                (uint64_t)(uintptr_t)buf[3], (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0}};
+                (uint64_t)(uintptr_t)buf[3], (uint64_t)(uintptr_t)buf[4], 100, 64, 256, 64, 0, 0, 0}};
   unsigned *cluster = h ? (unsigned *)dlsym(h, "nvfp4_fake_cuda_last_cluster") : NULL;
   T_CHECK(f.last && cluster, "NVFP4RT_LIBCUDA_PATH must name the fake libcuda");
   if (!f.last || !cluster) return t_summary("pdl");
@@ -1334,7 +1447,7 @@ static int test_targets(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|sm90|targets|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|fused|sm90|targets|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
@@ -1344,6 +1457,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "select")) return test_select();
   if (!strcmp(t, "select-pair")) return test_select_pair();
   if (!strcmp(t, "meta")) return test_meta();
+  if (!strcmp(t, "fused")) return test_fused();
   if (!strcmp(t, "sm90")) return test_sm90();
   if (!strcmp(t, "targets")) return test_targets();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);

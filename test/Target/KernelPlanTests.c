@@ -6,7 +6,7 @@
  * boxes, the parameter block rule of each form, C element types and the contiguous form's
  * schedule, the role map, the cost-model constants), golden configurations, variant names
  * and parsing, the default family, the plan text and the planner's memo; the sm_90a and
- * sm_120a plans.
+ * sm_120a plans; the fused SwiGLU + NVFP4 epilogue's plan and metadata.
  * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
  * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
@@ -115,7 +115,8 @@ static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
     check(c->paramBytes == nvfp4_abi_param_bytes(c->numGroups), "parameter block rule", name);
     check(c->scheduleBytes == 0 && c->numTmaps == 0, "no schedule without the contiguous form", name);
   }
-  check(c->cElemBytes == (c->spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u) &&
+  /* (an FP4 C, the fused epilogue's: the byte holding two elements, KernelABI.h) */
+  check(c->cElemBytes == nvfp4_meta_c_bytes((uint32_t)c->spec.output) &&
             c->storeBoxCols * c->cElemBytes == 128u,
         "C element bytes and 128-byte store boxes", name);
   if (c->stagingBuffers)
@@ -310,6 +311,65 @@ static void refused(MlirNvfp4Target target, const char *variant, const char *rea
   s.target = target;
   check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) && strstr(why, reason) != NULL,
         what, variant);
+}
+
+/* The fused SwiGLU + NVFP4 epilogue: ab_n256_st plans in both forms, with the metadata the
+ * runtime encodes its maps from (B boxes of 128 rows, one SFB atom row per box, FP4 C, the
+ * epilogue flag, the activation-dump flag); every other variant and an FP4 C or an
+ * activation dump without the epilogue are refused. */
+static void fusedTests(void) {
+  for (uint32_t form = 0; form < 2; ++form)
+    for (uint32_t dump = 0; dump < 2; ++dump) {
+      MlirNvfp4VariantSpec s;
+      MlirNvfp4KernelConfig c;
+      char why[200] = "", name[64];
+      mlirNvfp4VariantSpecParse("ab_n256_st", 10, 0, &s);
+      s.swiglu = true;
+      s.output = MLIR_NVFP4_OUTPUT_FP4;
+      s.alpha = true;
+      s.form = (MlirNvfp4Form)form;
+      s.debugActivations = dump != 0;
+      snprintf(name, sizeof name, "fused ab_n256_st %s%s", form ? "contiguous" : "pointer-array",
+               dump ? " with the activation dump" : "");
+      int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
+      check(ok, ok ? "planned" : why, name);
+      if (!ok) continue;
+      invariants(&c, name);
+      unsigned char rec[NVFP4_METADATA_BYTES];
+      mlirNvfp4KernelConfigEncodeMetadata(&c, "k", "sm_100a", 100, 0, 0, 0, 1, rec);
+      check(nvfp4_meta_read_u32(rec, NVFP4_META_N_BOX_ROWS) == 128 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_SFN_ATOMS) == 1 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_TILE_N) == 256 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_C_TYPE) == NVFP4_META_C_FP4 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE_FLAGS) ==
+                    (NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA) &&
+                !(nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) == !dump,
+            "metadata: two 128-row B boxes, one SFB atom row each, FP4 C, the epilogue flag", name);
+      if (!form && !dump)
+        printf("PASS: golden fused ab_n256_st: stages %u acc %u slots %u smem %u\n", c.stages,
+               c.accBuffers, c.sfSlots, c.dynSmemBytes);
+    }
+  static const char *const others[] = {"ab_n256", "ab_n128_st", "ab_n192_st", "swap_n128",
+                                       "swap_n256", "ab2_n256", "swap2_n256"};
+  for (uint32_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+    MlirNvfp4VariantSpec s;
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    mlirNvfp4VariantSpecParse(others[i], strlen(others[i]), 0, &s);
+    s.swiglu = true;
+    s.output = MLIR_NVFP4_OUTPUT_FP4;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
+              strstr(why, "is built for ab_n256_st only") != NULL,
+          "the fused epilogue refused", others[i]);
+  }
+  MlirNvfp4VariantSpec s;
+  MlirNvfp4KernelConfig c;
+  mlirNvfp4VariantSpecParse("ab_n256_st", 10, 0, &s);
+  s.swiglu = true; /* with an f16 C */
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "the epilogue with an f16 C refused", "spec");
+  s.swiglu = false;
+  s.debugActivations = true;
+  check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "the activation dump alone refused", "spec");
 }
 
 static void sm90Tests(void) {
@@ -717,6 +777,7 @@ int main(int argc, char **argv) {
   check(k == 3 && !strcmp(names[0], "ab_n192") && !strcmp(names[1], "swap_n128") &&
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
+  fusedTests();
   sm90Tests();
   sm120Tests();
   sm90OptionTests();

@@ -318,10 +318,19 @@ static void moeTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
   t->k = genParamU32(k, NVFP4_ABI_MOE_K);
   t->ldc = genParamU32(k, NVFP4_ABI_MOE_LDC);
   KbValue cOff = kbMul(b, kbZExt(b, row0, b->i64), kbZExt(b, t->ldc, b->i64));
-  t->cPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_C_PTR), kbMulI(b, cOff, cfg->cElemBytes));
+  /* (an FP4 C, the fused epilogue's, packs two elements per byte: ldc is even) */
+  KbValue cBytes = cfg->spec.output == MLIR_NVFP4_OUTPUT_FP4 ? kbLShr(b, cOff, kbI64(b, 1))
+                                                             : kbMulI(b, cOff, cfg->cElemBytes);
+  t->cPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_C_PTR), cBytes);
   t->alphaPtr = cfg->spec.alpha ? kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_ALPHA),
                                         kbMulI(b, kbZExt(b, t->group, b->i64), 4))
                                 : (MlirValue){NULL};
+  t->sfcPtr = t->gsPtr = (MlirValue){NULL};
+  if (cfg->spec.swiglu) {
+    t->sfcPtr = genParamU64(k, NVFP4_ABI_MOE_SFC_PTR);
+    t->gsPtr = kbAdd(b, genParamU64(k, NVFP4_ABI_MOE_GS_PTR),
+                     kbMulI(b, kbZExt(b, t->group, b->i64), 4));
+  }
   t->tileN = cfg->roleN.dynamicRows ? moeTileN(k, t->m) : kbI32(b, cfg->tileN);
   KbValue tilesM = moeTilesM(k, t->m, t->n);
   KbValue local = kbSub(b, tile, start);
@@ -367,6 +376,11 @@ static void tableTileInfo(GenKernel *k, GenTile *t, KbValue tile) {
   t->nRow0 = kbMul(b, nBlk, t->tileN);
   t->alphaPtr = cfg->spec.alpha ? genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_ALPHA_PTR))
                                 : (MlirValue){NULL};
+  t->sfcPtr = t->gsPtr = (MlirValue){NULL};
+  if (cfg->spec.swiglu) {
+    t->sfcPtr = genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_SFC_PTR));
+    t->gsPtr = genTableU64(k, kbAddI(b, t->record, NVFP4_ABI_GRP_GS_PTR));
+  }
 }
 
 static void tileInfo(GenKernel *k, GenTile *t, KbVar g, KbValue tile, KbValue numGroups) {

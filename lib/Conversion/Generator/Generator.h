@@ -129,6 +129,10 @@ typedef struct GenTile {
   KbValue skHead;
   KbValue cRow0, cCol0;/* the tile's first row and column of C (from the group's C) */
   KbValue alphaPtr;    /* i64 address of the group's fp32 alpha (alpha variants; else null) */
+  /* The fused SwiGLU + NVFP4 epilogue (null values otherwise): i64 addresses of the
+   * group's SFC (contiguous form: the shared SFC, the expert's atoms from sfmBase) and of
+   * its fp32 global scale. */
+  KbValue sfcPtr, gsPtr;
   /* Contiguous form (null values otherwise): the tensor-map rows where the group starts —
    * data rows of the M and N roles, their scale-factor atom rows, and C's rows. */
   KbValue mBase, nBase, sfmBase, sfnBase, cRowBase;

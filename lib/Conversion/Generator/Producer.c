@@ -5,7 +5,8 @@
  * one M-role and the N-role scale-factor atom rows. A CTA pair loads each CTA's half of both
  * roles' rows and its own M-role scale factors; the contiguous form adds where the tile's
  * expert starts in the shared maps, and a BALANCED_N plan's (sm_90a) token tile of
- * T = 16 j rows comes through the box ladder. The targets choose the x coordinate of the
+ * T = 16 j rows comes through the box ladder, and the fused SwiGLU epilogue's gate and up
+ * halves of the N-role tile as two boxes each. The targets choose the x coordinate of the
  * FP4 data (FP4 elements with 16U4 maps, bytes with UINT8 maps) and the load instruction.
  */
 #include "Producer.h"
@@ -52,6 +53,25 @@ static void loadTokensLadder(GenKernel *g, GenTile *t, const GenProducerStyle *s
   kbEndIf(b);
 }
 
+/* The fused SwiGLU + NVFP4 epilogue (spec.swiglu, AB): the tile's 256 N-role rows nRow0 ..
+ * are gate rows n0 .. n0 + 127 and up rows I + n0 .. I + n0 + 127 of B (n0 = nRow0 / 2,
+ * I = N / 2), loaded as two boxes of 128 rows into the two halves of the stage's N part,
+ * and their scale factors as the matching atom rows n0 / 128 and (I + n0) / 128 — and, for
+ * a kernel that allows I % 128 == 64 (swigluMidAtom: the up half may start 64 rows into
+ * its atom), the next one too — one per third of its SFN part. rows[h]: half h's first
+ * map row; atoms[a]: the a-th atom row. */
+static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms[3]) {
+  KbBuilder *b = g->b;
+  KbValue n0 = kbUDiv(b, t->nRow0, kbI32(b, 2));
+  KbValue up = kbAdd(b, kbUDiv(b, t->n, kbI32(b, 2)), n0);
+  KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
+  rows[0] = genAddBase(b, t->nBase, n0);
+  rows[1] = genAddBase(b, t->nBase, up);
+  atoms[0] = genAddBase(b, t->sfnBase, kbUDiv(b, n0, atom));
+  atoms[1] = genAddBase(b, t->sfnBase, kbUDiv(b, up, atom));
+  atoms[2] = g->cfg->spec.swigluMidAtom ? kbAddI(b, atoms[1], 1) : (MlirValue){NULL};
+}
+
 void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProducerStyle *style) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -76,6 +96,11 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
   for (int i = 0; i < 4; ++i) hints[i] = kbI64(b, cacheHint(tensors[i]));
   const bool ladder = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS &&
                       (cfg->variantFlags & NVFP4_META_VFLAG_BALANCED_N);
+  KbValue halves[2][3]; /* fused epilogue: [0] B rows of the two halves, [1] SFB atom rows */
+  if (cfg->spec.swiglu) fusedHalves(g, t, halves[0], halves[1]);
+  /* the fused epilogue's boxes of B and SFB: 2 halves, and rn->sfAtoms atom rows */
+  const uint32_t boxes[2] = {2, rn->sfAtoms};
+  const uint32_t boxBytes[2] = {cfg->nBytes / 2, cfg->sfnBytes / rn->sfAtoms};
 
   KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
@@ -95,6 +120,10 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
       KbValue dst = kbAddI(b, base, offsets[i]);
       if (i == 1 && ladder)
         loadTokensLadder(g, t, style, dst, full, x[0], rows[i], hints[i], tensorTag(tensors[i]));
+      else if (cfg->spec.swiglu && (i == 1 || i == 3))
+        for (uint32_t h = 0; h < boxes[i / 2]; ++h)
+          style->load(b, genSharedPtr(g, kbAddI(b, dst, h * boxBytes[i / 2])), maps[i], full,
+                      x[i / 2], halves[i / 2][h], hints[i], tensorTag(tensors[i]));
       else
         style->load(b, genSharedPtr(g, dst), maps[i], full, x[i / 2], rows[i], hints[i],
                     tensorTag(tensors[i]));

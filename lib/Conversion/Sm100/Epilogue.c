@@ -38,12 +38,7 @@
 #define EPI_THREADS (32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS)
 #define EPI_BARRIER_ID 1u /* named barrier of the epilogue warps (0 is bar.sync 0) */
 
-typedef struct EpilogueState {
-  KbValue tmemBase;
-  GenPipe acc;
-  GenRing staging; /* TMA store: the staging buffer to fill next */
-  KbValue alpha;   /* the tile's f32 alpha (alpha variants; else null) */
-} EpilogueState;
+typedef Sm100EpilogueState EpilogueState;
 
 static bool contiguous(GenKernel *g) { return g->cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS; }
 
@@ -82,7 +77,7 @@ static KbValue packChunk(GenKernel *g, EpilogueState *st, const KbValue *vals, u
 }
 
 /* The tile's alpha, read once per tile (every epilogue thread reads the same word). */
-static void loadAlpha(GenKernel *g, EpilogueState *st, GenTile *t) {
+void sm100EpiLoadAlpha(GenKernel *g, EpilogueState *st, GenTile *t) {
   KbBuilder *b = g->b;
   MlirType global = mlirLLVMPointerTypeGet(b->ctx, 1); /* ld.global: device data */
   st->alpha = mlirValueIsNull(t->alphaPtr)
@@ -91,7 +86,7 @@ static void loadAlpha(GenKernel *g, EpilogueState *st, GenTile *t) {
 }
 
 /* Waits for the tile's accumulator; returns its TMEM address for this warp's lanes. */
-static KbValue acquireAccumulator(GenKernel *g, EpilogueState *st) {
+KbValue sm100EpiAcquire(GenKernel *g, EpilogueState *st) {
   KbBuilder *b = g->b;
   genPipeConsumerWait(g, &st->acc);
   nvTcFenceAfter(b);
@@ -103,7 +98,7 @@ static KbValue acquireAccumulator(GenKernel *g, EpilogueState *st) {
 
 /* The accumulator's last tcgen05.ld has completed (wait::ld): hand it back to the MMA —
  * for a CTA pair, to the leader's accEmpty (the peer arrives remotely). */
-static void releaseAccumulator(GenKernel *g, EpilogueState *st) {
+void sm100EpiRelease(GenKernel *g, EpilogueState *st) {
   KbBuilder *b = g->b;
   nvTcFenceBefore(b);
   if (g->cfg->spec.ctaGroup > 1)
@@ -114,7 +109,7 @@ static void releaseAccumulator(GenKernel *g, EpilogueState *st) {
 
 /* Loads `n` x 32 accumulator columns starting at `col` (n tcgen05.ld before one
  * wait::ld); the results pass through a register fence tied to the wait. */
-static void loadColumns(KbBuilder *b, KbValue addr, uint32_t n, KbValue *out) {
+void sm100EpiLoadColumns(KbBuilder *b, KbValue addr, uint32_t n, KbValue *out) {
   nvWarpSync(b);
   for (uint32_t i = 0; i < n; ++i) out[i] = nvTcLd32x32b(b, kbAddI(b, addr, 32 * i), 32);
   nvTcWaitLd(b);
@@ -167,13 +162,13 @@ static void storeChunk(GenKernel *g, EpilogueState *st, GenTile *t, KbValue row,
 static void directStoreTile(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   EpilogueState *st = state;
-  loadAlpha(g, st, t);
-  KbValue acc = acquireAccumulator(g, st);
+  sm100EpiLoadAlpha(g, st, t);
+  KbValue acc = sm100EpiAcquire(g, st);
   KbValue row = kbAdd(b, t->cRow0, kbAdd(b, kbMulI(b, g->warp, 32), g->lane));
   for (uint32_t c = 0; c < g->cfg->tileN / 32; ++c) {
     KbValue vals;
-    loadColumns(b, kbAddI(b, acc, 32 * c), 1, &vals);
-    if (c + 1 == g->cfg->tileN / 32) releaseAccumulator(g, st);
+    sm100EpiLoadColumns(b, kbAddI(b, acc, 32 * c), 1, &vals);
+    if (c + 1 == g->cfg->tileN / 32) sm100EpiRelease(g, st);
     storeChunk(g, st, t, row, kbAddI(b, t->cCol0, 32 * c), vals);
   }
   genRingAdvance(b, &st->acc.pos);
@@ -265,8 +260,8 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   EpilogueState *st = state;
-  loadAlpha(g, st, t);
-  KbValue acc = acquireAccumulator(g, st);
+  sm100EpiLoadAlpha(g, st, t);
+  KbValue acc = sm100EpiAcquire(g, st);
   KbValue row = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* row within the tile */
   KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
   nvPrefetchTensormap(b, map);
@@ -274,8 +269,8 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
   const uint32_t epc = chunkElems(g), boxBytes = cfg->stagingBytes / cfg->stagingBoxes;
   for (uint32_t s = 0; s < subTiles; ++s) {
     KbValue vals[2];
-    loadColumns(b, kbAddI(b, acc, MLIR_NVFP4_STORE_COLS * s), 2, vals);
-    if (s + 1 == subTiles) releaseAccumulator(g, st);
+    sm100EpiLoadColumns(b, kbAddI(b, acc, MLIR_NVFP4_STORE_COLS * s), 2, vals);
+    if (s + 1 == subTiles) sm100EpiRelease(g, st);
     KbValue col0 = kbAddI(b, t->cCol0, MLIR_NVFP4_STORE_COLS * s);
     if (contiguous(g)) kbIf(b, staged(g, t, t->cRow0, MLIR_NVFP4_TILE_M));
     KbValue buf = beginStaging(g, st);
@@ -316,8 +311,8 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   EpilogueState *st = state;
-  loadAlpha(g, st, t);
-  KbValue acc = acquireAccumulator(g, st);
+  sm100EpiLoadAlpha(g, st, t);
+  KbValue acc = sm100EpiAcquire(g, st);
   const uint32_t epc = chunkElems(g), eb = cfg->cElemBytes;
   KbValue col = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* column within the tile */
   KbValue box = kbUDiv(b, col, kbI32(b, cfg->storeBoxCols));
@@ -340,9 +335,9 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
   {
     KbValue sv = kbGet(b, s);
     KbValue vals[2];
-    loadColumns(b, kbAdd(b, acc, kbMulI(b, sv, cfg->stagingRows)), cfg->stagingRows / 32, vals);
+    sm100EpiLoadColumns(b, kbAdd(b, acc, kbMulI(b, sv, cfg->stagingRows)), cfg->stagingRows / 32, vals);
     kbIf(b, kbCmp(b, KB_EQ, kbAddI(b, sv, 1), subTiles));
-    releaseAccumulator(g, st);
+    sm100EpiRelease(g, st);
     kbEndIf(b);
     KbValue row0 = kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows));
     if (contiguous(g)) kbIf(b, staged(g, t, row0, cfg->stagingRows));
@@ -376,7 +371,8 @@ void sm100EpilogueLoop(Sm100Kernel *k) {
   EpilogueState st = {k->tmemBase, genPipeNew(g->b, cfg->accBuffers, &cfg->accFull, &cfg->accEmpty),
                       genRingNew(g->b, cfg->stagingBuffers ? cfg->stagingBuffers : 1),
                       (MlirValue){NULL}};
-  GenTileBody body = cfg->spec.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? directStoreTile
+  GenTileBody body = cfg->spec.swiglu ? sm100FusedTile
+                     : cfg->spec.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE ? directStoreTile
                      : cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB ? tmaStoreTileAB
                                                                           : tmaStoreTileSwap;
   genForEachTile(g, body, &st);

@@ -10,6 +10,10 @@
  * their own ring). A tile waits accEmpty[b] before its first MMA and commits accFull[b]
  * after its last.
  *
+ * The fused SwiGLU epilogue's mid-atom kernel (I % 128 == 64 allowed) replaces a K block's
+ * N = 256 MMA by a gate and an up MMA of N = 128 for a tile whose up half starts inside its
+ * scale-factor atom (docs/kernel-sm100a.md).
+ *
  * A CTA pair (cta_group::2) runs one MMA of M = 256 over both CTAs' shared memory and
  * Tensor Memory, issued by the leader (cluster rank 0). Each CTA's producer fills its own
  * stage and full[s]; the peer's MMA-warp thread forwards "stage s landed" to the leader's
@@ -60,6 +64,31 @@ static KbValue instrDescriptor(GenKernel *g, GenTile *t) {
   return kbOr(b, kbI32(b, mlirNvfp4Mxf4Nvf4InstrDescriptor(cfg->mmaM, 0)), field);
 }
 
+/* The fused SwiGLU epilogue's tile whose up half starts 64 rows into its scale-factor atom
+ * (a swigluMidAtom kernel, I % 128 == 64; i1): its SFN slot holds the gate atom, then the
+ * two atoms the up half spans, so gate and up are two N = 128 MMAs, the up one reading its
+ * scale factors two columns (64 rows) into the first up atom. */
+static KbValue upMidAtom(GenKernel *g, GenTile *t) {
+  KbBuilder *b = g->b;
+  KbValue up = kbAdd(b, kbUDiv(b, t->n, kbI32(b, 2)), kbUDiv(b, t->nRow0, kbI32(b, 2)));
+  return kbCmpI(b, KB_NE, kbURem(b, up, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)), 0);
+}
+
+/* The mid-atom tile's K block: gate (accumulator columns 0..127, B rows 0..127 of the stage,
+ * the gate atom's scale factors) and up (columns 128..255, B rows 128..255, scale factors
+ * from column 4 + 2 of the block's N-role columns). */
+static void mmaMidAtom(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbValue d, KbValue adesc,
+                       uint64_t opDesc, KbValue bAddr, KbValue enable, KbValue sfmCol,
+                       KbValue sfnCol) {
+  const uint32_t half = MLIR_NVFP4_TILE_M;
+  KbValue idesc = kbI32(b, mlirNvfp4Mxf4Nvf4InstrDescriptor(cfg->mmaM, half));
+  for (uint32_t h = 0; h < 2; ++h) {
+    KbValue bdesc = smemDescriptor(b, opDesc, kbAddI(b, bAddr, h * half * (MLIR_NVFP4_TILE_K / 2)));
+    nvTcMmaMxf4Nvf4(b, kbAddI(b, d, h * half), adesc, bdesc, idesc, enable, sfmCol,
+                    kbAddI(b, sfnCol, h ? 4 + 2 : 0), 1);
+  }
+}
+
 static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -83,6 +112,7 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   /* Column of the tile's first N-role row inside its first scale-factor atom. */
   KbValue nRowInAtom = kbURem(b, t->nRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS));
   KbValue sfnShift = kbUDiv(b, nRowInAtom, kbI32(b, 32));
+  KbValue midAtom = cfg->spec.swigluMidAtom ? upMidAtom(g, t) : (MlirValue){NULL};
 
   KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
   kbWhile(b);
@@ -125,8 +155,15 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
       KbValue adesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->mOffset + opStep * j));
       KbValue bdesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->nOffset + opStep * j));
       KbValue enable = j ? kbBool(b, true) : kbCmpI(b, KB_NE, ktv, 0);
+      if (!mlirValueIsNull(midAtom)) {
+        kbIf(b, midAtom);
+        mmaMidAtom(b, cfg, d, adesc, opDesc, kbAddI(b, base, cfg->nOffset + opStep * j), enable,
+                   kbAddI(b, sfmCol, 4 * j), kbAddI(b, sfnCol, 4 * sfnAtoms * j));
+        kbElse(b);
+      }
       nvTcMmaMxf4Nvf4(b, d, adesc, bdesc, idesc, enable, kbAddI(b, sfmCol, 4 * j),
                       kbAdd(b, kbAddI(b, sfnCol, 4 * sfnAtoms * j), sfnShift), cg);
+      if (!mlirValueIsNull(midAtom)) kbEndIf(b);
       kbEndIf(b);
     }
     /* The stage (and its scale-factor slot) is free once these MMAs have completed. */

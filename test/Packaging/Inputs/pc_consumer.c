@@ -27,7 +27,7 @@ int main(void) {
   nvfp4rt_status st = nvfp4rt_metadata_encode(&m, rec);
   if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_metadata_decode(rec, sizeof rec, &back);
   printf("metadata round trip: %s, kernel %s\n", nvfp4rt_status_string(st), back.kernel_name);
-  nvfp4rt_group g = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 96, 128, 256, 128, 0};
+  nvfp4rt_group g = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 96, 128, 256, 128, 0, 0, 0};
   nvfp4rt_plan_layout layout;
   st = nvfp4rt_plan_validate(&back, &g, 1, &layout);
   printf("plan: %s, %u tiles\n", nvfp4rt_status_string(st), layout.total_tiles);
