@@ -70,8 +70,8 @@ static void activations(Sm90Kernel *k, KbValue staging, uint32_t n, KbValue *acc
   for (uint32_t i = 0; i < n / 2; ++i) {
     KbValue slot = genSharedPtr(g, slotOf(b, staging, c->wt, i));
     KbValue h = nvfp4EmitSwiglu(b, scaled(b, acc[i], alpha), kbLoad(b, b->f32, slot, 4));
-    /* the register fence (side effects) keeps the compiler from loading every up value
-     * before the first store (gate and up all live: 160 bytes spilled at T = 128) */
+    /* the register fence (side effects) keeps each element's load, SwiGLU and store in
+     * step: no up values loaded ahead beside the live gate values */
     nvRegisterFenceValues(b, &h, 1);
     kbStore(b, h, slot, 4);
   }
