@@ -334,6 +334,15 @@ F_MUTATIONS=(
   "f3|fused kernel (contiguous form): an expert's SFC atom row from its first token row / 128 instead of its segment's first atom|CpuSim/run-fused"
   "f4|fused kernel, I % 128 == 64: the up half's scale factors read from its first atom's row 0 instead of row 64|CpuSim/run-fused"
 )
+# Bugs of the sm_90a fused kernel (lib/Conversion/Sm90/EpilogueFused.c) that
+# CpuSim/run-fused-sm90a must catch, by the same checks as CpuSim/run-fused.
+G_FILES="lib/Conversion/Sm90/EpilogueFused.c" # besides FILES, Q_FILES and F_FILES
+for f in $G_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+FILES="$FILES $G_FILES"
+g1() { mutate lib/Conversion/Sm90/EpilogueFused.c "nvfp4EmitSwiglu(b, scaled(b, acc[i], alpha), kbLoad(b, b->f32, slot, 4))" "nvfp4EmitSwiglu(b, kbLoad(b, b->f32, slot, 4), scaled(b, acc[i], alpha))"; }
+G_MUTATIONS=(
+  "g1|sm_90a fused kernel: gate and up swapped (silu of the up warpgroup's values times the gate's)|CpuSim/run-fused-sm90a"
+)
 
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
@@ -394,6 +403,11 @@ for entry in "${Q_MUTATIONS[@]}"; do
   h_run "$id" "$desc" "$filter" "$Q_TARGETS"
 done
 for entry in "${F_MUTATIONS[@]}"; do
+  IFS='|' read -r id desc filter <<< "$entry"
+  [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
+  h_run "$id" "$desc" "$filter"
+done
+for entry in "${G_MUTATIONS[@]}"; do
   IFS='|' read -r id desc filter <<< "$entry"
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   h_run "$id" "$desc" "$filter"

@@ -289,7 +289,9 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               rows into an SFB atom (I % 128 == 64) loads
                                               the two atom rows it spans (three SFB boxes
                                               per stage) and multiplies gate and up with two
-                                              N = 128 MMAs; without the flag I must be a
+                                              N = 128 MMAs (sm_100a); every sm_90a fused
+                                              kernel has it (each 64-row half loads its own
+                                              atom row); without the flag I must be a
                                               multiple of 128 */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
@@ -319,7 +321,10 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) {
                                               B and SFB maps have boxes of n_box_rows = 128
                                               rows and sfn_atoms = 1 atom row: the kernel
                                               loads the gate and up halves of a tile as two
-                                              boxes each (docs/kernel-sm100a.md) */
+                                              boxes each (docs/kernel-sm100a.md); a swap-AB
+                                              kernel (sm_90a) has B on the M side:
+                                              m_box_rows = 64, sfm_atoms = 1
+                                              (docs/kernel-sm90a.md). Direct stores only */
 
 /* Forms (NVFP4_META_FORM): how the groups reach the kernel. */
 #define NVFP4_META_FORM_POINTER_ARRAY 0u   /* a group table of per-group maps and records */

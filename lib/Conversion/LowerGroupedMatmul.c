@@ -187,10 +187,10 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  /* The fused SwiGLU + NVFP4 epilogue is built by the sm_100a generator (ab_n256_st, the
-   * planner refuses the other variants; I any multiple of 64); the sm_90a and sm_120a
-   * kernels do not implement it yet. */
-  if (info->generator != NVFP4_TARGET_GEN_TCGEN05 &&
+  /* The fused SwiGLU + NVFP4 epilogue is built by the sm_100a generator (ab_n256_st) and
+   * the sm_90a one (the 128-weight persistent variants; each planner refuses the others;
+   * I any multiple of 64); the sm_120a kernel does not implement it yet. */
+  if (info->generator == NVFP4_TARGET_GEN_MMA_SYNC &&
       !mlirAttributeIsNull(mlirOperationGetAttributeByName(
           op, mlirStringRefCreateFromCString("epilogue")))) {
     snprintf(msg, sizeof msg,

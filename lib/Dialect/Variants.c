@@ -30,9 +30,17 @@ static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
 }
 
 /* The op asks for the fused SwiGLU + NVFP4 epilogue on a target whose planner builds it
- * (sm_100a; the lowering refuses it for the other targets with a diagnostic at the op). */
+ * (sm_100a and sm_90a; the lowering refuses it for the other targets with a diagnostic at
+ * the op). */
 static bool fusedOn(MlirOperation op, MlirNvfp4Target target) {
-  return target == MLIR_NVFP4_TARGET_SM100A && !mlirAttributeIsNull(attrOf(op, "epilogue"));
+  return (target == MLIR_NVFP4_TARGET_SM100A || target == MLIR_NVFP4_TARGET_SM90A) &&
+         !mlirAttributeIsNull(attrOf(op, "epilogue"));
+}
+
+/* The sm_90a variants that build the fused epilogue: 128-weight tiles (a gate and an up
+ * consumer warpgroup), the persistent schedule. */
+static bool sm90FusedFits(const MlirNvfp4VariantSpec *s) {
+  return (s->tileM == 0 || s->tileM == 128) && !s->streamK;
 }
 
 static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
@@ -54,7 +62,7 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     if (info) target = (MlirNvfp4Target)info->generator;
   }
   a = attrOf(op, "variants");
-  if (mlirAttributeIsNull(a) && fusedOn(op, target)) {
+  if (mlirAttributeIsNull(a) && fusedOn(op, target) && target == MLIR_NVFP4_TARGET_SM100A) {
     /* the fused epilogue's family: the one variant that implements it (N = 256: 128 gate
      * and 128 up columns), which a tile_n of another width would contradict */
     if (!mlirAttributeIsNull(attrOf(op, "tile_n")) && tileN != 256) {
@@ -74,11 +82,14 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
                                                                 max > 0 ? (uint32_t)max : 0);
     /* the stream-K schedule cuts its shares from the group table: nvfp4.moe_matmul's
      * default family is the persistent variants; with patched tensor maps, the sm_90a
-     * family is the variants with room for them */
+     * family is the variants with room for them; with the fused epilogue, those that
+     * build it */
+    const bool fused = fusedOn(op, target);
     intptr_t kept = 0;
     for (intptr_t i = 0; i < n; ++i)
       if (!(mlirNvfp4IsMoeMatmul(op) && out[i].streamK) &&
-          !(patch && target == MLIR_NVFP4_TARGET_SM90A && !sm90PatchFits(&out[i])))
+          !(patch && target == MLIR_NVFP4_TARGET_SM90A && !sm90PatchFits(&out[i])) &&
+          !(fused && !sm90FusedFits(&out[i])))
         out[kept++] = out[i];
     return kept;
   }

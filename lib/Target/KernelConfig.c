@@ -423,12 +423,17 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     return fail(msg, msgSize, "a 192-weight sm_90a tile (three consumer warpgroups, 640 "
                               "threads) has token tiles up to 128: a wgmma m64n192k16 needs "
                               "more registers than 640 threads start with");
-  if (spec.stages > MLIR_NVFP4_MAX_STAGES) return fail(msg, msgSize, "stages must be at most 8");
-  if (spec.output != MLIR_NVFP4_OUTPUT_F16 && spec.output != MLIR_NVFP4_OUTPUT_BF16 &&
-      spec.output != MLIR_NVFP4_OUTPUT_F32)
-    return fail(msg, msgSize, "unknown output type");
-  if (spec.form != MLIR_NVFP4_FORM_POINTER_ARRAY && spec.form != MLIR_NVFP4_FORM_CONTIGUOUS)
-    return fail(msg, msgSize, "unknown form");
+  if (!validateCommon(spec, msg, msgSize)) return false;
+  /* The fused epilogue: a tile's weight rows are 64 gate and the 64 matching up rows, one
+   * consumer warpgroup each, the activations exchanged through the staging buffers
+   * (Sm90/EpilogueFused.c); the 192-weight tiles have no up warpgroup for their third and
+   * the stream-K schedule's shares would need gate and up partial sums reduced first. */
+  if (spec.swiglu && (tileM != 128 || spec.streamK))
+    return fail(msg, msgSize, "the sm_90a fused epilogue \"swiglu_nvfp4\" is built for the "
+                              "128-weight persistent variants only (swap_n64, swap_n128, "
+                              "swap_n192): a tile pairs 64 gate and 64 up rows in its two "
+                              "consumer warpgroups; the 192-weight and stream-K variants do not "
+                              "implement it");
   const bool contiguous = spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
   if (contiguous && spec.streamK)
     return fail(msg, msgSize, "the stream-K schedule (_sk) is built for the pointer-array form "
@@ -442,9 +447,11 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->tileM = cfg->mmaM = tileM;
   cfg->tileN = spec.tileN;
   cfg->tileK = MLIR_NVFP4_TILE_K;
-  /* a 192-row weight tile starts at a multiple of 64 rows: it touches 2 atom rows of 128 */
+  /* a 192-row weight tile starts at a multiple of 64 rows: it touches 2 atom rows of 128;
+   * the fused epilogue's gate and up halves (64 rows each) take one atom row each */
   cfg->roleM = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_B, .scales = MLIR_NVFP4_TENSOR_SFB,
-                                      .rowsPerCta = tileM, .sfAtoms = tileM > 128 ? 2u : 1u};
+                                      .rowsPerCta = tileM,
+                                      .sfAtoms = tileM > 128 || spec.swiglu ? 2u : 1u};
   cfg->roleN = (MlirNvfp4OperandRole){.data = MLIR_NVFP4_TENSOR_A, .scales = MLIR_NVFP4_TENSOR_SFA,
                                       .rowsPerCta = spec.tileN, .dynamicRows = true};
   /* a token tile starts at any multiple of 16 rows: T rows touch up to
@@ -479,8 +486,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * measured on an H200 against the loop of one chunk, in one device call, swap_n128 got
    * 2-3 % faster on B1, B4 (160.7 against 164.3 us on B1), swap_n64 and swap_n192 4-9 %
    * slower (B2 93.2 against 85.7 on swap_n192), swap_n128_m192 2 % slower (B1 146.7
-   * against 143.5; docs/performance.md). */
-  p->stageUnroll = spec.tileN == 128 && tileM == 128;
+   * against 143.5; docs/performance.md). The fused epilogue's swap_n128 is not unrolled:
+   * unrolled, its epilogue spilled 12 bytes. */
+  p->stageUnroll = spec.tileN == 128 && tileM == 128 && !spec.swiglu;
   p->chunkK = MLIR_NVFP4_MMA_K;
   /* The token decoder runs up to decodedBuffers chunks ahead of the wgmmas: 4 where that
    * costs no pipeline stage, else 3 (set below). */
@@ -508,7 +516,9 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
    * its 64 weight columns (f16 / bf16) stored as boxes of 16 rows. f32 C fills the same
    * bytes as two box columns of 32 weight columns and tileN / 2 token rows, in one or two
    * passes (Sm90/Epilogue.c): twice the staging would cost swap_n128 a pipeline stage. */
-  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  /* (the fused epilogue's FP4 C is stored from registers; its staging, tileN x 256 bytes
+   * over both buffers, holds the up values and then the activations) */
+  cfg->cElemBytes = nvfp4_meta_c_bytes((uint32_t)spec.output);
   cfg->storeBoxCols = 128u / cfg->cElemBytes;
   cfg->stagingBuffers = p->consumerGroups;
   cfg->stagingRows = MLIR_NVFP4_SM90_STORE_ROWS;
@@ -558,6 +568,8 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->costTokenSharePermille = MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE;
   cfg->nAlign = MLIR_NVFP4_SM90_N_ALIGN;
   cfg->variantFlags = NVFP4_META_VFLAG_BALANCED_N;
+  /* the fused epilogue's halves each load their own atom row: I any multiple of 64 */
+  if (spec.swiglu) cfg->variantFlags |= NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
   if (contiguous) planSm90Contiguous(cfg);
   /* tiles come sorted by descending work (BALANCED_N): pairing the largest of one pass with
    * the smallest of the next evens out the CTAs' totals */
@@ -829,10 +841,17 @@ void mlirNvfp4KernelConfigEncodeMetadata(const MlirNvfp4KernelConfig *cfg,
       .form = (uint32_t)cfg->spec.form, .cost_decode_rows = cfg->costDecodeRows,
       .cost_token_share = cfg->costTokenSharePermille};
   if (cfg->spec.swiglu) {
-    /* the gate and up halves of a stage's N-role rows come as two boxes each (KernelABI.h,
-     * NVFP4_META_EFLAG_SWIGLU_NVFP4) */
-    m.n_box_rows = cfg->roleN.rowsPerCta / 2u;
-    m.sfn_atoms = 1u;
+    /* the gate and up halves of a stage's B rows (the N role; the M role of the swap-AB
+     * sm_90a kernel, which stores C from registers too: no C map) come as two boxes each
+     * (KernelABI.h, NVFP4_META_EFLAG_SWIGLU_NVFP4) */
+    if (cfg->roleM.data == MLIR_NVFP4_TENSOR_B) {
+      m.m_box_rows = cfg->roleM.rowsPerCta / 2u;
+      m.sfm_atoms = 1u;
+      m.epilogue = NVFP4_META_EPILOGUE_DIRECT_STORE;
+    } else {
+      m.n_box_rows = cfg->roleN.rowsPerCta / 2u;
+      m.sfn_atoms = 1u;
+    }
     if (cfg->spec.debugActivations) m.flags |= NVFP4_META_FLAG_DEBUG_ACTIVATIONS;
   }
   memset(rec, 0, NVFP4_METADATA_BYTES);

@@ -225,13 +225,14 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
   if (fused != (m->c_type == NVFP4_META_C_FP4) ||
       ((m->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) && !fused) ||
       ((m->variant_flags & NVFP4_META_VFLAG_SWIGLU_MID_ATOM) && !fused) ||
-      (fused && (m->orientation != NVFP4_META_ORIENTATION_AB || m->tile_n != 2u * m->n_box_rows ||
-                 m->epilogue != NVFP4_META_EPILOGUE_DIRECT_STORE)))
+      (fused && (m->epilogue != NVFP4_META_EPILOGUE_DIRECT_STORE ||
+                 (m->orientation == NVFP4_META_ORIENTATION_AB ? m->tile_n != 2u * m->n_box_rows
+                                                              : m->tile_m != 2u * m->m_box_rows))))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata of '%s': C type %u, epilogue flags 0x%x, flags 0x%x, variant "
-                        "flags 0x%x: the fused SwiGLU epilogue needs an FP4 C, an AB "
-                        "direct-store kernel whose B box is half its tile_n; an FP4 C, the "
-                        "activation dump and the mid-atom flag go with it only",
+                        "flags 0x%x: the fused SwiGLU epilogue needs an FP4 C, a direct-store "
+                        "kernel whose B box is half its B-side tile; an FP4 C, the activation "
+                        "dump and the mid-atom flag go with it only",
                         m->kernel_name, m->c_type, m->epilogue_flags, m->flags, m->variant_flags);
   if (m->form == NVFP4_META_FORM_POINTER_ARRAY &&
       m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
@@ -262,11 +263,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata cta_group %u with a cluster of %u CTAs", m->cta_group,
                         m->cluster[0]);
+  /* the fused epilogue loads its B tile (the N role; the M role of a swap-AB kernel) as a
+   * gate and an up box */
+  const uint32_t halves = m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4 ? 2u : 1u;
+  const uint32_t swap_halves = m->orientation == NVFP4_META_ORIENTATION_SWAP_AB ? halves : 1u;
   if (m->m_box_rows == 0 || m->m_box_rows > 256 || m->n_box_rows == 0 || m->n_box_rows > 256 ||
-      m->m_box_rows * m->cta_group != m->tile_m ||
-      /* the fused epilogue loads its N-role tile as a gate and an up box */
-      m->n_box_rows * m->cta_group * (m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4 ? 2u : 1u) !=
-          m->tile_n)
+      m->m_box_rows * m->cta_group * swap_halves != m->tile_m ||
+      m->n_box_rows * m->cta_group * (halves / swap_halves) != m->tile_n)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata boxes %u/%u rows do not tile %ux%u over %u CTA(s)",
                         m->m_box_rows, m->n_box_rows, m->tile_m, m->tile_n, m->cta_group);

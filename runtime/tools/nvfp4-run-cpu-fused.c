@@ -381,6 +381,7 @@ static int nvfp4_run_cpu_fused_go(const char *path, const char *groups_spec,
   memset(&P, 0, sizeof P);
   memset(&R, 0, sizeof R);
   int rc = CPU_ERROR;
+  void *workspace = NULL; /* a native sm_90a contiguous-form kernel's expert schedules */
   if (v < 0 || v >= (int)table->count) {
     fprintf(stderr, "nvfp4-run --cpu --fused: no variant '%s'\n", variant);
     goto done;
@@ -444,12 +445,23 @@ static int nvfp4_run_cpu_fused_go(const char *path, const char *groups_spec,
   readable[nr++] = (nvfp4sim_range){P.alpha, sizeof P.alpha, "alpha"};
   readable[nr++] = (nvfp4sim_range){P.gs, sizeof P.gs, "gs"};
   readable[nr++] = (nvfp4sim_range){P.block, P.block_bytes, "the parameter block"};
-  nvfp4sim_range writable[3] = {{P.c, P.c_bytes, "C"}, {P.sfc, P.sfc_bytes, "SFC"},
-                                {P.act, P.act_bytes, "the activation dump"}};
+  nvfp4sim_range writable[4] = {{P.c, P.c_bytes, "C"}, {P.sfc, P.sfc_bytes, "SFC"},
+                                {P.act, P.act_bytes, "the activation dump"},
+                                {NULL, (size_t)meta->workspace_per_cta * grid, "the workspace"}};
+  /* the workspace a native sm_90a kernel keeps its expert schedules in (per CTA), handed
+   * over full of garbage: the kernel writes it before it reads it */
+  if (writable[3].bytes) {
+    if (!(workspace = malloc(writable[3].bytes))) goto done;
+    memset(workspace, 0xA5, writable[3].bytes);
+    writable[3].base = workspace;
+    nvfp4_meta_write_u64(P.block, NVFP4_ABI_HDR_WORKSPACE, (uint64_t)(uintptr_t)workspace);
+    nvfp4_meta_write_u64(P.block, NVFP4_ABI_HDR_WORKSPACE_BYTES, writable[3].bytes);
+  }
   nvfp4sim_options opts = {sched, 10, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, readable, nr, 0};
   nvfp4sim_result res;
   memset(&res, 0, sizeof res);
-  if (grid) nvfp4sim_launch(mod, (uint32_t)v, P.block, grid, writable, 3, &opts, &res);
+  if (grid)
+    nvfp4sim_launch(mod, (uint32_t)v, P.block, grid, writable, workspace ? 4 : 3, &opts, &res);
   if (res.outcome == NVFP4SIM_ERROR) {
     fprintf(stderr, "nvfp4-run --cpu --fused: %s\n", res.message);
     goto done;
@@ -480,6 +492,7 @@ static int nvfp4_run_cpu_fused_go(const char *path, const char *groups_spec,
            (unsigned long long)R.sat_scales, (unsigned long long)R.zero_scales);
   rc = cpu_exit_code(res.outcome, pass);
 done:
+  free(workspace);
   free_problem(&P, &R);
   nvfp4sim_module_destroy(mod);
   return rc;

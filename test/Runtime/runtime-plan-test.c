@@ -7,7 +7,7 @@
  * on corrupted cubins, the behaviour without a driver, the driver paths under the libcuda
  * stand-in (fake_libcuda.c), the version queries and the fused SwiGLU epilogue's operands.
  * Usage: runtime-plan-test
- * status|validate|tmap|pack|grid|select|select-pair|meta|fused|sm90|version|elf CUBIN|
+ * status|validate|tmap|pack|grid|select|select-pair|meta|fused|fused-sm90|sm90|version|elf CUBIN|
  * elf-bad FILE|elf-corrupt CUBIN|nodriver|fake CUBIN */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -918,6 +918,45 @@ static nvfp4_kernel_metadata make_sm90(uint32_t max_groups, uint32_t tile_n) {
   return m;
 }
 
+/* The sm_90a fused kernel's metadata (swap_n128 with epilogue = "swiglu_nvfp4"): B is the
+ * M role, its 128-row tile two 64-row boxes (gate, up) with one SFB atom row each, direct
+ * stores (no C map), I any multiple of 64 (SWIGLU_MID_ATOM): accepted, the half-box rule
+ * checked on the M side, N = 2I with I % 128 == 64 taken, and the B / SFB boxes it gets. */
+static int test_fused_sm90(void) {
+  nvfp4_kernel_metadata m = make_sm90(4, 128), d;
+  m.m_box_rows = 64;
+  m.sfm_atoms = 1;
+  m.epilogue = NVFP4_META_EPILOGUE_DIRECT_STORE;
+  m.c_type = NVFP4_META_C_FP4;
+  m.epilogue_flags = NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA;
+  m.variant_flags |= NVFP4_META_VFLAG_SWIGLU_MID_ATOM;
+  unsigned char rec[NVFP4_METADATA_BYTES], bad[NVFP4_METADATA_BYTES];
+  nvfp4rt_metadata_encode(&m, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_OK);
+  memcpy(bad, rec, sizeof bad); /* one B box of the whole tile */
+  nvfp4_meta_write_u32(bad, NVFP4_META_M_BOX_ROWS, 128);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(bad, sizeof bad, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  memcpy(bad, rec, sizeof bad); /* a C map the kernel does not use */
+  nvfp4_meta_write_u32(bad, NVFP4_META_EPILOGUE, NVFP4_META_EPILOGUE_TMA_STORE);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(bad, sizeof bad, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  nvfp4rt_group g = good_group(0);
+  g.n = 384; g.ldc = 192; /* I = 192 */
+  g.sfc = 0x7e0000000000ull; g.gs = 0x7e1000000000ull; g.alpha = 0x7e2000000000ull;
+  nvfp4rt_plan_layout L;
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &g, 1, &L), NVFP4RT_STATUS_OK);
+  nvfp4rt_group b = g;
+  b.n = 448; /* I = 224 */
+  EXPECT_STATUS(nvfp4rt_plan_validate(&m, &b, 1, NULL), NVFP4RT_STATUS_BAD_SHAPE);
+  nvfp4rt_tmap_args a;
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_B, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.dims[1] == 384 && a.box[1] == 64, "B: 2I rows, boxes of 64 (%llu, %u)",
+          (unsigned long long)a.dims[1], a.box[1]);
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_SFB, &a), NVFP4RT_STATUS_OK);
+  T_CHECK(a.dims[1] == 3 && a.box[1] == 1, "SFB: 2I / 128 atom rows, boxes of one");
+  EXPECT_STATUS(nvfp4rt_tmap_args_for(&m, &g, NVFP4RT_TMAP_C, &a), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  return t_summary("fused-sm90");
+}
+
 static int test_sm90(void) {
   nvfp4_kernel_metadata m = make_sm90(8, 128);
   unsigned char rec[NVFP4_METADATA_BYTES];
@@ -1447,7 +1486,7 @@ static int test_targets(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|fused|sm90|targets|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
+  if (argc < 2) { printf("usage: runtime-plan-test status|validate|tmap|pack|grid|select|select-pair|meta|fused|fused-sm90|sm90|targets|elf CUBIN|elf-bad FILE|nodriver\n"); return 2; }
   const char *t = argv[1];
   if (!strcmp(t, "status")) return test_status();
   if (!strcmp(t, "validate")) return test_validate();
@@ -1458,6 +1497,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "select-pair")) return test_select_pair();
   if (!strcmp(t, "meta")) return test_meta();
   if (!strcmp(t, "fused")) return test_fused();
+  if (!strcmp(t, "fused-sm90")) return test_fused_sm90();
   if (!strcmp(t, "sm90")) return test_sm90();
   if (!strcmp(t, "targets")) return test_targets();
   if (!strcmp(t, "elf") && argc > 2) return test_elf(argv[2]);

@@ -6,7 +6,7 @@
  * boxes, the parameter block rule of each form, C element types and the contiguous form's
  * schedule, the role map, the cost-model constants), golden configurations, variant names
  * and parsing, the default family, the plan text and the planner's memo; the sm_90a and
- * sm_120a plans; the fused SwiGLU + NVFP4 epilogue's plan and metadata.
+ * sm_120a plans; the fused SwiGLU + NVFP4 epilogue's plan and metadata (sm_100a, sm_90a).
  * Prints "PASS:"/"FAIL:" lines and a summary; with arguments VARIANT [STAGES], prints
  * that variant's plan table instead, with "all" every variant's. */
 #include <stdio.h>
@@ -170,8 +170,10 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
             c->sfnOffset % 512 == 0,
         "sm90: stage, token tile 1024-B aligned, scale atoms 512-B aligned", name);
   /* a token tile starting at any multiple of 16 rows spans ceil((T + 112) / 128) atom rows;
-   * a 192-row weight tile (starting at a multiple of 64) spans 2 */
-  const uint32_t tokenAtoms = c->tileN > 128 ? 3u : 2u, weightAtoms = c->tileM > 128 ? 2u : 1u;
+   * a 192-row weight tile (starting at a multiple of 64) spans 2, the fused epilogue's gate
+   * and up halves take one each */
+  const uint32_t tokenAtoms = c->tileN > 128 ? 3u : 2u;
+  const uint32_t weightAtoms = c->tileM > 128 || c->spec.swiglu ? 2u : 1u;
   check(c->mBytes == c->tileM * 128u && c->nBytes == c->tileN * 128u &&
             c->roleM.rowsPerCta == c->tileM && c->mmaM == c->tileM &&
             c->roleM.sfAtoms == weightAtoms && c->sfmBytes == 2048u * weightAtoms &&
@@ -189,8 +191,9 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
             c->stagingBoxes * c->stagingRows == c->tileN,
         "sm90: one staging column of tile_n rows per consumer warpgroup", name);
   check(p->lutOffset % 16 == 0, "sm90: scale table aligned", name);
-  check(p->stageUnroll == (c->tileN == 128 && c->tileM == 128),
-        "sm90: the chunk loop unrolled by a stage for swap_n128 only (measured)", name);
+  check(p->stageUnroll == (c->tileN == 128 && c->tileM == 128 && !c->spec.swiglu),
+        "sm90: the chunk loop unrolled by a stage for swap_n128 only (measured; not with the "
+        "fused epilogue)", name);
   check(p->consumerGroups == c->tileM / 64u, "sm90: one consumer warpgroup per 64 weight rows",
         name);
   const uint32_t consumerWarps = 4u * p->consumerGroups, decoderWarps = 4u * p->decoderGroups;
@@ -234,8 +237,9 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
         "sm90: stream-K: two workspace slots per CTA (counters and stage ends, then tile_n / 2 "
         "fp32 per consumer thread), stage cost tile_n + 70 (+ 100 at 192 weights); the "
         "contiguous form: the expert schedule; none otherwise", name);
-  /* C: f16 / bf16 in one 64-column box column, f32 in two of 32 (the same staging bytes) */
-  check(c->cElemBytes == (c->spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u) &&
+  /* C: f16 / bf16 in one 64-column box column, f32 in two of 32 (the same staging bytes);
+   * the fused epilogue's FP4 C: the byte holding two elements */
+  check(c->cElemBytes == nvfp4_meta_c_bytes((uint32_t)c->spec.output) &&
             c->storeBoxCols * c->cElemBytes == 128u,
         "sm90: C element bytes and 128-byte store boxes", name);
   if (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
@@ -370,6 +374,61 @@ static void fusedTests(void) {
   s.swiglu = false;
   s.debugActivations = true;
   check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "the activation dump alone refused", "spec");
+}
+
+/* The sm_90a fused epilogue: swap_n64, swap_n128 and swap_n192 plan in both forms, B's
+ * tile as two 64-row M-role boxes with one SFB atom row each (two atom-row slots in the
+ * stage), direct stores, SWIGLU_MID_ATOM (I any multiple of 64), swap_n128 without the
+ * stage-unrolled chunk loop; the 192-weight and stream-K variants are refused. */
+static void fusedSm90Tests(void) {
+  static const char *const built[] = {"swap_n64", "swap_n128", "swap_n192"};
+  for (uint32_t v = 0; v < 3; ++v)
+    for (uint32_t form = 0; form < 2; ++form) {
+      MlirNvfp4VariantSpec s;
+      MlirNvfp4KernelConfig c;
+      char why[200] = "", name[64];
+      mlirNvfp4VariantSpecParse(built[v], strlen(built[v]), 0, &s);
+      s.target = MLIR_NVFP4_TARGET_SM90A;
+      s.swiglu = true;
+      s.output = MLIR_NVFP4_OUTPUT_FP4;
+      s.alpha = true;
+      s.form = (MlirNvfp4Form)form;
+      snprintf(name, sizeof name, "sm90 fused %s %s", built[v], form ? "contiguous" : "pointer-array");
+      int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
+      check(ok, ok ? "planned" : why, name);
+      if (!ok) continue;
+      sm90Invariants(&c, name);
+      check(c.roleM.sfAtoms == 2 && c.sfmBytes == 2u * 4u * MLIR_NVFP4_SF_ATOM_BYTES &&
+                !c.sm90.stageUnroll && c.stagingBuffers * c.stagingBytes >= 256u * c.tileN,
+            "two SFB atom-row slots, no stage unroll, staging for T x 64 fp32 values", name);
+      unsigned char rec[NVFP4_METADATA_BYTES];
+      mlirNvfp4KernelConfigEncodeMetadata(&c, "k", "sm_90a", 90, 0, 0, 0, 1, rec);
+      check(nvfp4_meta_read_u32(rec, NVFP4_META_M_BOX_ROWS) == 64 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_SFM_ATOMS) == 1 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_TILE_M) == 128 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE) == NVFP4_META_EPILOGUE_DIRECT_STORE &&
+                (nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) & NVFP4_META_VFLAG_SWIGLU_MID_ATOM) &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_C_TYPE) == NVFP4_META_C_FP4 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE_FLAGS) ==
+                    (NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA),
+            "metadata: two 64-row B boxes on M, one SFB atom row each, direct store, mid-atom", name);
+      if (!form)
+        printf("PASS: sm90 golden fused %s: stages %u smem %u\n", built[v], c.stages, c.dynSmemBytes);
+    }
+  static const char *const others[] = {"swap_n128_m192", "swap_n64_m192", "swap_n128_sk",
+                                       "swap_n128_m192_sk"};
+  for (uint32_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+    MlirNvfp4VariantSpec s;
+    MlirNvfp4KernelConfig c;
+    char why[300] = "";
+    mlirNvfp4VariantSpecParse(others[i], strlen(others[i]), 0, &s);
+    s.target = MLIR_NVFP4_TARGET_SM90A;
+    s.swiglu = true;
+    s.output = MLIR_NVFP4_OUTPUT_FP4;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
+              strstr(why, "128-weight persistent variants only") != NULL,
+          "sm90: the fused epilogue refused", others[i]);
+  }
 }
 
 static void sm90Tests(void) {
@@ -778,6 +837,7 @@ int main(int argc, char **argv) {
             !strcmp(names[2], "swap_n256"),
         "default family ab_n<tile_n>, swap_n128, swap_n256", "family");
   fusedTests();
+  fusedSm90Tests();
   sm90Tests();
   sm120Tests();
   sm90OptionTests();

@@ -182,6 +182,14 @@ KbValue genRoleNRows(GenKernel *k, GenTile *t);
  * are read after the wait only: nothing is prefetched then. */
 void genPrefetchPrologueMaps(GenKernel *k);
 
+/* FusedOutput.c, the fused SwiGLU + NVFP4 epilogue: the i64 address of token row `row`'s
+ * scales in tile t's SFC (its 128-row atom row from `sfaBase`, the contiguous form's
+ * expert's first atom row in the tokens' scale-factor layout, or null; ceil(I / 64) atoms
+ * a row; its place in the atom, (row % 32) 16 + (row % 128) / 32 4: docs/format.md), and
+ * of (row, col) in the activation dump (KernelABI.h, NVFP4_ABI_HDR_DEBUG_ACT). */
+KbValue genSfcRowAddress(GenKernel *k, GenTile *t, KbValue sfaBase, KbValue row, KbValue inter);
+KbValue genDebugActAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col);
+
 /* Global pointer (!llvm.ptr<1>) to element C[row][col] of tile t's group (row stride ldc,
  * the plan's C element bytes; the contiguous form's C pointer starts at the expert). */
 KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col);

@@ -6,7 +6,7 @@
  * roles' rows and its own M-role scale factors; the contiguous form adds where the tile's
  * expert starts in the shared maps, and a BALANCED_N plan's (sm_90a) token tile of
  * T = 16 j rows comes through the box ladder, and the fused SwiGLU epilogue's gate and up
- * halves of the N-role tile as two boxes each. The targets choose the x coordinate of the
+ * halves of B's tile (either role) as two boxes each. The targets choose the x coordinate of the
  * FP4 data (FP4 elements with 16U4 maps, bytes with UINT8 maps) and the load instruction.
  */
 #include "Producer.h"
@@ -53,22 +53,25 @@ static void loadTokensLadder(GenKernel *g, GenTile *t, const GenProducerStyle *s
   kbEndIf(b);
 }
 
-/* The fused SwiGLU + NVFP4 epilogue (spec.swiglu, AB): the tile's 256 N-role rows nRow0 ..
- * are gate rows n0 .. n0 + 127 and up rows I + n0 .. I + n0 + 127 of B (n0 = nRow0 / 2,
- * I = N / 2), loaded as two boxes of 128 rows into the two halves of the stage's N part,
- * and their scale factors as the matching atom rows n0 / 128 and (I + n0) / 128 — and, for
- * a kernel that allows I % 128 == 64 (swigluMidAtom: the up half may start 64 rows into
- * its atom), the next one too — one per third of its SFN part. rows[h]: half h's first
- * map row; atoms[a]: the a-th atom row. */
+/* The fused SwiGLU + NVFP4 epilogue (spec.swiglu): B's role of the tile (sm_100a AB: the
+ * N role, 256 rows; sm_90a swap-AB: the M role, 128 rows) from its first row r0 are gate
+ * rows n0 .. and up rows I + n0 .. of B (n0 = r0 / 2, I = N / 2), loaded as two boxes of
+ * half the rows into the two halves of the stage's B part, and their scale factors as the
+ * matching atom rows n0 / 128 and (I + n0) / 128 — and, for an sm_100a kernel that allows
+ * I % 128 == 64 (swigluMidAtom: the up half may start 64 rows into its atom), the next one
+ * too — one per atom-row slot of its SFB part (the sm_90a consumers find their rows' place
+ * in the two slots). rows[h]: half h's first map row; atoms[a]: the a-th atom row. */
 static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms[3]) {
   KbBuilder *b = g->b;
-  KbValue n0 = kbUDiv(b, t->nRow0, kbI32(b, 2));
+  const bool onM = g->cfg->roleM.data == MLIR_NVFP4_TENSOR_B;
+  KbValue n0 = kbUDiv(b, onM ? t->mRow0 : t->nRow0, kbI32(b, 2));
   KbValue up = kbAdd(b, kbUDiv(b, t->n, kbI32(b, 2)), n0);
   KbValue atom = kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS);
-  rows[0] = genAddBase(b, t->nBase, n0);
-  rows[1] = genAddBase(b, t->nBase, up);
-  atoms[0] = genAddBase(b, t->sfnBase, kbUDiv(b, n0, atom));
-  atoms[1] = genAddBase(b, t->sfnBase, kbUDiv(b, up, atom));
+  KbValue base = onM ? t->mBase : t->nBase, sfBase = onM ? t->sfmBase : t->sfnBase;
+  rows[0] = genAddBase(b, base, n0);
+  rows[1] = genAddBase(b, base, up);
+  atoms[0] = genAddBase(b, sfBase, kbUDiv(b, n0, atom));
+  atoms[1] = genAddBase(b, sfBase, kbUDiv(b, up, atom));
   atoms[2] = g->cfg->spec.swigluMidAtom ? kbAddI(b, atoms[1], 1) : (MlirValue){NULL};
 }
 
@@ -98,9 +101,13 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
                       (cfg->variantFlags & NVFP4_META_VFLAG_BALANCED_N);
   KbValue halves[2][3]; /* fused epilogue: [0] B rows of the two halves, [1] SFB atom rows */
   if (cfg->spec.swiglu) fusedHalves(g, t, halves[0], halves[1]);
-  /* the fused epilogue's boxes of B and SFB: 2 halves, and rn->sfAtoms atom rows */
-  const uint32_t boxes[2] = {2, rn->sfAtoms};
-  const uint32_t boxBytes[2] = {cfg->nBytes / 2, cfg->sfnBytes / rn->sfAtoms};
+  /* the fused epilogue's boxes of B and SFB (loads i = bRole, bRole + 2): 2 halves, and
+   * the role's sfAtoms atom rows */
+  const uint32_t bRole = rm->data == MLIR_NVFP4_TENSOR_B ? 0u : 1u;
+  const MlirNvfp4OperandRole *rb = bRole ? rn : rm;
+  const uint32_t boxes[2] = {2, rb->sfAtoms};
+  const uint32_t boxBytes[2] = {(bRole ? cfg->nBytes : cfg->mBytes) / 2,
+                                (bRole ? cfg->sfnBytes : cfg->sfmBytes) / rb->sfAtoms};
 
   KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
@@ -120,7 +127,7 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
       KbValue dst = kbAddI(b, base, offsets[i]);
       if (i == 1 && ladder)
         loadTokensLadder(g, t, style, dst, full, x[0], rows[i], hints[i], tensorTag(tensors[i]));
-      else if (cfg->spec.swiglu && (i == 1 || i == 3))
+      else if (cfg->spec.swiglu && (uint32_t)i % 2 == bRole)
         for (uint32_t h = 0; h < boxes[i / 2]; ++h)
           style->load(b, genSharedPtr(g, kbAddI(b, dst, h * boxBytes[i / 2])), maps[i], full,
                       x[i / 2], halves[i / 2][h], hints[i], tensorTag(tensors[i]));

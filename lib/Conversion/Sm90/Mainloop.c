@@ -112,14 +112,30 @@ static void consumerChunk(Sm90Kernel *k, GenTile *t, KbValue cv, KbValue q, void
   genRingAdvance(b, &k->decoded);
 }
 
+/* The fused epilogue's tile (weights mRow0 .. = features n0 = mRow0 / 2 ..): warpgroup 0
+ * holds gate rows n0 .., warpgroup 1 up rows I + n0 .. (the producer's two boxes), each
+ * half starting at row 0 or 64 of the atom row in its own slot (wg) of the stage's weight
+ * scale factors. The stage row whose scale byte row aRow0 reads. */
+static KbValue fusedScaleRow(Sm90Kernel *k, GenTile *t) {
+  KbBuilder *b = k->g.b;
+  KbValue n0 = kbLShr(b, t->mRow0, kbI32(b, 1));
+  KbValue up = kbAdd(b, kbLShr(b, t->n, kbI32(b, 1)), n0);
+  KbValue start = kbSelect(b, kbCmpI(b, KB_EQ, k->c.wg, 0), n0, up);
+  KbValue inAtom = kbAnd(b, start, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1));
+  return kbAdd(b, kbAdd(b, k->c.aRow0, kbMulI(b, k->c.wg, 64)), inAtom);
+}
+
 /* One tile with token width n (compile time). */
 static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   KbBuilder *b = k->g.b;
   ConsumerTile ct = {.n = n};
   const uint32_t nacc = n / 2;
-  if (k->g.cfg->tileM % MLIR_NVFP4_SF_ATOM_ROWS) {
+  if (k->g.cfg->tileM % MLIR_NVFP4_SF_ATOM_ROWS || k->g.cfg->spec.swiglu) {
     /* a 192-row tile starts at row 0 or 64 of its first atom row */
-    KbValue r = kbAdd(b, kbAnd(b, t->mRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1)), k->c.aRow0);
+    KbValue r = k->g.cfg->spec.swiglu
+                    ? fusedScaleRow(k, t)
+                    : kbAdd(b, kbAnd(b, t->mRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1)),
+                            k->c.aRow0);
     k->c.aSf0 = weightScaleByte(k, r);
     k->c.aSf1 = weightScaleByte(k, kbAddI(b, r, 8));
   }
@@ -130,6 +146,7 @@ static void tileBody(Sm90Kernel *k, GenTile *t, uint32_t n) {
   for (uint32_t i = 0; i < nacc; ++i) accv[i] = kbGet(b, ct.acc[i]);
   nvRegisterFenceValues(b, accv, nacc); /* no use of the accumulator before the wait */
   if (k->g.cfg->streamK) sm90StreamKEpilogue(k, t, n, accv);
+  else if (k->g.cfg->spec.swiglu) sm90FusedEpilogue(k, t, n, accv);
   else sm90Epilogue(k, t, n, accv);
 }
 

@@ -107,10 +107,16 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
  * is already in; the CTA whose share completes the count adds the others' partial sums,
  * returns the counter to 0 and stores C (sm90Epilogue). No CTA waits for another. */
 void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
+/* EpilogueFused.c, the fused SwiGLU + NVFP4 epilogue (spec.swiglu): warpgroup 0's
+ * accumulator is the gate, warpgroup 1's the up projection of the tile's 64 features;
+ * the activations go through the staging buffers, then every consumer thread quantizes
+ * blocks of 16 features of one token and stores their codes and scales. */
+void sm90FusedEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc);
 /* Epilogue.c: outstanding TMA stores have completed (at teardown). */
 void sm90EpilogueFinish(Sm90Kernel *k);
 
 /* Named barriers (0 is bar.sync 0). */
 #define SM90_BAR_EPILOGUE0 2u    /* + wg: one warpgroup's staging buffer (128 threads) */
+#define SM90_BAR_FUSED 5u        /* the fused epilogue: both consumer warpgroups (256) */
 
 #endif /* NVFP4_CONVERSION_SM90_KERNEL_H */
