@@ -188,9 +188,9 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     return false;
   }
   /* The fused SwiGLU + NVFP4 epilogue is built by the sm_100a generator (ab_n256_st, the
-   * planner refuses the other variants; I any multiple of 64); the sm_90a and sm_120a
-   * kernels do not implement it yet. */
-  if (info->generator != NVFP4_TARGET_GEN_TCGEN05 &&
+   * planner refuses the other variants; I any multiple of 64) and the sm_12x one (ab_n64,
+   * ab_n128); the sm_90a kernels do not implement it yet. */
+  if (info->generator != NVFP4_TARGET_GEN_TCGEN05 && info->generator != NVFP4_TARGET_GEN_MMA_SYNC &&
       !mlirAttributeIsNull(mlirOperationGetAttributeByName(
           op, mlirStringRefCreateFromCString("epilogue")))) {
     snprintf(msg, sizeof msg,

@@ -30,9 +30,11 @@ static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
 }
 
 /* The op asks for the fused SwiGLU + NVFP4 epilogue on a target whose planner builds it
- * (sm_100a; the lowering refuses it for the other targets with a diagnostic at the op). */
+ * (sm_100a, the sm_12x targets; the lowering refuses it for the other targets with a
+ * diagnostic at the op). */
 static bool fusedOn(MlirOperation op, MlirNvfp4Target target) {
-  return target == MLIR_NVFP4_TARGET_SM100A && !mlirAttributeIsNull(attrOf(op, "epilogue"));
+  return (target == MLIR_NVFP4_TARGET_SM100A || target == MLIR_NVFP4_TARGET_SM120A) &&
+         !mlirAttributeIsNull(attrOf(op, "epilogue"));
 }
 
 static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpec *out,
@@ -55,10 +57,12 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
   }
   a = attrOf(op, "variants");
   if (mlirAttributeIsNull(a) && fusedOn(op, target)) {
-    /* the fused epilogue's family: the one variant that implements it */
+    /* the fused epilogue's family: the one variant that implements it (the sm_12x
+     * targets: AB with the op's tile_n) */
     if (max < 1) return 0;
-    out[0] = mlirNvfp4VariantSpecDefault(256, stages);
+    out[0] = mlirNvfp4VariantSpecDefault(target == MLIR_NVFP4_TARGET_SM120A ? tileN : 256, stages);
     out[0].epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+    out[0].target = target;
     return 1;
   }
   if (mlirAttributeIsNull(a)) {
