@@ -1,7 +1,7 @@
 // swiglu-refused.mlir — where the fused SwiGLU + NVFP4 epilogue has no kernel, the op is
 // refused at the op instead of building a kernel that would store something else: on
-// sm_90a and sm_120a (no kernel of theirs implements it yet, both forms), on sm_100a for a
-// variant other than ab_n256_st (the verifier, through the planner).
+// sm_90a (its kernel does not implement it yet, both forms), on sm_100a for a variant other
+// than ab_n256_st (the verifier, through the planner); sm_120a: swiglu-refused-sm120a.mlir.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics
 
 // sm_90a, pointer-array form.
@@ -9,16 +9,6 @@ func.func @grouped_sm_90a(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1F
   // expected-error @+1 {{nvfp4-lower-grouped-matmul: the fused epilogue "swiglu_nvfp4" has no sm_90a kernel yet}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
       {epilogue = "swiglu_nvfp4", target = "sm_90a", variants = ["swap_n128"]}
-  return
-}
-
-// -----
-
-// sm_120a, pointer-array form.
-func.func @grouped_sm_120a(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<?x128xf4E2M1FN>, %sfc: memref<?x2x32x4x4xf8E4M3FN>, %gs: memref<1xf32>) {
-  // expected-error @+1 {{nvfp4-lower-grouped-matmul: the fused epilogue "swiglu_nvfp4" has no sm_120a kernel yet}}
-  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
-      {epilogue = "swiglu_nvfp4", target = "sm_120a", variants = ["ab_n128"]}
   return
 }
 
