@@ -693,16 +693,16 @@ static void sm120FusedTests(void) {
     }
   static const char *const swaps[] = {"swap_n32", "swap_n64", "swap_n128"};
   for (uint32_t i = 0; i < 3; ++i) {
-    MlirNvfp4VariantSpec s;
-    MlirNvfp4KernelConfig c;
-    char why[200] = "";
+    MlirNvfp4VariantSpec s = {0};
     mlirNvfp4VariantSpecParse(swaps[i], strlen(swaps[i]), 0, &s);
     s.target = MLIR_NVFP4_TARGET_SM120A;
     s.swiglu = true;
     s.output = MLIR_NVFP4_OUTPUT_FP4;
-    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why) &&
-              strstr(why, "sm_120a AB variants only") != NULL,
-          "sm120: the fused epilogue refused", swaps[i]);
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    const int refusedIt = !mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why);
+    check(refusedIt && strstr(why, "sm_120a AB variants only"), "sm120: the fused epilogue refused",
+          swaps[i]);
   }
 }
 
