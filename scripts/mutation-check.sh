@@ -4,7 +4,7 @@
 # sm_100a, sm_90a and sm_120a kernels and the shared generator; lib/Target), rebuilds
 # nvfp4-compile, and makes the runs of the CPU-target lit tests of the mutated target
 # (test/CpuSim/run-*.test for sm_100a, run-sm90a.test and stream-k-sm90a.test for sm_90a,
-# run-sm120a.test for sm_120a: the same kernel families,
+# run-sm120a.test for sm_120a, run-fused*.test for the fused epilogue: the same kernel families,
 # variants, cases and seeds, from the run matrix) until one catches the bug — a failed
 # reference or outside-C check (exit 1), a hazard or fault report (exit 4) or a deadlock
 # report (exit 3) — and prints one table row per mutation: what was changed, which test and
@@ -344,6 +344,23 @@ G_MUTATIONS=(
   "g1|sm_90a fused kernel: gate and up swapped (silu of the up warpgroup's values times the gate's)|CpuSim/run-fused-sm90a"
 )
 
+# ---- the fused SwiGLU + NVFP4 epilogue's sm_120a kernel --------------------------------------
+# Bugs of the sm_12x fused kernel (lib/Conversion/Sm120/EpilogueFused.c, its B scale words in
+# Mainloop.c) that CpuSim/run-fused-sm120a must catch, with the same checks as f1-f4.
+WF_FILES="lib/Conversion/Sm120/EpilogueFused.c" # besides FILES
+for f in $WF_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
+FILES="$FILES $WF_FILES"
+w7() { mutate lib/Conversion/Sm120/EpilogueFused.c "nvfp4EmitSwiglu(b, scaled(b, x, acc[nb][e]), scaled(b, x, acc[nb + half][e]))" "nvfp4EmitSwiglu(b, scaled(b, x, acc[nb + half][e]), scaled(b, x, acc[nb][e]))"; }
+w8() { mutate lib/Conversion/Sm120/Mainloop.c "kbAddI(b, kbAdd(b, inAtom, step), (nb / half) * cfg->sfmBytes)" "kbAddI(b, kbAdd(b, inAtom, step), 0)"; }
+w9() { mutate lib/Conversion/Sm120/EpilogueFused.c "for (uint32_t m = 1; m <= 2; m *= 2)
+    x = kbFMaximum" "for (uint32_t m = 1; m <= 1; m *= 2)
+    x = kbFMaximum"; }
+WF_MUTATIONS=(
+  "w7|sm_120a fused kernel: gate and up swapped (silu of the up blocks times the gate blocks)|CpuSim/run-fused-sm120a"
+  "w8|sm_120a fused kernel: the up half's B scale factors read from the gate half's SFB atom row|CpuSim/run-fused-sm120a"
+  "w9|sm_120a fused kernel: a block's amax reduced over lane pairs (xor 1) instead of the quad|CpuSim/run-fused-sm120a"
+)
+
 caught_all=1
 printf '| # | mutation | caught by | how |\n|---|---|---|---|\n' > "$WORK/table.md"
 for entry in "${MUTATIONS[@]}"; do
@@ -402,12 +419,7 @@ for entry in "${Q_MUTATIONS[@]}"; do
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   h_run "$id" "$desc" "$filter" "$Q_TARGETS"
 done
-for entry in "${F_MUTATIONS[@]}"; do
-  IFS='|' read -r id desc filter <<< "$entry"
-  [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
-  h_run "$id" "$desc" "$filter"
-done
-for entry in "${G_MUTATIONS[@]}"; do
+for entry in "${F_MUTATIONS[@]}" "${G_MUTATIONS[@]}" "${WF_MUTATIONS[@]}"; do
   IFS='|' read -r id desc filter <<< "$entry"
   [[ -n $ONLY && ",$ONLY," != *",$id,"* ]] && continue
   h_run "$id" "$desc" "$filter"

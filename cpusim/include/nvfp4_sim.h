@@ -184,6 +184,9 @@ NVFP4_SIM_ENTRY void nvfp4_sim_mma_block_scale(float *d, uint32_t a0, uint32_t a
                                                float c1, float c2, float c3, uint32_t sfa,
                                                uint32_t bida, uint32_t tida, uint32_t sfb,
                                                uint32_t bidb, uint32_t tidb, uint32_t site);
+/* shfl.sync.bfly.b32 d, value, lane_mask, 0x1f, 0xffffffff (every lane, the same lane_mask):
+ * returns value of lane (this lane ^ lane_mask). */
+NVFP4_SIM_ENTRY uint32_t nvfp4_sim_shfl_bfly(uint32_t value, uint32_t lane_mask, uint32_t site);
 
 #ifdef __cplusplus
 }

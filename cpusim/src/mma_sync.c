@@ -27,6 +27,10 @@
  * core (nvfp4_emu_core.h); the 16 products of a K block sum exactly as integers (twice the
  * e2m1 values), each block sum times its two scales is exact in double, the four and C are
  * added in double and rounded once (the ISA leaves the order and rounding unspecified).
+ *
+ * shfl.sync.bfly.b32 d, a, lane-mask, 0x1f, 0xffffffff (9.7.9.6; the fused epilogue's
+ * reductions over the lanes of a quad): a warp collective of all 32 lanes with the same
+ * lane mask; lane L receives a of lane L ^ lane-mask.
  */
 #include <string.h>
 
@@ -34,7 +38,7 @@
 
 #define G nvfp4sim_g
 
-enum { SIM_RV_LDMATRIX = 40, SIM_RV_MMA_SYNC };
+enum { SIM_RV_LDMATRIX = 40, SIM_RV_MMA_SYNC, SIM_RV_SHFL };
 
 /* The 32 lanes of the rendezvous by lane number; faults unless all are there. */
 static void lanes_of(const sim_rendezvous *rv, sim_fiber *by_lane[32], uint32_t site) {
@@ -167,4 +171,32 @@ void nvfp4_sim_mma_block_scale(float *d, uint32_t a0, uint32_t a1, uint32_t a2, 
                         &x);
   f->warp_op = NULL;
   sim_maybe_yield();
+}
+
+/* ---- shfl.sync.bfly ----------------------------------------------------------------------- */
+
+typedef struct shfl_lane {
+  uint32_t value, *dst;
+} shfl_lane;
+
+static void shfl_last(sim_rendezvous *rv, void *p) {
+  const uint32_t site = ((const uint32_t *)p)[0], mask = ((const uint32_t *)p)[1];
+  sim_fiber *by_lane[32];
+  lanes_of(rv, by_lane, site);
+  uint32_t values[32];
+  for (uint32_t l = 0; l < 32; ++l) values[l] = ((const shfl_lane *)by_lane[l]->warp_op)->value;
+  for (uint32_t l = 0; l < 32; ++l) *((const shfl_lane *)by_lane[l]->warp_op)->dst = values[l ^ mask];
+}
+
+uint32_t nvfp4_sim_shfl_bfly(uint32_t value, uint32_t lane_mask, uint32_t site) {
+  sim_fiber *f = sim_self();
+  if (lane_mask > 31u) sim_fault(f, site, "shfl.sync.bfly lane mask 0x%x is not in 0..31", lane_mask);
+  uint32_t out = 0;
+  shfl_lane mine = {value, &out};
+  f->warp_op = &mine;
+  uint32_t args[2] = {site, lane_mask & 31u};
+  sim_rendezvous_arrive(&f->cta->warp[f->warp], 32, SIM_RV_SHFL, args, 2, f, site, shfl_last, args);
+  f->warp_op = NULL;
+  sim_maybe_yield();
+  return out;
 }

@@ -291,8 +291,9 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               per stage) and multiplies gate and up with two
                                               N = 128 MMAs (sm_100a); every sm_90a fused
                                               kernel has it (each 64-row half loads its own
-                                              atom row); without the flag I must be a
-                                              multiple of 128 */
+                                              atom row), and every sm_12x one (its gate and
+                                              up halves never straddle an atom row); without
+                                              the flag I must be a multiple of 128 */
 
 /* Orientation and epilogue codes (NVFP4_META_ORIENTATION, NVFP4_META_EPILOGUE); the same
  * numbering as KernelConfig.h's enums. */
@@ -318,13 +319,14 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) {
                                               N = 2I gate/up rows of B, C = the M x I FP4
                                               codes, SFC and gs from the group record (or the
                                               contiguous problem record); c_type FP4. The
-                                              B and SFB maps have boxes of n_box_rows = 128
-                                              rows and sfn_atoms = 1 atom row: the kernel
-                                              loads the gate and up halves of a tile as two
-                                              boxes each (docs/kernel-sm100a.md); a swap-AB
-                                              kernel (sm_90a) has B on the M side:
-                                              m_box_rows = 64, sfm_atoms = 1
-                                              (docs/kernel-sm90a.md). Direct stores only */
+                                              B and SFB maps have boxes of n_box_rows =
+                                              tile_n / 2 rows and sfn_atoms = 1 atom row:
+                                              the kernel loads the gate and up halves of a
+                                              tile as two boxes each (docs/kernel-sm100a.md,
+                                              docs/kernel-sm120a.md); a swap-AB kernel
+                                              (sm_90a) has B on the M side: m_box_rows = 64,
+                                              sfm_atoms = 1 (docs/kernel-sm90a.md). Direct
+                                              stores only */
 
 /* Forms (NVFP4_META_FORM): how the groups reach the kernel. */
 #define NVFP4_META_FORM_POINTER_ARRAY 0u   /* a group table of per-group maps and records */

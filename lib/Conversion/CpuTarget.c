@@ -24,7 +24,8 @@
  *   - the sm_120a kernels' operations (docs/kernel-sm120a.md): ldmatrix.x4 and the
  *     block-scaled mma.sync into nvfp4_sim_ldmatrix_x4 / nvfp4_sim_mma_block_scale, their
  *     results read back from per-call buffers; the CTA-only TMA load (a shared::cta
- *     destination) like the cluster one.
+ *     destination) like the cluster one; shfl.sync.bfly of an i32 (the fused epilogue's
+ *     lane reductions) into nvfp4_sim_shfl_bfly.
  *   - f32 -> bf16 truncations (a bf16 C) into integer round-to-nearest-even (the host's
  *     libcall for them is missing from older runtime libraries).
  * Each kernel gets a plan text (its role map, shared-memory regions, mbarrier arrays and
@@ -103,6 +104,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_ldmatrix_x4(i32, !llvm.ptr, i32)",
     "llvm.func @nvfp4_sim_mma_block_scale(!llvm.ptr, i32, i32, i32, i32, i32, i32, f32, f32, f32, "
     "f32, i32, i32, i32, i32, i32, i32, i32)",
+    "llvm.func @nvfp4_sim_shfl_bfly(i32, i32, i32) -> i32",
 };
 
 /* ---- growing text --------------------------------------------------------------------- */
@@ -986,6 +988,23 @@ static Nvfp4OpAction mmaBlockScale(void *pass, MlirOperation op) {
                                                                         : NVFP4_OP_FAILED;
 }
 
+/* shfl.sync.bfly.b32 of the whole warp (Sm120/Ops.c's nvShflBfly): operands thread mask,
+ * value, lane mask, clamp. */
+static Nvfp4OpAction shflBfly(void *pass, MlirOperation op) {
+  Rewriter *r = pass;
+  KbBuilder *b = &r->b;
+  if (mlirOperationGetNumOperands(op) != 4 || !attrIs(r, op, "kind", "#nvvm<shfl_kind bfly>") ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("return_value_and_is_valid"))) ||
+      !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 0)), b->i32))
+    return refuse(r, op, "only shfl.sync.bfly.b32 of an i32 without the validity result is "
+                         "implemented");
+  KbValue args[3] = {mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 2),
+                     site(r, "shfl.sync.bfly.b32", NULL)};
+  KbValue v = kbCall(b, "nvfp4_sim_shfl_bfly", b->i32, 3, args);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+  return NVFP4_OP_ERASE;
+}
+
 /* What the CPU target does with each operation of a kernel: first match wins; every NVVM
  * operation not named before "nvvm.*" is refused. */
 static const Nvfp4OpEntry kOps[] = {
@@ -1031,6 +1050,7 @@ static const Nvfp4OpEntry kOps[] = {
     {"nvvm.stmatrix", NULL, stmatrix},
     {"nvvm.ldmatrix", NULL, ldmatrix},
     {"nvvm.mma.block_scale", NULL, mmaBlockScale},
+    {"nvvm.shfl.sync", NULL, shflBfly},
     {"nvvm.*", NULL, unsupported},
 };
 static const Nvfp4OpTable kOpTable = NVFP4_OP_TABLE(kOps);

@@ -187,19 +187,6 @@ static bool lowerOne(MlirOperation module, MlirOperation op, int index) {
     nvfp4EmitError(loc, msg);
     return false;
   }
-  /* The fused SwiGLU + NVFP4 epilogue is built by the sm_100a generator (ab_n256_st) and
-   * the sm_90a one (the 128-weight persistent variants; each planner refuses the others;
-   * I any multiple of 64); the sm_120a kernel does not implement it yet. */
-  if (info->generator == NVFP4_TARGET_GEN_MMA_SYNC &&
-      !mlirAttributeIsNull(mlirOperationGetAttributeByName(
-          op, mlirStringRefCreateFromCString("epilogue")))) {
-    snprintf(msg, sizeof msg,
-             "nvfp4-lower-grouped-matmul: the fused epilogue \"swiglu_nvfp4\" has no %s "
-             "kernel yet (lower the up-projection with a bf16 C and quantize with the "
-             "runtime's reference, nvfp4h_moe_quantize)", target);
-    nvfp4EmitError(loc, msg);
-    return false;
-  }
   /* The plan the verifier asked for (memoised: the planner does not run again). */
   char why[256];
   MlirNvfp4KernelFamily *family = malloc(sizeof *family);

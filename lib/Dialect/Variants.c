@@ -30,10 +30,11 @@ static bool sm90PatchFits(const MlirNvfp4VariantSpec *s) {
 }
 
 /* The op asks for the fused SwiGLU + NVFP4 epilogue on a target whose planner builds it
- * (sm_100a and sm_90a; the lowering refuses it for the other targets with a diagnostic at
- * the op). */
+ * (every generator builds it: sm_100a, sm_90a and the sm_12x targets; an unknown target
+ * is refused elsewhere). */
 static bool fusedOn(MlirOperation op, MlirNvfp4Target target) {
-  return (target == MLIR_NVFP4_TARGET_SM100A || target == MLIR_NVFP4_TARGET_SM90A) &&
+  return (target == MLIR_NVFP4_TARGET_SM100A || target == MLIR_NVFP4_TARGET_SM90A ||
+          target == MLIR_NVFP4_TARGET_SM120A) &&
          !mlirAttributeIsNull(attrOf(op, "epilogue"));
 }
 
@@ -62,10 +63,13 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     if (info) target = (MlirNvfp4Target)info->generator;
   }
   a = attrOf(op, "variants");
-  if (mlirAttributeIsNull(a) && fusedOn(op, target) && target == MLIR_NVFP4_TARGET_SM100A) {
-    /* the fused epilogue's family: the one variant that implements it (N = 256: 128 gate
-     * and 128 up columns), which a tile_n of another width would contradict */
-    if (!mlirAttributeIsNull(attrOf(op, "tile_n")) && tileN != 256) {
+  if (mlirAttributeIsNull(a) && fusedOn(op, target) && target != MLIR_NVFP4_TARGET_SM90A) {
+    /* the fused epilogue's family: the one variant that implements it — sm_100a: ab_n256_st
+     * (N = 256: 128 gate and 128 up columns), which a tile_n of another width would
+     * contradict; the sm_12x targets: AB with the op's tile_n. (sm_90a: the variants of its
+     * default family that build it, below.) */
+    if (target == MLIR_NVFP4_TARGET_SM100A && !mlirAttributeIsNull(attrOf(op, "tile_n")) &&
+        tileN != 256) {
       if (msg && msgSize)
         snprintf(msg, msgSize, "tile_n = %u: the fused epilogue \"swiglu_nvfp4\" is built for "
                                "ab_n256_st only (one N = 256 MMA per 128 gate and 128 up "
@@ -73,8 +77,9 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
       return -1;
     }
     if (max < 1) return 0;
-    out[0] = mlirNvfp4VariantSpecDefault(256, stages);
+    out[0] = mlirNvfp4VariantSpecDefault(target == MLIR_NVFP4_TARGET_SM120A ? tileN : 256, stages);
     out[0].epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+    out[0].target = target;
     return 1;
   }
   if (mlirAttributeIsNull(a)) {
@@ -89,7 +94,7 @@ static intptr_t specsFromAttributes(MlirOperation op, struct MlirNvfp4VariantSpe
     for (intptr_t i = 0; i < n; ++i)
       if (!(mlirNvfp4IsMoeMatmul(op) && out[i].streamK) &&
           !(patch && target == MLIR_NVFP4_TARGET_SM90A && !sm90PatchFits(&out[i])) &&
-          !(fused && !sm90FusedFits(&out[i])))
+          !(fused && target == MLIR_NVFP4_TARGET_SM90A && !sm90FusedFits(&out[i])))
         out[kept++] = out[i];
     return kept;
   }

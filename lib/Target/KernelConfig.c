@@ -611,6 +611,9 @@ static bool validateSm120Spec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize)
     return fail(msg, msgSize, "an sm_12x tile has 128 M-role rows");
   if (s.streamK)
     return fail(msg, msgSize, "the stream-K schedule (_sk) is implemented for target sm_90a only");
+  if (s.swiglu && swap)
+    return fail(msg, msgSize, "the fused epilogue \"swiglu_nvfp4\" is built for the sm_120a AB "
+                              "variants only (ab_n64, ab_n128; swap-AB does not implement it)");
   return validateCommon(s, msg, msgSize);
 }
 
@@ -626,6 +629,9 @@ static bool planSm120Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   const bool contiguous = spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
   const uint32_t rowBytes = MLIR_NVFP4_TILE_K / 2, kBlocks = MLIR_NVFP4_TILE_K / MLIR_NVFP4_MMA_K;
   spec.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE; /* the only one */
+  /* the fused epilogue's gate and up halves (tile_n / 2 rows at multiples of 32, I a
+   * multiple of 64) never straddle an atom row: one each, whatever I */
+  spec.swigluMidAtom = false;
   cfg->spec = spec;
   cfg->numGroups = numGroups;
   cfg->tileM = cfg->mmaM = MLIR_NVFP4_TILE_M;
@@ -641,16 +647,21 @@ static bool planSm120Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
       .data = swap ? MLIR_NVFP4_TENSOR_A : MLIR_NVFP4_TENSOR_B,
       .scales = swap ? MLIR_NVFP4_TENSOR_SFA : MLIR_NVFP4_TENSOR_SFB,
       .rowsPerCta = spec.tileN, .sfAtoms = 1, .dynamicRows = swap};
+  if (spec.swiglu) { /* docs/kernel-sm120a.md, "The fused SwiGLU + NVFP4 epilogue" */
+    cfg->roleN.sfAtoms = 2; /* the gate half's atom row and the up half's */
+    cfg->variantFlags |= NVFP4_META_VFLAG_SWIGLU_MID_ATOM; /* I any multiple of 64 */
+  }
   cfg->mBytes = cfg->roleM.rowsPerCta * rowBytes;
   cfg->nBytes = cfg->roleN.rowsPerCta * rowBytes;
-  cfg->sfmBytes = cfg->sfnBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES;
+  cfg->sfmBytes = kBlocks * MLIR_NVFP4_SF_ATOM_BYTES;
+  cfg->sfnBytes = cfg->roleN.sfAtoms * cfg->sfmBytes;
   cfg->mOffset = 0;
   cfg->nOffset = cfg->mBytes;
   cfg->sfmOffset = cfg->nOffset + cfg->nBytes;
   cfg->sfnOffset = cfg->sfmOffset + cfg->sfmBytes;
   cfg->stageBytes = roundUp(cfg->sfnOffset + cfg->sfnBytes, 1024);
   cfg->txBytesFixed = cfg->mBytes + cfg->sfmBytes + cfg->sfnBytes + (swap ? 0u : cfg->nBytes);
-  cfg->cElemBytes = spec.output == MLIR_NVFP4_OUTPUT_F32 ? 4u : 2u;
+  cfg->cElemBytes = nvfp4_meta_c_bytes((uint32_t)spec.output);
   cfg->storeBoxCols = 128u / cfg->cElemBytes;
 
   /* The warp grid: swap-AB 8 x 1 (each warp 16 weight rows x every token, so that a

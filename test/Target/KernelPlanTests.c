@@ -708,6 +708,63 @@ static void memoTests(void) {
   free(direct);
 }
 
+/* The sm_120a fused SwiGLU + NVFP4 epilogue: ab_n64 and ab_n128 plan in both forms with
+ * the sm_120a invariants, two SFB atom rows per stage (gate and up), B boxes of tile_n / 2
+ * rows and one SFB atom row each in the metadata, FP4 C, the epilogue and I-any-multiple-
+ * of-64 flags; swap-AB is refused. */
+static void sm120FusedTests(void) {
+  static const char *const variants[] = {"ab_n64", "ab_n128"};
+  static const uint32_t wantStages[] = {3, 2};
+  for (uint32_t v = 0; v < 2; ++v)
+    for (uint32_t form = 0; form < 2; ++form) {
+      MlirNvfp4VariantSpec s;
+      MlirNvfp4KernelConfig c;
+      char why[200] = "", name[64];
+      mlirNvfp4VariantSpecParse(variants[v], strlen(variants[v]), 0, &s);
+      s.target = MLIR_NVFP4_TARGET_SM120A;
+      s.swiglu = true;
+      s.output = MLIR_NVFP4_OUTPUT_FP4;
+      s.alpha = true;
+      s.form = (MlirNvfp4Form)form;
+      snprintf(name, sizeof name, "sm120 fused %s %s", variants[v], form ? "contiguous" : "pointer-array");
+      int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
+      check(ok, ok ? "planned" : why, name);
+      if (!ok) continue;
+      sm120Invariants(&c, name);
+      check(c.roleN.sfAtoms == 2 && c.sfnBytes == 2 * c.sfmBytes && c.cElemBytes == 1,
+            "two SFB atom rows per stage, one byte per two FP4 of C", name);
+      unsigned char rec[NVFP4_METADATA_BYTES];
+      mlirNvfp4KernelConfigEncodeMetadata(&c, "k", "sm_120a", 120, 0, 0, 0, 1, rec);
+      check(nvfp4_meta_read_u32(rec, NVFP4_META_N_BOX_ROWS) == c.tileN / 2 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_SFN_ATOMS) == 1 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_C_TYPE) == NVFP4_META_C_FP4 &&
+                nvfp4_meta_read_u32(rec, NVFP4_META_EPILOGUE_FLAGS) ==
+                    (NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA) &&
+                (nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) & NVFP4_META_VFLAG_SWIGLU_MID_ATOM),
+            "metadata: two B boxes of tile_n / 2 rows, one SFB atom row each, FP4 C, the "
+            "epilogue flag, I any multiple of 64", name);
+      if (!form) {
+        const int good = c.stages == wantStages[v];
+        printf("%s: sm120 golden fused %s: stages %u smem %u\n", good ? "PASS" : "FAIL",
+               variants[v], c.stages, c.dynSmemBytes);
+        good ? ++gPassed : ++gFailed;
+      }
+    }
+  static const char *const swaps[] = {"swap_n32", "swap_n64", "swap_n128"};
+  for (uint32_t i = 0; i < 3; ++i) {
+    MlirNvfp4VariantSpec s = {0};
+    mlirNvfp4VariantSpecParse(swaps[i], strlen(swaps[i]), 0, &s);
+    s.target = MLIR_NVFP4_TARGET_SM120A;
+    s.swiglu = true;
+    s.output = MLIR_NVFP4_OUTPUT_FP4;
+    MlirNvfp4KernelConfig c;
+    char why[200] = "";
+    const int refusedIt = !mlirNvfp4KernelConfigInitVariant(&c, 1, s, why, sizeof why);
+    check(refusedIt && strstr(why, "sm_120a AB variants only"), "sm120: the fused epilogue refused",
+          swaps[i]);
+  }
+}
+
 int main(int argc, char **argv) {
   static const char *const all[] = {"ab_n64", "ab_n128", "ab_n192", "ab_n256", "ab_n64_st",
                                     "ab_n128_st", "ab_n192_st", "ab_n256_st", "swap_n64",
@@ -840,6 +897,7 @@ int main(int argc, char **argv) {
   fusedSm90Tests();
   sm90Tests();
   sm120Tests();
+  sm120FusedTests();
   sm90OptionTests();
   planTextTests();
   memoTests();

@@ -92,6 +92,10 @@ void sm120Epilogue(Sm120Kernel *k, GenTile *t, KbValue acc[SM120_MAX_MB][SM120_M
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const MlirNvfp4Sm120Plan *p = &g->cfg->sm120;
+  if (g->cfg->spec.swiglu) {
+    sm120FusedEpilogue(k, t, acc);
+    return;
+  }
   KbValue alpha = mlirValueIsNull(t->alphaPtr)
                       ? (MlirValue){NULL}
                       : kbLoad(b, b->f32, kbIntToPtr(b, t->alphaPtr, b->ptr), 4);

@@ -29,7 +29,8 @@ static void consumerSetup(Sm120Kernel *k) {
   c->wm = kbURem(b, g->warp, kbI32(b, p->warpsM));
   c->wn = kbUDiv(b, g->warp, kbI32(b, p->warpsM));
   c->mRow0 = kbMulI(b, c->wm, 16 * p->mBlocks);
-  c->nRow0 = kbMulI(b, c->wn, 8 * p->nBlocks);
+  /* (the fused epilogue's warp: tileN / 4 gate rows and the matching up rows) */
+  c->nRow0 = kbMulI(b, c->wn, g->cfg->spec.swiglu ? g->cfg->tileN / 4 : 8 * p->nBlocks);
   /* A (mlirNvfp4Sm120LdmatrixRowA): row lane % 16, half (lane / 16) % 2. The 16-byte chunk
    * 2 q + half of row r lies at chunk (2 q + half) ^ (r % 8) = (2 q ^ (r % 8 & 6)) +
    * (half ^ r % 2): the rows of a block start at a multiple of 8, so r % 8 = row % 8. */
@@ -64,6 +65,12 @@ static void consumerSetup(Sm120Kernel *k) {
   c->sfbStep = c->t;
 }
 
+uint32_t sm120BlockRow(const MlirNvfp4KernelConfig *cfg, uint32_t nb) {
+  if (!cfg->spec.swiglu) return 8 * nb;
+  const uint32_t half = cfg->sm120.nBlocks / 2;
+  return 8 * (nb % half) + (nb / half) * (cfg->tileN / 2);
+}
+
 KbValue sm120PairValid(Sm120Kernel *k, GenTile *t, uint32_t p) {
   KbBuilder *b = k->g.b;
   if (!k->g.cfg->roleN.dynamicRows) return kbBool(b, true);
@@ -81,21 +88,49 @@ typedef struct TileState {
   KbValue base;                                     /* the stage's shared address */
 } TileState;
 
+/* The byte of row n (n < 128) in its 512-byte atom (mlirNvfp4Sm120ScaleWord). */
+static KbValue rowInAtom(KbBuilder *b, KbValue n) {
+  return kbAdd(b, kbMulI(b, kbAnd(b, n, kbI32(b, 31)), 16),
+               kbMulI(b, kbAnd(b, kbLShr(b, n, kbI32(b, 5)), kbI32(b, 3)), 4));
+}
+
+/* The fused epilogue's B scale words: the stage's first SFN atom row holds the gate half's
+ * rows, which start n0 % 128 rows into it (n0 = nRow0 / 2, the tile's first feature), the
+ * second atom row the up half's, from (I + n0) % 128 (I = N / 2); a half (tile_n / 2 rows
+ * at a multiple of tile_n / 2, I a multiple of 64) never crosses an atom row. */
+static void fusedScaleWords(TileState *s, KbValue step) {
+  Sm120Kernel *k = s->k;
+  KbBuilder *b = k->g.b;
+  const MlirNvfp4KernelConfig *cfg = k->g.cfg;
+  KbValue n0 = kbLShr(b, s->t->nRow0, kbI32(b, 1));
+  KbValue start[2] = {n0, kbAdd(b, kbLShr(b, s->t->n, kbI32(b, 1)), n0)};
+  KbValue first[2];
+  for (uint32_t h = 0; h < 2; ++h)
+    first[h] = kbAdd(b, kbAdd(b, kbAnd(b, start[h], kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1)),
+                              k->c.nRow0),
+                     k->c.sfbCol);
+  const uint32_t half = cfg->sm120.nBlocks / 2;
+  for (uint32_t nb = 0; nb < cfg->sm120.nBlocks; ++nb) {
+    KbValue inAtom = rowInAtom(b, kbAddI(b, first[nb / half], 8 * (nb % half)));
+    s->sfbWord[nb] = kbAddI(b, kbAdd(b, inAtom, step), (nb / half) * cfg->sfmBytes);
+  }
+}
+
 /* The B scale words of tile t (mlirNvfp4Sm120ScaleWord): the N role's rows start
  * nRow0 % 128 rows into their atom row (tiles of tile_n rows never cross one). */
 static void tileScaleWords(TileState *s) {
   Sm120Kernel *k = s->k;
   KbBuilder *b = k->g.b;
+  if (k->g.cfg->spec.swiglu) {
+    fusedScaleWords(s, kbMulI(b, k->c.sfbStep, MLIR_NVFP4_SF_ATOM_BYTES));
+    return;
+  }
   KbValue first = kbAdd(b, kbAdd(b, kbAnd(b, s->t->nRow0, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS - 1)),
                                  k->c.nRow0),
                         k->c.sfbCol);
   KbValue step = kbMulI(b, k->c.sfbStep, MLIR_NVFP4_SF_ATOM_BYTES);
-  for (uint32_t nb = 0; nb < k->g.cfg->sm120.nBlocks; ++nb) {
-    KbValue n = kbAddI(b, first, 8 * nb);
-    KbValue inAtom = kbAdd(b, kbMulI(b, kbAnd(b, n, kbI32(b, 31)), 16),
-                           kbMulI(b, kbAnd(b, kbLShr(b, n, kbI32(b, 5)), kbI32(b, 3)), 4));
-    s->sfbWord[nb] = kbAdd(b, inAtom, step);
-  }
+  for (uint32_t nb = 0; nb < k->g.cfg->sm120.nBlocks; ++nb)
+    s->sfbWord[nb] = kbAdd(b, rowInAtom(b, kbAddI(b, first, 8 * nb)), step);
 }
 
 /* Step 2: the stage's scale registers. */
@@ -128,7 +163,8 @@ static void mmaStep(TileState *s, uint32_t q) {
     const bool dynamic = cfg->roleN.dynamicRows;
     if (dynamic) kbIf(b, s->pairValid[pr]);
     KbValue bb[4];
-    nvLdMatrixX4(b, genSharedPtr(g, kbAdd(b, kbAddI(b, bBase, 16 * 128 * pr), bChunk)), bb);
+    nvLdMatrixX4(b, genSharedPtr(g, kbAdd(b, kbAddI(b, bBase, 128 * sm120BlockRow(cfg, 2 * pr)), bChunk)),
+                 bb);
     for (uint32_t h = 0; h < 2; ++h) {
       const uint32_t nb = 2 * pr + h;
       const MlirNvfp4Sm120ScaleSlot sb = mlirNvfp4Sm120ScaleSlotB(nb, q);

@@ -1,8 +1,8 @@
 /* Ops.c — the nvvm operations only the sm_120a kernel uses: ldmatrix.x4 of b16 (the packed
  * FP4 fragments), the block-scaled mma.sync m16n8k64 (kind::mxf4nvf4, scale_vec::4X,
- * ue4m3) and the TMA load into the CTA's own shared memory, in MLIR 22's generic form
- * (NVVMOps.td: nvvm.ldmatrix, nvvm.mma.block_scale, nvvm.cp.async.bulk.tensor.shared.cluster
- * .global with isCTAOnly). */
+ * ue4m3), the TMA load into the CTA's own shared memory and the fused epilogue's butterfly
+ * shuffle, in MLIR 22's generic form (NVVMOps.td: nvvm.ldmatrix, nvvm.mma.block_scale,
+ * nvvm.cp.async.bulk.tensor.shared.cluster.global with isCTAOnly, nvvm.shfl.sync). */
 #include "Sm120Kernel.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -58,4 +58,10 @@ MlirOperation nvTmaLoad2dCta(KbBuilder *b, KbValue dstShared, KbValue tensorMap,
       kbNamed(b, "operandSegmentSizes", kbSegments(b, 8, seg)),
       kbNamed(b, "nvfp4.operand", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tag)))};
   return kbOp(b, "nvvm.cp.async.bulk.tensor.shared.cluster.global", 0, NULL, 6, ops, 3, attrs);
+}
+
+KbValue nvShflBfly(KbBuilder *b, KbValue v, uint32_t laneMask) {
+  KbValue ops[4] = {kbI32(b, -1), v, kbI32(b, laneMask), kbI32(b, 0x1f)};
+  MlirNamedAttribute kind = kbNamed(b, "kind", kbAttr(b, "#nvvm<shfl_kind bfly>"));
+  return mlirOperationGetResult(kbOp(b, "nvvm.shfl.sync", 1, &b->i32, 4, ops, 1, &kind), 0);
 }

@@ -10,6 +10,7 @@
  *               of the A and B fragments and mma.sync m16n8k64 with the thread-id selectors
  *               (include/nvfp4-c/DescriptorsSm120.h has the layouts);
  *   Epilogue.c  accumulators x alpha -> f16 / bf16 / f32, predicated stores to global C;
+ *   EpilogueFused.c  the fused SwiGLU + NVFP4 epilogue (FP4 C and its block scales);
  *   Ops.c       the nvvm builders of ldmatrix, the block-scaled mma.sync and the TMA load
  *               into the CTA's own shared memory.
  *
@@ -60,6 +61,14 @@ void sm120Epilogue(Sm120Kernel *k, GenTile *t, KbValue acc[SM120_MAX_MB][SM120_M
  * tile's token count, a multiple of 16)? (constant true for a static N) */
 KbValue sm120PairValid(Sm120Kernel *k, GenTile *t, uint32_t p);
 
+/* Mainloop.c: the warp's n8 block nb starts this many N-role rows after its first (nRow0)
+ * in the stage: 8 nb; in the fused epilogue's tile (gate rows in the stage's first half, up
+ * rows in its second; the warp's tileN / 4 of each) block nb < nBlocks / 2 is a gate block
+ * and nb + nBlocks / 2 its up block. */
+uint32_t sm120BlockRow(const MlirNvfp4KernelConfig *cfg, uint32_t nb);
+/* EpilogueFused.c: the fused SwiGLU + NVFP4 epilogue of tile t (epilogue = "swiglu_nvfp4"). */
+void sm120FusedEpilogue(Sm120Kernel *k, GenTile *t, KbValue acc[SM120_MAX_MB][SM120_MAX_NB][4]);
+
 /* Ops.c: ldmatrix.sync.aligned.m8n8.x4.shared.b16 [ptr] -> out[0..3] (i32). */
 void nvLdMatrixX4(KbBuilder *b, KbValue sharedPtr, KbValue out[4]);
 /* Ops.c: mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1
@@ -73,5 +82,7 @@ void nvMmaMxf4Nvf4(KbBuilder *b, KbValue acc[4], const KbValue a[4], const KbVal
  * kernel a stack frame; CUTLASS's sm_120 kernels use this form too. */
 MlirOperation nvTmaLoad2dCta(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
                              KbValue x, KbValue y, KbValue l2Hint, const char *tag);
+/* Ops.c: shfl.sync.bfly.b32 v, laneMask, 0x1f, 0xffffffff (every lane of the warp). */
+KbValue nvShflBfly(KbBuilder *b, KbValue v, uint32_t laneMask);
 
 #endif /* NVFP4_CONVERSION_SM120_KERNEL_H */

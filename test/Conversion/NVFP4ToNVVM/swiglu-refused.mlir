@@ -1,8 +1,8 @@
 // swiglu-refused.mlir — where the fused SwiGLU + NVFP4 epilogue has no kernel, the op is
 // refused at the op instead of building a kernel that would store something else: on
-// sm_120a (its kernel does not implement it yet), on sm_100a for a variant other than
-// ab_n256_st or a tile_n other than 256, on sm_90a for the 192-weight and stream-K
-// variants, both forms (the verifier, through the planner).
+// sm_100a for a variant other than ab_n256_st or a tile_n other than 256, on sm_90a for the
+// 192-weight and stream-K variants, both forms (the verifier, through the planner); sm_120a:
+// swiglu-refused-sm120a.mlir.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics
 
 // sm_90a, pointer-array form: a 192-weight tile has no up warpgroup for its third.
@@ -20,16 +20,6 @@ func.func @grouped_sm_90a_sk(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2
   // expected-error @+1 {{variant swap_n64_sk: the sm_90a fused epilogue "swiglu_nvfp4" is built for the 128-weight persistent variants only}}
   nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
       {epilogue = "swiglu_nvfp4", target = "sm_90a", variants = ["swap_n64_sk"]}
-  return
-}
-
-// -----
-
-// sm_120a, pointer-array form.
-func.func @grouped_sm_120a(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<?x128xf4E2M1FN>, %sfc: memref<?x2x32x4x4xf8E4M3FN>, %gs: memref<1xf32>) {
-  // expected-error @+1 {{nvfp4-lower-grouped-matmul: the fused epilogue "swiglu_nvfp4" has no sm_120a kernel yet}}
-  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
-      {epilogue = "swiglu_nvfp4", target = "sm_120a", variants = ["ab_n128"]}
   return
 }
 
