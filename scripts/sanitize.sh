@@ -10,7 +10,8 @@
 # times the plain build's cost, simulator paths that tests kept here already run under the
 # sanitizers. docs/testing.md ("CI") lists each with what covers its code here:
 #   Pipeline/spills.test, spills-sm90a.test, spills-sm90a-options.test, spills-family.test,
-#   spills-sm120a.test, emulation-cubin.test, moe-cubin.test
+#   spills-sm120a.test, spills-sm90a-fused.test, spills-sm120a-fused.test, swiglu-cubin.test,
+#   emulation-cubin.test, moe-cubin.test
 #       ptxas and LLVM's NVPTX back end on every kernel (not instrumented); the lowering and
 #       Serialize.c they drive run here in the CPU-target, Conversion, CAPI and Tools tests;
 #   Pipeline/target-parity.test
@@ -32,7 +33,7 @@ source "$ROOT/scripts/san-build.sh"
 SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
 checked_build "$SAN_BUILD_DIR" "${SAN_CC:-gcc}" "${SAN_CXX:-g++}"
 export LIT_OPTS=${LIT_OPTS:---time-tests}   # the slowest tests, for CI's time budget
-SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|spills-family|spills-sm120a|target-parity|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a|sm120a-forms)\.test$'
+SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|spills-family|spills-sm120a|spills-sm90a-fused|spills-sm120a-fused|swiglu-cubin|target-parity|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a|sm120a-forms)\.test$'
 filter_out=${SAN_FILTER_OUT-$SAN_FILTER_OUT_DEFAULT}
 if [[ -n $filter_out ]]; then   # (an empty LIT_FILTER_OUT would leave out every test)
   export LIT_FILTER_OUT=$filter_out
