@@ -321,12 +321,12 @@ Q_MUTATIONS=(
 # and the shared quantizer emission as the kernel runs it) that CpuSim/run-fused must catch: its bit-exact check of
 # the codes and scales against the reference quantizer of the kernel's own activations, its
 # activation check against swiglu of the reference GEMM, or its outside-C/SFC check.
-F_FILES="lib/Conversion/Sm100/EpilogueFused.c" # besides FILES and Q_FILES
+F_FILES="lib/Conversion/Sm100/EpilogueFused.c lib/Conversion/Generator/FusedOutput.c" # besides FILES and Q_FILES
 for f in $F_FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 FILES="$FILES $F_FILES"
 f1() { q1; }
 f2() { mutate lib/Conversion/Sm100/EpilogueFused.c "nvfp4EmitSwiglu(b, scaled(b, st, gu[0], e), scaled(b, st, gu[1], e))" "nvfp4EmitSwiglu(b, scaled(b, st, gu[1], e), scaled(b, st, gu[0], e))"; }
-f3() { mutate lib/Conversion/Sm100/EpilogueFused.c "KbValue atomRow = genAddBase(b, t->sfmBase, kbUDiv(b, row, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)));" "KbValue atomRow = kbUDiv(b, genAddBase(b, t->cRowBase, row), kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS));"; }
+f3() { mutate lib/Conversion/Generator/FusedOutput.c "KbValue atomRow = genAddBase(b, sfaBase, kbLShr(b, row, kbI32(b, 7)));" "KbValue atomRow = kbLShr(b, genAddBase(b, t->cRowBase, row), kbI32(b, 7));"; }
 f4() { mutate lib/Conversion/Sm100/Mainloop.c "kbAddI(b, sfnCol, h ? 4 + 2 : 0)" "kbAddI(b, sfnCol, h ? 4 : 0)"; }
 F_MUTATIONS=(
   "f1|fused kernel: the E4M3 block scale rounded up (ceil) instead of to nearest even|CpuSim/run-fused"

@@ -39,31 +39,6 @@ static KbValue scaled(KbBuilder *b, Sm100EpilogueState *st, KbValue vals, uint32
   return mlirValueIsNull(st->alpha) ? f : kbFMul(b, f, st->alpha);
 }
 
-/* Byte address (i64) of this thread's row in SFC: the 128-row atom row (the contiguous
- * form's expert starts at its first SFA-layout atom row, sfmBase) and the row's place
- * inside the atom: (row % 32) * 16 + (row % 128) / 32 * 4 (docs/format.md). */
-static KbValue sfcRowAddress(GenKernel *g, GenTile *t, KbValue row, KbValue inter) {
-  KbBuilder *b = g->b;
-  KbValue atomRow = genAddBase(b, t->sfmBase, kbUDiv(b, row, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)));
-  /* ceil(I / 64) atoms of 512 B per atom row (S = I / 16 scales, 4 per atom) */
-  KbValue rowBytes = kbMulI(b, wide(b, kbUDiv(b, kbAddI(b, inter, 63), kbI32(b, 64))),
-                            MLIR_NVFP4_SF_ATOM_BYTES);
-  KbValue inAtom = kbAdd(b, kbMulI(b, kbURem(b, row, kbI32(b, 32)), 16),
-                         kbMulI(b, kbUDiv(b, kbURem(b, row, kbI32(b, 128)), kbI32(b, 32)), 4));
-  return kbAdd(b, kbAdd(b, t->sfcPtr, kbMul(b, wide(b, atomRow), rowBytes)), wide(b, inAtom));
-}
-
-/* The activation dump's address of (row, col) (KernelABI.h, NVFP4_ABI_HDR_DEBUG_ACT). */
-static KbValue actAddress(GenKernel *g, GenTile *t, KbValue row, KbValue col) {
-  KbBuilder *b = g->b;
-  KbValue base = genParamU64(g, NVFP4_ABI_HDR_DEBUG_ACT);
-  if (g->cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS)
-    base = kbAdd(b, base, kbMul(b, wide(b, t->group), genParamU64(g, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE)));
-  KbValue r = genAddBase(b, t->cRowBase, row);
-  KbValue elem = kbAdd(b, kbMul(b, wide(b, r), wide(b, t->ldc)), wide(b, col));
-  return kbAdd(b, base, kbMulI(b, elem, 4));
-}
-
 /* 32 activations h of features col .. col + 31 of this thread's row: quantized, stored. */
 static void storeFeatures(GenKernel *g, GenTile *t, KbValue gs, const KbValue h[FUSED_COLS],
                           KbValue row, KbValue col, KbValue cRow, KbValue sfcRow) {
@@ -85,7 +60,7 @@ static void storeFeatures(GenKernel *g, GenTile *t, KbValue gs, const KbValue h[
                         kbURem(b, kbUDiv(b, col, kbI32(b, 16)), kbI32(b, 4)));
   kbStore(b, pair, kbIntToPtr(b, kbAdd(b, sfcRow, wide(b, sfOff)), gptr), 2);
   if (g->cfg->spec.debugActivations) {
-    KbValue act = actAddress(g, t, row, col);
+    KbValue act = genDebugActAddress(g, t, row, col);
     int64_t four = 4;
     MlirType v4 = mlirVectorTypeGet(1, &four, b->f32);
     for (uint32_t c = 0; c < FUSED_COLS / 4; ++c) {
@@ -109,7 +84,7 @@ void sm100FusedTile(GenKernel *g, GenTile *t, void *state) {
   /* C's row (ldc FP4 elements = ldc / 2 bytes; the contiguous form's C starts at the
    * expert's first row) and SFC's */
   KbValue cRow = kbAdd(b, t->cPtr, kbMul(b, wide(b, row), wide(b, kbUDiv(b, t->ldc, kbI32(b, 2)))));
-  KbValue sfcRow = sfcRowAddress(g, t, row, inter);
+  KbValue sfcRow = genSfcRowAddress(g, t, t->sfmBase, row, inter);
   const uint32_t steps = MLIR_NVFP4_TILE_M / FUSED_COLS;
   for (uint32_t s = 0; s < steps; ++s) {
     KbValue gu[2];

@@ -54,31 +54,6 @@ static KbValue quadOr(KbBuilder *b, KbValue x) {
   return x;
 }
 
-/* Byte address (i64) of row `row` in SFC: its 128-row atom row (the contiguous form's
- * expert starts at its first SFA-layout atom row, sfmBase; ceil(I / 64) atoms of 512 bytes
- * per atom row) and its place in the atom, (row % 32) 16 + (row % 128) / 32 * 4. */
-static KbValue sfcRowAddress(GenKernel *g, GenTile *t, KbValue row, KbValue inter) {
-  KbBuilder *b = g->b;
-  KbValue atomRow = genAddBase(b, t->sfmBase, kbUDiv(b, row, kbI32(b, MLIR_NVFP4_SF_ATOM_ROWS)));
-  KbValue atoms = wide(b, kbUDiv(b, kbAddI(b, inter, 63), kbI32(b, 64)));
-  KbValue inAtom = kbAdd(b, kbMulI(b, kbURem(b, row, kbI32(b, 32)), 16),
-                         kbMulI(b, kbUDiv(b, kbURem(b, row, kbI32(b, 128)), kbI32(b, 32)), 4));
-  return kbAdd(b, kbAdd(b, t->sfcPtr, kbMul(b, kbMulI(b, wide(b, atomRow), MLIR_NVFP4_SF_ATOM_BYTES),
-                                            atoms)),
-               wide(b, inAtom));
-}
-
-/* The activation dump's address (i64) of (row, col) (KernelABI.h, NVFP4_ABI_HDR_DEBUG_ACT). */
-static KbValue actAddress(GenKernel *g, GenTile *t, KbValue row, KbValue col) {
-  KbBuilder *b = g->b;
-  KbValue base = genParamU64(g, NVFP4_ABI_HDR_DEBUG_ACT);
-  if (g->cfg->spec.form != MLIR_NVFP4_FORM_CONTIGUOUS)
-    base = kbAdd(b, base, kbMul(b, wide(b, t->group), genParamU64(g, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE)));
-  KbValue elem = kbAdd(b, kbMul(b, wide(b, genAddBase(b, t->cRowBase, row)), wide(b, t->ldc)),
-                       wide(b, col));
-  return kbAdd(b, base, kbMulI(b, elem, 4));
-}
-
 static KbValue scaled(KbBuilder *b, const FusedTile *x, KbValue f) {
   return mlirValueIsNull(x->alpha) ? f : kbFMul(b, f, x->alpha);
 }
@@ -111,7 +86,7 @@ static void dumpRow(GenKernel *g, const FusedTile *x, KbValue quadT, KbValue row
   KbValue col0 = kbAdd(b, x->feature, kbMulI(b, quadT, 2));
   for (uint32_t nb = 0; nb < blocks; ++nb) {
     KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2), h[nb][0], kbI32(b, 0)), h[nb][1], kbI32(b, 1));
-    KbValue addr = actAddress(g, x->t, row, kbAddI(b, col0, 8 * nb));
+    KbValue addr = genDebugActAddress(g, x->t, row, kbAddI(b, col0, 8 * nb));
     kbStore(b, v, kbIntToPtr(b, addr, globalPtr(b)), 8);
   }
 }
@@ -133,7 +108,7 @@ static void storeRow(GenKernel *g, const FusedTile *x, KbValue row, const KbValu
     sf = kbOr(b, kbZExt(b, scales[0], b->i16), kbShl(b, kbZExt(b, scales[1], b->i16), kbConst(b, b->i16, 8)));
   KbValue sfOff = kbAdd(b, kbMulI(b, kbLShr(b, x->feature, kbI32(b, 6)), MLIR_NVFP4_SF_ATOM_BYTES),
                         kbAnd(b, kbLShr(b, x->feature, kbI32(b, 4)), kbI32(b, 3)));
-  KbValue sfAddr = kbAdd(b, sfcRowAddress(g, x->t, row, x->inter), wide(b, sfOff));
+  KbValue sfAddr = kbAdd(b, genSfcRowAddress(g, x->t, x->t->sfmBase, row, x->inter), wide(b, sfOff));
   kbStore(b, sf, kbIntToPtr(b, sfAddr, globalPtr(b)), blocks);
 }
 
