@@ -441,6 +441,9 @@ static inline void nvfp4_meta_write_u64(unsigned char *rec, uint32_t off, uint64
   nvfp4_meta_write_u32(rec, off, (uint32_t)v);
   nvfp4_meta_write_u32(rec, off + 4, (uint32_t)(v >> 32));
 }
+static inline uint64_t nvfp4_meta_read_u64(const unsigned char *rec, uint32_t off) {
+  return (uint64_t)nvfp4_meta_read_u32(rec, off) | (uint64_t)nvfp4_meta_read_u32(rec, off + 4) << 32;
+}
 
 #ifdef __cplusplus
 }

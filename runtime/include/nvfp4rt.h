@@ -362,6 +362,16 @@ typedef struct nvfp4rt_plan_options {
   int variant;        /* variant index to launch, or -1 to let the heuristic choose */
   nvfp4rt_tmap_update tmap_update; /* 0: NVFP4RT_TMAP_UPDATE_DEFAULT */
   nvfp4rt_pdl pdl;    /* 0: NVFP4RT_PDL_DEFAULT; read when struct_size covers it */
+  /* 3.1: the activation dump of a fused-epilogue kernel built with the op's unit attribute
+   * nvfp4.debug_activations (metadata flag NVFP4_META_FLAG_DEBUG_ACTIVATIONS; a testing
+   * aid, KernelABI.h NVFP4_ABI_HDR_DEBUG_ACT): the device address of an fp32 buffer (4-byte
+   * aligned) and, in the pointer-array form, the bytes between two table slots' activations
+   * (slot s holds the group order[s] of nvfp4rt_plan_validate's layout; 0 in the contiguous
+   * form). Such a kernel needs a buffer (INVALID_ARGUMENT without one), every other kernel
+   * refuses one (INVALID_ARGUMENT): a dump is never silently ignored. Read when struct_size
+   * covers debug_activations_stride. */
+  uint64_t debug_activations;
+  uint64_t debug_activations_stride;
 } nvfp4rt_plan_options;
 /* Defaults: the heuristic chooses the variant. */
 #define NVFP4RT_PLAN_OPTIONS_INIT {.struct_size = sizeof(nvfp4rt_plan_options), .variant = -1}

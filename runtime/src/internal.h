@@ -114,11 +114,21 @@ struct nvfp4rt_module {
 
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
 
+/* The options both forms' plans keep beyond the variant and the tensor-map mode. */
+typedef struct nvfp4rt_plan_extras_ {
+  nvfp4rt_pdl pdl;                   /* NVFP4RT_PDL_DEFAULT where the layout has none */
+  uint64_t debug_act, debug_act_stride; /* the activation dump (0: none) */
+} nvfp4rt_plan_extras_;
 /* Shared by both forms' plan_create (plan.c): checks options->struct_size (0, or at least
- * the 2.0 layout, which ends before `pdl`; `who` prefixes the message) and returns the PDL
- * option it holds (NVFP4RT_PDL_DEFAULT where the layout has none). */
+ * the 2.0 layout, which ends before `pdl`; `who` prefixes the message), the fields the
+ * layout holds, and the activation dump against `meta` (required by a kernel built with
+ * nvfp4.debug_activations, refused by every other); fills `extras`. */
 nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *options, const char *who,
-                                           nvfp4rt_pdl *pdl);
+                                           const nvfp4_kernel_metadata *meta,
+                                           nvfp4rt_plan_extras_ *extras);
+/* Writes the activation dump of `extras` into a packed parameter block's header (nothing
+ * when it has none). */
+void nvfp4rt_plan_extras_write_(const nvfp4rt_plan_extras_ *extras, unsigned char *block);
 /* Shared by both forms' launch configuration (plan.c): fills cfg->numAttrs attributes of
  * `attrs` (room for 2) for a launch of variant `meta` of `mod` — its cluster dimension, and
  * programmatic stream serialization when `pdl` (the plan's option) turns out on — and

@@ -237,7 +237,7 @@ struct nvfp4rt_moe_plan {
   uint32_t sized[4];  /* M, N, K, E the automatic variant was chosen for (0: none yet) */
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[2];
-  nvfp4rt_pdl pdl;          /* the option (NVFP4RT_PDL_*) */
+  nvfp4rt_plan_extras_ extras; /* the PDL option (NVFP4RT_PDL_*), the activation dump */
   int uses_pdl;             /* the current launch configuration carries the attribute */
   void *params[1];
 };
@@ -310,6 +310,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   }
   if (st == NVFP4RT_STATUS_OK)
     st = nvfp4rt_moe_param_pack(meta, p, ws, ws_bytes, pl->scratch, MOE_BLOCK_BYTES);
+  if (st == NVFP4RT_STATUS_OK) nvfp4rt_plan_extras_write_(&pl->extras, pl->scratch);
   if (st != NVFP4RT_STATUS_OK) {
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
     pl->tmaps_encoded = encoded_before;
@@ -340,7 +341,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   pl->cfg.blockDimY = meta->block[1];
   pl->cfg.blockDimZ = meta->block[2];
   pl->cfg.sharedMemBytes = meta->dyn_smem_bytes;
-  pl->uses_pdl = nvfp4rt_launch_attrs_(&pl->cfg, pl->attrs, pl->mod, meta, pl->pdl);
+  pl->uses_pdl = nvfp4rt_launch_attrs_(&pl->cfg, pl->attrs, pl->mod, meta, pl->extras.pdl);
   pl->params[0] = pl->block;
   return NVFP4RT_STATUS_OK;
 }
@@ -351,21 +352,21 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   if (!out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: out is NULL");
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_create: module is NULL");
-  nvfp4rt_pdl pdl;
-  nvfp4rt_status st0 = nvfp4rt_plan_options_check_(options, "moe_plan_create", &pdl);
-  if (st0 != NVFP4RT_STATUS_OK) return st0;
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)mod->table.count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
                         "moe_plan_create: variant %d, the cubin has %u (0..%u)", forced,
                         mod->table.count, mod->table.count - 1);
-  nvfp4rt_status st = nvfp4rt_moe_validate(&mod->table.variants[forced < 0 ? 0 : forced], p);
+  const nvfp4_kernel_metadata *meta = &mod->table.variants[forced < 0 ? 0 : forced];
+  nvfp4rt_plan_extras_ extras;
+  nvfp4rt_status st = nvfp4rt_plan_options_check_(options, "moe_plan_create", meta, &extras);
+  if (st == NVFP4RT_STATUS_OK) st = nvfp4rt_moe_validate(meta, p);
   if (st != NVFP4RT_STATUS_OK) return st;
   nvfp4rt_moe_plan *pl = calloc(1, sizeof *pl);
   if (!pl) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "moe_plan_create: malloc failed");
   pl->mod = mod;
   pl->forced_variant = forced;
-  pl->pdl = pdl;
+  pl->extras = extras;
   pl->block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, MOE_BLOCK_BYTES);
   pl->scratch = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, MOE_BLOCK_BYTES);
   if (!pl->block || !pl->scratch) {

@@ -537,7 +537,7 @@ struct nvfp4rt_plan {
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[2];
   void *params[1];
-  nvfp4rt_pdl pdl;          /* the option (NVFP4RT_PDL_*) */
+  nvfp4rt_plan_extras_ extras; /* the PDL option (NVFP4RT_PDL_*), the activation dump */
   int uses_pdl;             /* the current launch configuration carries the attribute */
 };
 
@@ -776,6 +776,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   if (st == NVFP4RT_STATUS_OK)
     st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, p->table_dev, p->scratch,
                             p->block_alloc);
+  if (st == NVFP4RT_STATUS_OK) nvfp4rt_plan_extras_write_(&p->extras, p->scratch);
   if (st == NVFP4RT_STATUS_OK && patch) {
     nvfp4_meta_write_u32(p->scratch, NVFP4_ABI_HDR_FLAGS, NVFP4_ABI_FLAG_PATCH_TMAPS);
     put_u64(p->scratch, NVFP4_ABI_HDR_TMAP_AREA, p->tmap_area);
@@ -848,7 +849,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   p->cfg.blockDimY = meta->block[1];
   p->cfg.blockDimZ = meta->block[2];
   p->cfg.sharedMemBytes = meta->dyn_smem_bytes;
-  p->uses_pdl = nvfp4rt_launch_attrs_(&p->cfg, p->attrs, p->mod, meta, p->pdl);
+  p->uses_pdl = nvfp4rt_launch_attrs_(&p->cfg, p->attrs, p->mod, meta, p->extras.pdl);
   p->params[0] = p->block;
   return NVFP4RT_STATUS_OK;
 }
@@ -860,17 +861,17 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   *out = NULL;
   if (!mod) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_create: module is NULL");
   const nvfp4rt_metadata_table *table = &mod->table;
-  nvfp4rt_pdl pdl;
-  nvfp4rt_status st0 = nvfp4rt_plan_options_check_(options, "plan_create", &pdl);
-  if (st0 != NVFP4RT_STATUS_OK) return st0;
   int forced = options ? options->variant : -1;
   if (forced < -1 || forced >= (int)table->count)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
                         "plan_create: variant %d, the cubin has %u (0..%u)", forced, table->count,
                         table->count - 1);
-  /* validate before allocating anything */
+  /* validate before allocating anything (the flags are the same in every variant) */
   const nvfp4_kernel_metadata *meta = &table->variants[forced < 0 ? 0 : forced];
-  nvfp4rt_status st = nvfp4rt_plan_validate(meta, groups, num_groups, NULL);
+  nvfp4rt_plan_extras_ extras;
+  nvfp4rt_status st = nvfp4rt_plan_options_check_(options, "plan_create", meta, &extras);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  st = nvfp4rt_plan_validate(meta, groups, num_groups, NULL);
   if (st != NVFP4RT_STATUS_OK) return st;
   /* the tensor-map update mode (the kernel flags are the same in every variant) */
   nvfp4rt_tmap_update mode = options ? options->tmap_update : NVFP4RT_TMAP_UPDATE_DEFAULT;
@@ -949,7 +950,7 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   }
   p->cfg.gridDimY = p->cfg.gridDimZ = 1;
   p->cfg.attrs = p->attrs;
-  p->pdl = pdl;
+  p->extras = extras;
   st = replan(p, groups, num_groups);
   if (st != NVFP4RT_STATUS_OK) {
     nvfp4rt_plan_destroy(p);
@@ -1057,22 +1058,57 @@ int nvfp4rt_plan_uses_pdl(const nvfp4rt_plan *p) { return p && p->grid ? p->uses
 /* ---- shared by both forms ---------------------------------------------------------------- */
 
 nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *o, const char *who,
-                                           nvfp4rt_pdl *pdl) {
-  *pdl = NVFP4RT_PDL_DEFAULT;
-  if (!o || o->struct_size == 0) return NVFP4RT_STATUS_OK;
+                                           const nvfp4_kernel_metadata *meta,
+                                           nvfp4rt_plan_extras_ *x) {
+  memset(x, 0, sizeof *x);
+  x->pdl = NVFP4RT_PDL_DEFAULT;
+  const size_t size = o ? o->struct_size : 0;
   /* 0 is the 2.0 layout; anything else must be at least that (it ends before `pdl`) */
   const size_t v2_0 = offsetof(nvfp4rt_plan_options, pdl);
-  if (o->struct_size < v2_0)
+  if (size != 0 && size < v2_0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
                         "%s: options->struct_size is %zu, expected 0 or at least %zu "
-                        "(NVFP4RT_PLAN_OPTIONS_INIT)", who, o->struct_size, v2_0);
-  if (o->struct_size < offsetof(nvfp4rt_plan_options, pdl) + sizeof o->pdl) return NVFP4RT_STATUS_OK;
-  if ((unsigned)o->pdl > NVFP4RT_PDL_OFF)
+                        "(NVFP4RT_PLAN_OPTIONS_INIT)", who, size, v2_0);
+  if (size >= offsetof(nvfp4rt_plan_options, pdl) + sizeof o->pdl) {
+    if ((unsigned)o->pdl > NVFP4RT_PDL_OFF)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                          "%s: options->pdl is %d (NVFP4RT_PDL_DEFAULT, _ON or _OFF)", who,
+                          (int)o->pdl);
+    x->pdl = o->pdl;
+  }
+  if (size >= offsetof(nvfp4rt_plan_options, debug_activations_stride) +
+                  sizeof o->debug_activations_stride) {
+    x->debug_act = o->debug_activations;
+    x->debug_act_stride = o->debug_activations_stride;
+  }
+  const int dumps = (meta->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) != 0;
+  if (dumps && !x->debug_act)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
-                        "%s: options->pdl is %d (NVFP4RT_PDL_DEFAULT, _ON or _OFF)", who,
-                        (int)o->pdl);
-  *pdl = o->pdl;
+                        "%s: kernel '%s' was built with nvfp4.debug_activations and stores its "
+                        "activations: options->debug_activations must name a device buffer",
+                        who, meta->kernel_name);
+  if (!dumps && (x->debug_act || x->debug_act_stride))
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "%s: options->debug_activations is set, but kernel '%s' stores no "
+                        "activations (built without nvfp4.debug_activations)", who,
+                        meta->kernel_name);
+  if (x->debug_act % 4 != 0 || x->debug_act_stride % 4 != 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_MISALIGNED,
+                        "%s: the activation dump 0x%llx and its slot stride %llu must be "
+                        "multiples of 4 bytes", who, (unsigned long long)x->debug_act,
+                        (unsigned long long)x->debug_act_stride);
+  if (meta->form == NVFP4_META_FORM_CONTIGUOUS && x->debug_act_stride)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "%s: options->debug_activations_stride is %llu; the contiguous form "
+                        "indexes the dump by token row (stride 0)", who,
+                        (unsigned long long)x->debug_act_stride);
   return NVFP4RT_STATUS_OK;
+}
+
+void nvfp4rt_plan_extras_write_(const nvfp4rt_plan_extras_ *x, unsigned char *block) {
+  if (!x->debug_act) return;
+  nvfp4_meta_write_u64(block, NVFP4_ABI_HDR_DEBUG_ACT, x->debug_act);
+  nvfp4_meta_write_u64(block, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE, x->debug_act_stride);
 }
 
 /* PDL: the option (the environment for DEFAULT), then what the kernel, device and driver

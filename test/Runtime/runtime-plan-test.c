@@ -1427,6 +1427,118 @@ static int test_pdl_fake(const char *path) {
   return t_summary("pdl");
 }
 
+/* The fused epilogue's activation dump (nvfp4rt_plan_options.debug_activations) under the
+ * stand-in: GROUPED and MOE are fused-epilogue families built with nvfp4.debug_activations.
+ * A plan of such a kernel needs a dump, writes it and its stride into the header (offsets
+ * 48 and 56) and keeps them over re-plans; a misaligned dump, a stride in the contiguous
+ * form, a dump for a kernel built without the attribute and the 2.0 options layout (which
+ * has no such field) are refused. */
+static uint64_t header_u64(const nvfp4rt_plan_info *info, uint32_t off) {
+  return nvfp4_meta_read_u64((const unsigned char *)info->param_block, off);
+}
+
+/* Clears or restores NVFP4_META_FLAG_DEBUG_ACTIVATIONS in every record of the image. */
+static void set_debug_flag(unsigned char *img, size_t n, int on) {
+  const unsigned char *rec = NULL;
+  size_t rec_size = 0;
+  if (nvfp4rt_elf_find_metadata(img, n, &rec, &rec_size) != NVFP4RT_STATUS_OK) return;
+  unsigned char *r = img + (rec - img);
+  for (size_t i = 0; i < rec_size; i += NVFP4_METADATA_BYTES) {
+    const uint32_t f = nvfp4_meta_read_u32(r + i, NVFP4_META_FLAGS);
+    nvfp4_meta_write_u32(r + i, NVFP4_META_FLAGS, on ? f | NVFP4_META_FLAG_DEBUG_ACTIVATIONS
+                                                     : f & ~NVFP4_META_FLAG_DEBUG_ACTIVATIONS);
+  }
+}
+
+static int test_debug_fake(const char *grouped, const char *moe) {
+  static _Alignas(64) unsigned char buf[8][8192];
+  nvfp4rt_context *ctx = NULL;
+  nvfp4rt_module *mod = NULL;
+  nvfp4rt_plan *plan = NULL;
+  EXPECT_STATUS(nvfp4rt_context_create(0, &ctx), NVFP4RT_STATUS_OK);
+  size_t n = read_cubin(grouped);
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  if (!mod) return t_summary("debug");
+  T_CHECK(nvfp4rt_module_metadata(mod)->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS,
+          "GROUPED is built with nvfp4.debug_activations");
+  uint64_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = (uint64_t)(uintptr_t)buf[i];
+  /* M 100, 2I 128 gate/up rows, K 256; alpha, SFC and gs */
+  nvfp4rt_group g = {b[0], b[1], b[2], b[3], b[4], 100, 128, 256, 64, b[6] + 64, b[5], b[6]};
+  nvfp4rt_plan_options o = NVFP4RT_PLAN_OPTIONS_INIT;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &o, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  printf("debug: %s\n", nvfp4rt_last_error_message());
+  nvfp4rt_plan_options old = o;
+  old.struct_size = offsetof(nvfp4rt_plan_options, debug_activations);
+  old.debug_activations = b[7];
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &old, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  o.debug_activations = b[7] + 2;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &o, &plan), NVFP4RT_STATUS_MISALIGNED);
+  printf("debug: %s\n", nvfp4rt_last_error_message());
+  o.debug_activations = b[7];
+  o.debug_activations_stride = 4096;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &o, &plan), NVFP4RT_STATUS_OK);
+  if (plan) {
+    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
+    T_CHECK(header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT) == b[7] &&
+                header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE) == 4096,
+            "the header holds the dump and its stride");
+    g.m = 200; /* a re-plan with a new shape re-packs the header */
+    g.c = b[5] + 64;
+    EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, &g, 1), NVFP4RT_STATUS_OK);
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
+    T_CHECK(header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT) == b[7] &&
+                header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE) == 4096,
+            "kept over a re-plan");
+    EXPECT_STATUS(nvfp4rt_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
+    nvfp4rt_plan_destroy(plan);
+    plan = NULL;
+  }
+  nvfp4rt_module_destroy(mod);
+  /* the same family without the attribute refuses a dump, and plans without one */
+  set_debug_flag(g_cubin, n, 0);
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &o, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  printf("debug: %s\n", nvfp4rt_last_error_message());
+  nvfp4rt_plan_options none = NVFP4RT_PLAN_OPTIONS_INIT;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, &g, 1, &none, &plan), NVFP4RT_STATUS_OK);
+  if (plan) {
+    nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+    EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
+    T_CHECK(header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT) == 0, "no dump in the header");
+  }
+  nvfp4rt_plan_destroy(plan);
+  nvfp4rt_module_destroy(mod);
+  /* the contiguous form: the dump is indexed by token row, no stride */
+  n = read_cubin(moe);
+  nvfp4rt_moe_plan *mp = NULL;
+  EXPECT_STATUS(nvfp4rt_module_load_data(ctx, g_cubin, n, &mod), NVFP4RT_STATUS_OK);
+  if (mod) {
+    const nvfp4_kernel_metadata *m0 = nvfp4rt_module_metadata(mod);
+    nvfp4rt_moe_problem p = {.a = b[0], .b = b[1], .sfa = b[2], .sfb = b[3], .c = b[4],
+                             .offsets = b[5], .m = 256, .n = 128, .k = 256, .ldc = 64,
+                             .alpha = b[6] + 64, .num_experts = m0->max_groups, .sfc = b[6],
+                             .gs = b[6] + 4096};
+    p.sfa_atoms = (uint32_t)nvfp4_abi_moe_sfa_atoms(p.m, p.num_experts);
+    EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &o, &mp), NVFP4RT_STATUS_INVALID_ARGUMENT);
+    printf("debug: %s\n", nvfp4rt_last_error_message());
+    o.debug_activations_stride = 0;
+    EXPECT_STATUS(nvfp4rt_moe_plan_create(mod, &p, &o, &mp), NVFP4RT_STATUS_OK);
+    if (mp) {
+      nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+      EXPECT_STATUS(nvfp4rt_moe_plan_get_info(mp, &info), NVFP4RT_STATUS_OK);
+      T_CHECK(header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT) == b[7] &&
+                  header_u64(&info, NVFP4_ABI_HDR_DEBUG_ACT_STRIDE) == 0,
+              "the contiguous form's header holds the dump");
+    }
+    nvfp4rt_moe_plan_destroy(mp);
+    nvfp4rt_module_destroy(mod);
+  }
+  nvfp4rt_context_destroy(ctx);
+  return t_summary("debug");
+}
+
 static int test_version(void) {
   printf("version: %s (%u), kernel ABI %u\n", nvfp4rt_version_string(), nvfp4rt_version(),
          nvfp4rt_kernel_abi_version());
@@ -1507,6 +1619,7 @@ int main(int argc, char **argv) {
   if (!strcmp(t, "moe-fake") && argc > 2) return test_moe_fake(argv[2]);
   if (!strcmp(t, "fake") && argc > 2) return test_fake(argv[2]);
   if (!strcmp(t, "pdl-fake") && argc > 2) return test_pdl_fake(argv[2]);
+  if (!strcmp(t, "debug-fake") && argc > 3) return test_debug_fake(argv[2], argv[3]);
   if (!strcmp(t, "version")) return test_version();
   printf("unknown test %s\n", t);
   return 2;
