@@ -29,6 +29,8 @@
 
 /* nvfp4-run --cpu KERNEL.so ...: the CPU execution target (nvfp4-run-cpu.c). */
 int nvfp4_run_cpu(int argc, char **argv);
+/* nvfp4-run CUBIN --fused ...: the fused SwiGLU + NVFP4 epilogue (nvfp4-run-fused.c). */
+int nvfp4_run_fused(int argc, char **argv);
 
 /* C's element type as --info prints it (the fused epilogue's FP4 codes included). */
 static const char *c_name(const nvfp4_kernel_metadata *m) {
@@ -45,6 +47,7 @@ static void usage(FILE *f) {
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
           "                 [--busy-sms N] [--no-pdl] [--pdl-pair]\n"
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
+          "       nvfp4-run CUBIN --fused ... (the fused SwiGLU + NVFP4 epilogue: nvfp4-run --fused --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
           "       nvfp4-run --cpu KERNEL.so ... (the CPU target, no GPU: nvfp4-run --cpu --help)\n"
           "       nvfp4-run --version\n"
@@ -207,6 +210,8 @@ int main(int argc, char **argv) {
             .calls = 2000, .e2e_calls = 200};
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--cpu")) return nvfp4_run_cpu(argc, argv);
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--fused")) return nvfp4_run_fused(argc, argv);
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--moe")) return nvfp4_run_moe(argc, argv);
   for (int i = 1; i < argc; i++) {

@@ -34,9 +34,9 @@ static inline const char *status_detail(nvfp4rt_status st) {
  * that runs it. Returns 1 (after the message) for such a kernel. */
 static inline int run_refuse_fused(const nvfp4_kernel_metadata *m, const char *tool) {
   if (!(m->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4)) return 0;
-  fprintf(stderr, "%s: '%s' has the fused SwiGLU + NVFP4 epilogue (FP4 C, SFC, gs): run it on "
-                  "the CPU target with nvfp4-run --cpu KERNEL.so --fused (no GPU mode checks it "
-                  "yet)\n", tool, m->kernel_name);
+  fprintf(stderr, "%s: '%s' has the fused SwiGLU + NVFP4 epilogue (FP4 C, SFC, gs): run it "
+                  "with nvfp4-run CUBIN --fused, or on the CPU target with nvfp4-run --cpu "
+                  "KERNEL.so --fused\n", tool, m->kernel_name);
   return 1;
 }
 
