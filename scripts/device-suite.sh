@@ -10,7 +10,7 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default);
@@ -28,7 +28,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench}
 VARIANTS=${VARIANTS:-$(matrix_variants sm100-family)} || exit 2
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -301,6 +301,48 @@ if has moeproxy; then
         --iters 20 --flush-l2 --no-check --json
     grep -o '"kernel": "[^"]*"\|"time_us_median": [0-9.]*' "$LOG/moeproxy_up_t$1_$2.log" | tr '\n' ' ' | tee -a "$results"
     echo | tee -a "$results"
+  done
+fi
+# The fused SwiGLU + NVFP4 epilogue (nvfp4-run CUBIN --fused): every variant of the native
+# sm_90a kernels and of the emulated sm_100a and sm_120a kernels, built with
+# nvfp4.debug_activations, on the fused and fused-moe cases: FP4 codes and SFC bit for bit
+# against the reference quantizer of the kernel's own activations, the activations against
+# swiglu of the reference GEMM, nothing written outside.
+if has fused; then
+  for fam in "fused_sm90 fused-sm90" "fused_emu100 fused-sm100" "fused_emu120 fused-sm120"; do
+    set -- $fam
+    for v in $(matrix_variants $2); do
+      while IFS='|' read -r _ name args; do
+        one "${1}_${v}_$name" "$D/cubin/${1}_g4.cubin" --fused --variant $v $args
+      done <<< "$(matrix_runs fused)"
+      while IFS='|' read -r _ name args; do
+        one "${1}_moe_${v}_$name" "$D/cubin/${1}_e8.cubin" --fused --variant $v $args
+      done <<< "$(matrix_runs fused-moe)"
+    done
+  done
+fi
+# The fused epilogue's cost: DeepSeek-V3's up-projection (256 experts, 2I = 4096, K = 7168)
+# with the fused epilogue against the same op with bf16 C and alpha, at the same N, the L2
+# flushed: natively on sm_90a (fused swap_n128 and swap_n64; the bf16 family's runtime
+# choice and swap_n128) and through the sm_100a timing proxy (fused ab_n256_st against bf16
+# ab_n256_st), for 2048 and 512 tokens.
+if has fusedbench; then
+  B="--iters 20 --flush-l2 --no-check --json"
+  for t in 2048 512; do
+    for v in swap_n128 swap_n64; do
+      one "fusedbench_sm90_fused_${v}_t$t" "$D/cubin/sm90_moe_deepseek_swiglu.cubin" --fused \
+          --moe "256,$t,4096,7168" --variant $v $B
+    done
+    one "fusedbench_sm90_bf16_auto_t$t" "$D/cubin/sm90_moe_deepseek_up.cubin" --moe "256,$t,4096,7168" $B
+    one "fusedbench_sm90_bf16_swap_n128_t$t" "$D/cubin/sm90_moe_deepseek_up.cubin" \
+        --moe "256,$t,4096,7168" --variant swap_n128 $B
+    one "fusedbench_proxy_fused_t$t" "$D/cubin/proxy_moe_swiglu.cubin" --fused --moe "256,$t,4096,7168" $B
+    one "fusedbench_proxy_bf16_ab_n256_st_t$t" "$D/cubin/proxy_moe_up_st.cubin" \
+        --moe "256,$t,4096,7168" --variant ab_n256_st $B
+  done
+  for f in "$LOG"/fusedbench_*.log; do
+    printf '%-44s %s\n' "$(basename "$f" .log)" \
+        "$(grep -o '"kernel": "[^"]*"\|"time_us_median": [0-9.]*' "$f" | tr '\n' ' ')" | tee -a "$results"
   done
 fi
 # More than 46 groups in the pointer-array form: 256 groups, the group table in global

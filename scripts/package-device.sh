@@ -105,4 +105,28 @@ sed 's/target = "sm_100a"/target = "sm_90a"/' examples/moe_deepseek_up.mlir > "$
 "$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_up_sm90.mlir" -o "$OUT/cubin/sm90_moe_deepseek_up.cubin"
 python3 scripts/gen-ops.py grouped 256 --target sm_90a --name ds_grouped > "$OUT/sm90_grouped_256_f16.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/sm90_grouped_256_f16.mlir" -o "$OUT/cubin/sm90_grouped_256_f16.cubin"
+# The fused SwiGLU + NVFP4 epilogue (the suite's fused and fusedbench parts): families built
+# with nvfp4.debug_activations for the bit-exact check — native sm_90a, the emulated sm_100a
+# and sm_120a kernels — in both forms (4 groups with alpha; 8 experts with alpha), and for
+# the timings DeepSeek-V3's up-projection with the epilogue (production builds: native
+# sm_90a, the sm_100a timing proxy) beside the same op with bf16 C (sm90_moe_deepseek_up
+# above; through the proxy with ab_n256_st, the fused kernel's tile, in its family).
+fused_family() { # NAME TARGET VARIANT-SET [nvfp4-compile options]
+  local name=$1 target=$2 set=$3; shift 3
+  python3 scripts/gen-ops.py grouped 4 --target "$target" --variant-set "$set" --swiglu --alpha \
+      --debug-activations > "$OUT/${name}_g4.mlir"
+  python3 scripts/gen-ops.py moe 8 --target "$target" --variant-set "$set" --swiglu --alpha \
+      --debug-activations > "$OUT/${name}_e8.mlir"
+  "$BUILD"/bin/nvfp4-compile "$OUT/${name}_g4.mlir" "$@" -o "$OUT/cubin/${name}_g4.cubin"
+  "$BUILD"/bin/nvfp4-compile "$OUT/${name}_e8.mlir" "$@" -o "$OUT/cubin/${name}_e8.cubin"
+}
+fused_family fused_sm90 sm_90a fused-sm90
+fused_family fused_emu100 sm_100a fused-sm100 --emulate
+fused_family fused_emu120 sm_120a fused-sm120 --emulate
+sed 's/target = "sm_100a"/target = "sm_90a"/' examples/moe_deepseek_swiglu.mlir > "$OUT/moe_deepseek_swiglu_sm90.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_swiglu_sm90.mlir" -o "$OUT/cubin/sm90_moe_deepseek_swiglu.cubin"
+"$BUILD"/bin/nvfp4-compile examples/moe_deepseek_swiglu.mlir --proxy -o "$OUT/cubin/proxy_moe_swiglu.cubin"
+sed 's/kernel_name = "deepseek_v3_up"/kernel_name = "deepseek_v3_up", variants = ["ab_n256_st", "ab_n128", "swap_n128", "swap_n256"]/' \
+    examples/moe_deepseek_up.mlir > "$OUT/moe_deepseek_up_st.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_up_st.mlir" --proxy -o "$OUT/cubin/proxy_moe_up_st.cubin"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"
