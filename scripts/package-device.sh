@@ -105,4 +105,10 @@ sed 's/target = "sm_100a"/target = "sm_90a"/' examples/moe_deepseek_up.mlir > "$
 "$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_up_sm90.mlir" -o "$OUT/cubin/sm90_moe_deepseek_up.cubin"
 python3 scripts/gen-ops.py grouped 256 --target sm_90a --name ds_grouped > "$OUT/sm90_grouped_256_f16.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/sm90_grouped_256_f16.mlir" -o "$OUT/cubin/sm90_grouped_256_f16.cubin"
+# The expert-FFN example (the suite's ffn part) with its kernels as the build compiled them
+# (examples/moe-ffn): the native sm_90a cubins, both shapes, and the scaled-down sm_100a
+# ones (for the runtime's refusal on the H200). The binary finds them at ../lib/moe-ffn.
+cp "$BUILD"/bin/moe-ffn "$OUT/bin/"
+mkdir -p "$OUT/lib/moe-ffn"
+cp "$BUILD"/lib/moe-ffn/*.sm_90a.cubin "$BUILD"/lib/moe-ffn/*_small.sm_100a.cubin "$OUT/lib/moe-ffn/"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"
