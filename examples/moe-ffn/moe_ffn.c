@@ -1,19 +1,23 @@
 /* moe_ffn.c — a whole NVFP4 MoE expert FFN (up-projection, SwiGLU, NVFP4 re-quantization,
- * down-projection) on the C reference of libnvfp4rt, in both forms the fused epilogue is
- * judged against (docs/format.md, "Re-quantization to NVFP4"):
- *   fused:   up-projection sums x alpha in fp32 -> SwiGLU in fp32 -> quantize (FP4 H + SFC)
- *   unfused: up-projection stored as bf16     -> SwiGLU in fp32 -> quantize
- * each followed by the down-projection that reads H as its A and SFC as its SFA (expert
- * segments on 128-row atoms, no copy) with bf16 C and alpha = 1/gs. It checks
- *   1. the FP4 intermediate: every code and scale of H/SFC equals nvfp4h_quant_block of the
- *      fp32 activations (recomputed block by block from the plain M x I matrix);
- *   2. the end result: fused against unfused within the stated tolerance (below).
+ * down-projection) on the generated kernels or libnvfp4rt's C reference (README.md):
+ *   kernels (--target gpu: cubins through libnvfp4rt, ffn_gpu.c; --target cpu: the CPU
+ *            target through libnvfp4sim, ffn_cpu.c): the nvfp4.moe_matmul kernel with the
+ *            fused SwiGLU + NVFP4 epilogue (ffn_up*.mlir), then the down-projection kernel
+ *            (ffn_down*.mlir) reading its FP4 output and SFC as A and SFA, bf16 C, alpha 1/gs;
+ *   fused (C reference, --target reference): up-projection sums x alpha in fp32 -> SwiGLU
+ *            in fp32 -> quantize (FP4 H + SFC) -> the same down-projection;
+ *   unfused (C reference, every target): up-projection stored as bf16 -> SwiGLU -> quantize
+ *            -> down-projection (docs/format.md, "Re-quantization to NVFP4").
+ * Checks: the reference target's intermediate equals nvfp4h_quant_block of its fp32
+ * activations bit for bit; the kernels' intermediate equals it of the reference activations
+ * within FFN_KERNEL_MISMATCH_BUDGET, and their down-projection the C reference GEMM on their
+ * own intermediate; the end result is within the stated tolerance of the unfused one.
  * Shapes: DeepSeek-V3 (hidden 7168, intermediate 2048, 256 experts, top-8) or a scaled-down
  * one (--small: hidden 512, intermediate 256, 16 experts, top-4); tokens from the command
  * line. Routing: each token picks top-k distinct random experts; the M = tokens x k rows are
  * grouped by expert (the contiguous form's A).
- *   usage: moe-ffn TOKENS [--small] [--seed S] [--threads N]
- * Exit status: 0 pass, 1 check failed, 2 bad arguments or out of memory. */
+ *   usage: moe-ffn TOKENS [--small] [--target auto|gpu|cpu|reference] [--seed S] ...
+ * Exit status: 0 pass, 1 check failed, 2 error, 77 no usable GPU (--target gpu). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
