@@ -10,11 +10,13 @@
 #   usage: scripts/device-suite.sh [LOG_DIR]
 # DEVICE_DIR (environment) names the packaged folder (default .device).
 # PARTS (environment) selects parts: runtime smoke tests random edge bench auto sanitizer
-# hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench (default: all but smoke). smoke: three quick cases per variant, for a
+# hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench ffn (default: all but smoke). smoke: three quick cases per variant, for a
 # first look at new variants before the full parts. VARIANTS / SAN_VARIANTS (environment)
 # name the variants. RUN_TIMEOUT (environment, default 300) bounds each nvfp4-run in seconds.
 # hopper: the native sm_90a kernel family (its own block at the end; in the default);
 # hopper-options: its epilogue options, the contiguous form and patched maps (after it).
+# ffn: the expert-FFN example (examples/moe-ffn) on its native sm_90a kernels, scaled down
+# and at DeepSeek-V3's shapes (64 and 512 tokens), and its sm_100a build refused.
 # sm120: the sm_120a kernel family with its block-scaled mma.sync emulated (SM120_VARIANTS).
 # Emulated kernels run ~1000x slower than hardware, so runs pass --launch-iters 0 (no
 # host launch-cost loop, which would launch the kernel hundreds of times).
@@ -28,7 +30,7 @@ LOG=${1:-/tmp/nvfp4-device}
 mkdir -p "$LOG"
 export LD_LIBRARY_PATH="$PWD/$D/lib:${LD_LIBRARY_PATH:-}"
 RUN="$D/bin/nvfp4-run"
-PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench}
+PARTS=${PARTS:-runtime tests random edge bench auto sanitizer hostlaunch proxy hopper hopper-options moe groups256 moeproxy sm120 fused fusedbench ffn}
 VARIANTS=${VARIANTS:-$(matrix_variants sm100-family)} || exit 2
 FAM="$D/cubin/emu_family.cubin"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -150,7 +152,7 @@ hone() { # name, timeout, then the command
   if [ $rc -eq 0 ]; then pass=$((pass + 1)); st=PASS; else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
   [ $rc -eq 124 ] && htimeouts=$((htimeouts + 1))
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  local what=$(grep -m1 -E "^check|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
+  local what=$(grep -m1 -E "^check|^end result|ERROR SUMMARY|RACECHECK SUMMARY" "$LOG/$name.log" | tr -s ' ')
   case $name in *_busy*) what="$what; $(grep -m1 -E "^busy +(the|FAIL)" "$LOG/$name.log" | tr -s ' ')" ;; esac
   printf '%-34s %-10s %7d ms  %s\n' "$name" "$st" "$ms" "$what" | tee -a "$results"
 }
@@ -419,6 +421,25 @@ if has sm120; then
   name=sm120_native_refused
   "$RUN" "$D/cubin/sm120_family.cubin" --case test:0 $ONE > "$LOG/$name.log" 2>&1 < /dev/null; rc=$?
   if [[ $rc -eq 2 ]] && grep -q "TARGET_MISMATCH.*cubin targets sm_120a (sm_120; runs on compute capability 12.0) but the device is sm_90" "$LOG/$name.log"; then
+    pass=$((pass + 1)); st=PASS
+  else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
+  printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 TARGET_MISMATCH "$LOG/$name.log" | cut -c1-160)" | tee -a "$results"
+fi
+# ---- ffn: the expert-FFN example on the native sm_90a kernels --------------------------------
+# moe-ffn --target gpu: the up-projection with the fused SwiGLU + NVFP4 epilogue and the
+# down-projection reading its output, checked against the C reference (the intermediate
+# within its mismatch budget, the down-projection on the kernel's own intermediate, the end
+# result against the unfused computation); 20 timed launches of the pair (medians in the
+# log). The C reference of the DeepSeek-V3 shapes takes minutes on the host. Then the
+# scaled-down sm_100a build forced: the runtime must refuse it with TARGET_MISMATCH.
+if has ffn; then
+  FFN="$D/bin/moe-ffn"
+  hone ffn_small_300 600 "$FFN" 300 --small --target gpu --iters 20
+  hone ffn_deepseek_64 1200 "$FFN" 64 --target gpu --iters 20 --threads 16
+  hone ffn_deepseek_512 1800 "$FFN" 512 --target gpu --iters 20 --threads 16
+  name=ffn_sm100a_refused
+  "$FFN" 8 --small --target gpu --kernel-arch sm_100a > "$LOG/$name.log" 2>&1 < /dev/null; rc=$?
+  if [[ $rc -eq 2 ]] && grep -q "TARGET_MISMATCH: cubin targets sm_100a" "$LOG/$name.log"; then
     pass=$((pass + 1)); st=PASS
   else fail=$((fail + 1)); st="FAIL(rc=$rc)"; fi
   printf '%-34s %-10s %s\n' "$name" "$st" "$(grep -m1 TARGET_MISMATCH "$LOG/$name.log" | cut -c1-160)" | tee -a "$results"

@@ -129,4 +129,10 @@ sed 's/target = "sm_100a"/target = "sm_90a"/' examples/moe_deepseek_swiglu.mlir 
 sed 's/kernel_name = "deepseek_v3_up"/kernel_name = "deepseek_v3_up", variants = ["ab_n256_st", "ab_n128", "swap_n128", "swap_n256"]/' \
     examples/moe_deepseek_up.mlir > "$OUT/moe_deepseek_up_st.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/moe_deepseek_up_st.mlir" --proxy -o "$OUT/cubin/proxy_moe_up_st.cubin"
+# The expert-FFN example (the suite's ffn part) with its kernels as the build compiled them
+# (examples/moe-ffn): the native sm_90a cubins, both shapes, and the scaled-down sm_100a
+# ones (for the runtime's refusal on the H200). The binary finds them at ../lib/moe-ffn.
+cp "$BUILD"/bin/moe-ffn "$OUT/bin/"
+mkdir -p "$OUT/lib/moe-ffn"
+cp "$BUILD"/lib/moe-ffn/*.sm_90a.cubin "$BUILD"/lib/moe-ffn/*_small.sm_100a.cubin "$OUT/lib/moe-ffn/"
 echo "packaged into $OUT: $(du -sh "$OUT" | cut -f1)"

@@ -212,9 +212,11 @@ int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table, const nvfp4r
       model->variants[v].param_bytes = nvfp4_abi_param_bytes(model->variants[v].max_groups);
     }
     const uint32_t tokens = (uint32_t)ceil_div64(p->m, E);
+    /* a fused SwiGLU kernel's model groups carry its sfc and gs too (else none fits) */
+    const uint64_t fused = (table->variants[0].epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4) ? 16u : 0u;
     for (uint32_t e = 0; e < E; e++)
       groups[e] = (nvfp4rt_group){16, 16, 16, 16, 16, tokens, p->n, p->k ? p->k : 64,
-                                  p->ldc, has_alpha(&table->variants[0]) ? 16u : 0u, 0, 0};
+                                  p->ldc, has_alpha(&table->variants[0]) ? 16u : 0u, fused, fused};
     best = nvfp4rt_select_variant(model, groups, E, sm_count, NULL);
   }
   free(model);

@@ -437,6 +437,19 @@ static int test_validate(void) {
   nvfp4rt_moe_problem odd = p;
   odd.num_experts = 7;
   T_CHECK(nvfp4rt_moe_select_variant(&t, &odd, 132) == -1, "no variant for another expert count");
+  /* a fused SwiGLU + NVFP4 family (FP4 C of I = N/2 columns): its model groups carry sfc
+   * and gs, so the heuristic chooses among its variants as for any other */
+  nvfp4rt_metadata_table ft = t, fpt = pt;
+  for (int v = 0; v < 2; v++) {
+    ft.variants[v].epilogue_flags |= NVFP4_META_EFLAG_SWIGLU_NVFP4;
+    ft.variants[v].c_type = fpt.variants[v].c_type = NVFP4_META_C_FP4;
+    fpt.variants[v].epilogue_flags |= NVFP4_META_EFLAG_SWIGLU_NVFP4;
+  }
+  for (int i = 0; i < 256; i++) eq[i].sfc = 16, eq[i].gs = 16;
+  want = nvfp4rt_select_variant(&fpt, eq, 256, 132, cost);
+  pick = nvfp4rt_moe_select_variant(&ft, &p, 132);
+  T_CHECK(want >= 0 && pick == want, "fused: the pointer-array model's choice %d, got %d (%s)",
+          want, pick, nvfp4rt_last_error_message());
   printf("validate: contiguous-form launches\n");
   return t_summary("validate");
 #undef BAD

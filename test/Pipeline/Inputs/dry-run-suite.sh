@@ -7,7 +7,7 @@ SUITE=$1 DIR=$2; shift 2
 SRC=$(cd "$(dirname "$0")/../../.." && pwd)
 FAKE=$(cd "$(dirname "$0")" && pwd)/fake-tool.sh
 rm -rf "$DIR" && mkdir -p "$DIR/device/bin" "$DIR/build/bin" "$DIR/path"
-for t in nvfp4-run runtime-gpu-test runtime-gen-test host-launch-emu host-launch-native; do
+for t in nvfp4-run runtime-gpu-test runtime-gen-test host-launch-emu host-launch-native moe-ffn; do
   cp "$FAKE" "$DIR/device/bin/$t"
 done
 for t in nvfp4-run nvfp4-compile; do cp "$FAKE" "$DIR/build/bin/$t"; done
