@@ -95,6 +95,10 @@ m14() { mutate lib/Conversion/Sm100/Epilogue.c "  nvFenceProxyAsyncShared(b);
   nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
+# m15-m16: the CTA pairs' 2-SM loads (the leader's full[s] counts both CTAs' bytes; the N
+# role's scale factors multicast to both CTAs).
+m15() { mutate lib/Conversion/Generator/Producer.c "nvMbarArriveExpectTx(b, full, kbMulI(b, tx, 2));" "nvMbarArriveExpectTx(b, full, tx);"; }
+m16() { mutate lib/Conversion/Generator/Producer.c "p.mask = kbConst(b, b->i16, 0x3);" "p.mask = kbConst(b, b->i16, 0x1);"; }
 # r1-r3: the three planted bugs that issue 33's independent round describes (two no test
 # caught, one that crashed the simulator); r4-r6: the sm_90a kernel's broken orders that
 # test/CpuSim/cpu-reports-sm90a.test makes by editing lowered IR, planted in the generator;
@@ -157,6 +161,8 @@ MUTATIONS=(
   "m12|sm100|tcgen05.fence::after_thread_sync removed between the epilogue's accumulator-full wait and its tcgen05.ld"
   "m13|sm100|tcgen05.fence::before_thread_sync removed before the epilogue's accumulator-empty arrive"
   "m14|sm100|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
+  "m15|sm100|a CTA pair's leader arms full[s] with one CTA's bytes instead of both CTAs' (expect-tx of the 2-SM loads)"
+  "m16|sm100|a CTA pair's multicast of the N role's scale factors with mask 0b01 instead of 0b11 (the peer's copy never lands)"
   "r1|sm90|issue 33 (missed): stream-K, the barrier between the partial-sum stores and the atomic add that publishes them deleted"
   "r2|sm100|issue 33 (missed): the pipeline drain at kernel exit waits one stage too few (the producer's last stage, the MMA's last scale-factor slot)"
   "r3|sm100|issue 33 (crashed the simulator): direct C stores with row stride N instead of ldc on the last partial tile"

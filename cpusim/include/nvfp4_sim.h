@@ -129,6 +129,12 @@ NVFP4_SIM_ENTRY uint64_t nvfp4_sim_cluster_addr(uint32_t addr);
  * [dst], [tmap, {x, y}], [bar] (+ .L2::cache_hint when has_hint). */
 NVFP4_SIM_ENTRY void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, uint32_t bar,
                         uint64_t l2_hint, uint32_t has_hint, uint32_t site);
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+ *   [.multicast::cluster][.cta_group::2] [dst], [tmap, {x, y}], [bar][, mask]: cta_group 1
+ * or 2, mask 0 without .multicast::cluster (the cache hint is dropped) */
+NVFP4_SIM_ENTRY void nvfp4_sim_tma_load_cluster(uint64_t dst, const void *tmap, int32_t x,
+                                                int32_t y, uint32_t bar, uint32_t cta_group,
+                                                uint32_t mask, uint32_t site);
 /* cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tmap, {x, y}], [src] */
 NVFP4_SIM_ENTRY void nvfp4_sim_tma_store(const void *tmap, uint32_t src, int32_t x, int32_t y, uint32_t site);
 NVFP4_SIM_ENTRY void nvfp4_sim_bulk_commit_group(uint32_t site);

@@ -151,6 +151,7 @@ typedef struct sim_op {
   int32_t x, y;
   uint32_t smem, bar, bytes, rows_done, piece_rows;
   uint8_t dst_cta;
+  uint8_t bar_cta;    /* TMA load: the CTA of its mbarrier (.cta_group::2: the pair's even CTA) */
   uint8_t *staging;   /* TMA store: the box read from shared memory */
   uint32_t group;     /* TMA store: bulk group */
   /* tcgen05 */

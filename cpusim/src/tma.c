@@ -99,40 +99,84 @@ static void check_box(const sim_tmap *m, uint32_t smem, int32_t x, sim_fiber *f,
     sim_fault(f, site, "TMA of 16U4 elements at the odd x coordinate %d", x);
 }
 
-void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, uint32_t bar,
-                        uint64_t l2_hint, uint32_t has_hint, uint32_t site) {
-  (void)l2_hint;
-  (void)has_hint; /* cache policies do not change the result */
-  sim_fiber *f = sim_at(site);
-  sim_cta *c = f->cta;
-  sim_tmap m;
-  decode_or_fault(tmap, &m, f, site);
-  sim_griddep_check(f, (uintptr_t)m.base, "this TMA load reads the tensor at", site);
-  if ((uint32_t)(dst >> 32) != c->rank)
-    sim_fault(f, site, "TMA load into the shared memory of CTA rank %u from rank %u (multicast "
-                       "and remote destinations are not implemented)", (uint32_t)(dst >> 32), c->rank);
-  const uint32_t addr = (uint32_t)dst, bytes = row_bytes(&m) * m.box[1];
-  check_box(&m, addr, x, f, site);
-  (void)sim_mbar_at(c, bar, f, site);
-  check_load_rows(&m, x, y, f, site);
+/* One destination of a load: box into CTA `dcta`'s shared memory at `addr`, complete_tx on
+ * the mbarrier at `bar` of CTA `bcta`. */
+static void tma_load_into(sim_fiber *f, const sim_tmap *m, int32_t x, int32_t y, uint32_t addr,
+                          uint32_t dcta, uint32_t bar, uint32_t bcta, uint32_t site) {
+  sim_cta *c = f->cta, *d = &G->cta[dcta];
+  const uint32_t bytes = row_bytes(m) * m->box[1];
+  (void)sim_mbar_at(&G->cta[bcta], bar, f, site);
   sim_op *op = sim_op_new(SIM_OP_TMA_LOAD, f, site);
-  op->map = m;
+  op->map = *m;
   op->x = x;
   op->y = y;
   op->smem = addr;
   op->bar = bar;
   op->bytes = bytes;
-  op->dst_cta = (uint8_t)c->rank;
-  op->comp = sim_comp_tma(f, bar);
+  op->dst_cta = (uint8_t)dcta;
+  op->bar_cta = (uint8_t)bcta;
+  /* an operation on another CTA's memory or barrier keeps that CTA from exiting too */
+  op->cta_group = dcta != c->rank || bcta != c->rank ? 2 : 1;
+  /* the thread's loads into one barrier are one agent (another CTA's: its own key) */
+  op->comp = sim_comp_tma(f, bcta == c->rank ? bar : bar | (bcta + 1u) << 24);
   op->seq = ++G->comps[op->comp].seq;
   /* one piece, or two split at a random row: a phase may complete between them */
-  op->piece_rows = m.box[1] > 1 && sim_rand_below(2) ? 1 + sim_rand_below(m.box[1] - 1) : m.box[1];
+  op->piece_rows = m->box[1] > 1 && sim_rand_below(2) ? 1 + sim_rand_below(m->box[1] - 1) : m->box[1];
   sim_epoch e = {op->comp, (uint16_t)f->index, op->seq, site, op->id, SIM_ACC_TMA_LOAD,
                  (uint8_t)c->rank, 0};
-  sim_smem_write(c, addr, bytes, &e, f->vc, f);
-  memset(c->smem + addr, 0xFF, bytes);
+  sim_smem_write(d, addr, bytes, &e, f->vc, f);
+  memset(d->smem + addr, 0xFF, bytes);
   G->stats.tma++;
   sim_op_schedule(op);
+}
+
+/* The checks every load makes at its issue; the box's map in *m. */
+static uint32_t tma_load_issue(uint64_t dst, const void *tmap, int32_t x, int32_t y, sim_tmap *m,
+                               sim_fiber *f, uint32_t site) {
+  decode_or_fault(tmap, m, f, site);
+  sim_griddep_check(f, (uintptr_t)m->base, "this TMA load reads the tensor at", site);
+  if ((uint32_t)(dst >> 32) != f->cta->rank)
+    sim_fault(f, site, "TMA load into the shared memory of CTA rank %u from rank %u (remote "
+                       "destinations are not implemented)", (uint32_t)(dst >> 32), f->cta->rank);
+  check_box(m, (uint32_t)dst, x, f, site);
+  check_load_rows(m, x, y, f, site);
+  return (uint32_t)dst;
+}
+
+void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, uint32_t bar,
+                        uint64_t l2_hint, uint32_t has_hint, uint32_t site) {
+  (void)l2_hint;
+  (void)has_hint; /* cache policies do not change the result */
+  sim_fiber *f = sim_at(site);
+  sim_tmap m;
+  const uint32_t addr = tma_load_issue(dst, tmap, x, y, &m, f, site);
+  tma_load_into(f, &m, x, y, addr, f->cta->rank, bar, f->cta->rank, site);
+  sim_maybe_yield();
+}
+
+/* .cta_group::2 and/or .multicast::cluster (PTX ISA, cp.async.bulk.tensor): the box lands
+ * at the destination's offset in every CTA of `mask` (0: the issuing CTA alone), and each
+ * copy's complete_tx lands on the mbarrier at `bar`'s offset — in the CTA it lands in, or,
+ * with .cta_group::2, in the CTA of that CTA's pair that the address's peer bit (bit 24,
+ * MLIR_NVFP4_PEER_BIT_MASK) names: cleared, the even one. The simulator's shared addresses
+ * carry no CTA bits, so a kernel that never clears the bit reads as one that does here. */
+void nvfp4_sim_tma_load_cluster(uint64_t dst, const void *tmap, int32_t x, int32_t y,
+                                uint32_t bar, uint32_t cta_group, uint32_t mask, uint32_t site) {
+  sim_fiber *f = sim_at(site);
+  sim_tmap m;
+  const uint32_t addr = tma_load_issue(dst, tmap, x, y, &m, f, site);
+  const uint32_t rank = f->cta->rank, all = (1u << G->cluster) - 1u;
+  if (cta_group == 2 && G->cluster % 2)
+    sim_fault(f, site, "TMA load with .cta_group::2 in a %u-CTA cluster (no CTA pair)", G->cluster);
+  if (mask & ~all || (mask && cta_group == 2 && !(mask >> rank & 1u)))
+    sim_fault(f, site, "TMA multicast mask 0x%x: CTAs outside the %u-CTA cluster, or a "
+                       ".cta_group::2 load whose mask leaves out its own CTA", mask, G->cluster);
+  const uint32_t peer = bar >> 24 & 1u, offset = bar & 0xFFFFFFu;
+  for (uint32_t d = 0; d < G->cluster; ++d) {
+    if (mask ? !(mask >> d & 1u) : d != rank) continue;
+    const uint32_t bcta = cta_group == 2 ? (d & ~1u) | peer : d;
+    tma_load_into(f, &m, x, y, addr, d, cta_group == 2 ? offset : bar, bcta, site);
+  }
   sim_maybe_yield();
 }
 
@@ -219,7 +263,7 @@ void sim_tma_complete(sim_op *op) {
     }
     op->rows_done += rows;
     const bool done = op->rows_done == op->map.box[1];
-    sim_mbar_complete_tx(c, op->bar, rows * rb, op->comp, op->seq, done);
+    sim_mbar_complete_tx(&G->cta[op->bar_cta], op->bar, rows * rb, op->comp, op->seq, done);
     if (done) {
       op->done = true;
     } else {

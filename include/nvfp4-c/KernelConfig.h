@@ -55,6 +55,10 @@ extern "C" {
 #define MLIR_NVFP4_PRODUCER_WARP 4u
 #define MLIR_NVFP4_MMA_WARP 5u
 #define MLIR_NVFP4_NUM_THREADS 192u
+/* A CTA pair's .cta_group::2 TMA loads complete on the leader's (even CTA's) barrier: the
+ * issuing CTA's shared address of its own barrier with the peer bit (bit 24) cleared, as
+ * CUTLASS's SM100_TMA_2SM_LOAD does (cute::Sm100MmaPeerBitMask). */
+#define MLIR_NVFP4_PEER_BIT_MASK 0xFEFFFFFFu
 
 /* What a range of warps does (the role map; the numbering is the CPU simulator's too). */
 typedef enum MlirNvfp4WarpRole {
@@ -144,6 +148,12 @@ typedef struct MlirNvfp4VariantSpec {
                                       128 (NVFP4_META_VFLAG_SWIGLU_MID_ATOM): a third SFB
                                       atom row per stage; chosen when I is not a static
                                       multiple of 128 */
+  bool pairForward;                /* a CTA pair (ctaGroup 2) for a build retargeted to
+                                      sm_90a (the tcgen05 emulation, the timing proxy),
+                                      which has no .cta_group::2 TMA: each CTA's loads
+                                      complete on its own full[s] and the odd CTA forwards
+                                      each landed stage to the leader's peerFull[s]; the op's
+                                      unit attribute nvfp4.pair_forward */
 } MlirNvfp4VariantSpec;
 
 /* One operand role: the tensor that plays it and its scale factors. */
@@ -254,8 +264,10 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t txBytesFixed;   /* expect_tx bytes per stage that do not depend on the group */
 
   /* mbarrier arrays (indices into the barrier area). A CTA pair keeps the same layout in
-   * both CTAs; peerFull (the leader's: the peer's stage s has landed) only exists for
-   * ctaGroup 2, and the leader's accEmpty counts both CTAs' epilogue threads. */
+   * both CTAs: the leader's full[s] counts both CTAs' bytes (the peer's full barriers are
+   * not used); peerFull (the leader's: the peer's stage s has landed) only exists for a
+   * pair with spec.pairForward, and the leader's accEmpty counts both CTAs' epilogue
+   * threads. */
   MlirNvfp4BarrierArray full, peerFull, empty, accFull, accEmpty, sfFree;
 
   /* Tensor Memory columns (lane 0 based). */

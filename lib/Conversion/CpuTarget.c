@@ -83,6 +83,7 @@ static const char *const kDecls[] = {
     "llvm.func @nvfp4_sim_mapa(i32, i32) -> i64",
     "llvm.func @nvfp4_sim_cluster_addr(i32) -> i64",
     "llvm.func @nvfp4_sim_tma_load(i64, !llvm.ptr, i32, i32, i32, i64, i32, i32)",
+    "llvm.func @nvfp4_sim_tma_load_cluster(i64, !llvm.ptr, i32, i32, i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_tma_store(!llvm.ptr, i32, i32, i32, i32)",
     "llvm.func @nvfp4_sim_bulk_commit_group(i32)",
     "llvm.func @nvfp4_sim_bulk_wait_group(i32, i32, i32)",
@@ -722,6 +723,21 @@ static Nvfp4OpAction mbarTryWait(void *pass, MlirOperation op) {
 
 /* ---- TMA and bulk groups ---- */
 
+/* A CTA pair's load (.cta_group::2 and/or .multicast::cluster): dst, tensor map, x, y,
+ * mbar, the .cta_group and the multicast mask (0: none). */
+static void tmaLoadCluster(Rewriter *r, MlirOperation op, const MlirValue *o, bool multicast,
+                           bool cg2) {
+  KbBuilder *b = &r->b;
+  char what[160];
+  snprintf(what, sizeof what,
+           "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes%s%s",
+           multicast ? ".multicast::cluster" : "", cg2 ? ".cta_group::2" : "");
+  KbValue args[8] = {clusterAddr(r, op, o[0]), o[1], o[2], o[3], sharedAddr(r, op, o[4]),
+                     kbI32(b, cg2 ? 2 : 1), multicast ? kbZExt(b, o[5], b->i32) : kbI32(b, 0),
+                     site(r, what, operandTag(op))};
+  call(r, "nvfp4_sim_tma_load_cluster", 8, args);
+}
+
 static Nvfp4OpAction tmaLoad(void *pass, MlirOperation op) {
   Rewriter *r = pass;
   KbBuilder *b = &r->b;
@@ -729,10 +745,14 @@ static Nvfp4OpAction tmaLoad(void *pass, MlirOperation op) {
   operands(op, o);
   /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
    * predicate */
-  if (segment(op, 2) != 2 || segment(op, 4) != 0 || segment(op, 5) != 0 || segment(op, 7) > 0)
-    return refuse(r, op, "only 2-D tiled TMA loads without im2col, multicast or predicate are "
-                         "implemented");
-  const bool hint = segment(op, 6) == 1;
+  if (segment(op, 2) != 2 || segment(op, 4) != 0 || segment(op, 7) > 0)
+    return refuse(r, op, "only 2-D tiled TMA loads without im2col or predicate are implemented");
+  const bool hint = segment(op, 6) == 1, multicast = segment(op, 5) == 1;
+  const bool cg2 = ctaGroupOf(r, op) == 2;
+  if (multicast || cg2) {
+    tmaLoadCluster(r, op, o, multicast, cg2);
+    return NVFP4_OP_ERASE;
+  }
   MlirAttribute ctaOnly = mlirOperationGetAttributeByName(op, str("isCTAOnly"));
   const bool cta = !mlirAttributeIsNull(ctaOnly) && mlirAttributeIsABool(ctaOnly) &&
                    mlirBoolAttrGetValue(ctaOnly); /* the sm_120a kernel's form */

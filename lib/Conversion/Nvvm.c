@@ -2,6 +2,8 @@
  * attribute spellings follow MLIR 22's NVVMOps.td. */
 #include "Nvvm.h"
 
+#include "nvfp4-c/KernelConfig.h"
+
 #include <stdio.h>
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -85,19 +87,44 @@ void nvFenceProxyAsyncShared(KbBuilder *b) {
   kbOp(b, "nvvm.fence.proxy", 0, NULL, 0, NULL, 2, attrs);
 }
 
-MlirOperation nvTmaLoad2d(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
-                          KbValue x, KbValue y, KbValue l2Hint, const char *tag) {
+static MlirNamedAttribute ctaGroupAttr(KbBuilder *b, const char *name, uint32_t ctaGroup);
+
+/* The load of nvTmaLoad2d / nvTmaLoad2dPair: `ctaGroup` 2 adds .cta_group::2, a non-null
+ * `ctaMask` (i16) .multicast::cluster. */
+static MlirOperation tmaLoad(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
+                             KbValue x, KbValue y, KbValue l2Hint, const char *tag,
+                             uint32_t ctaGroup, KbValue ctaMask) {
   KbValue dst = kbAddrSpaceCast(b, dstShared, b->ptrCluster);
-  KbValue ops[6] = {dst, tensorMap, x, y, bar, l2Hint};
-  bool hint = !mlirValueIsNull(l2Hint);
+  bool hint = !mlirValueIsNull(l2Hint), mask = !mlirValueIsNull(ctaMask);
+  KbValue ops[7] = {dst, tensorMap, x, y, bar};
+  intptr_t n = 5;
+  if (mask) ops[n++] = ctaMask;
+  if (hint) ops[n++] = l2Hint;
   /* dstMem, tmaDescriptor, coordinates, mbar, im2colOffsets, multicastMask, l2CacheHint,
    * predicate */
-  int32_t seg[8] = {1, 1, 2, 1, 0, 0, hint ? 1 : 0, 0};
-  MlirNamedAttribute attrs[2] = {
+  int32_t seg[8] = {1, 1, 2, 1, 0, mask ? 1 : 0, hint ? 1 : 0, 0};
+  MlirNamedAttribute attrs[3] = {
       kbNamed(b, "operandSegmentSizes", kbSegments(b, 8, seg)),
-      kbNamed(b, "nvfp4.operand", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tag)))};
-  return kbOp(b, "nvvm.cp.async.bulk.tensor.shared.cluster.global", 0, NULL, hint ? 6 : 5, ops,
-              2, attrs);
+      kbNamed(b, "nvfp4.operand", mlirStringAttrGet(b->ctx, mlirStringRefCreateFromCString(tag))),
+      ctaGroupAttr(b, "group", ctaGroup)};
+  return kbOp(b, "nvvm.cp.async.bulk.tensor.shared.cluster.global", 0, NULL, n, ops,
+              ctaGroup == 2 ? 3 : 2, attrs);
+}
+
+MlirOperation nvTmaLoad2d(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
+                          KbValue x, KbValue y, KbValue l2Hint, const char *tag) {
+  return tmaLoad(b, dstShared, tensorMap, bar, x, y, l2Hint, tag, 1, (MlirValue){NULL});
+}
+
+MlirOperation nvTmaLoad2dPair(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
+                              KbValue x, KbValue y, KbValue l2Hint, const char *tag,
+                              uint32_t ctaGroup, KbValue ctaMask) {
+  return tmaLoad(b, dstShared, tensorMap, bar, x, y, l2Hint, tag, ctaGroup, ctaMask);
+}
+
+KbValue nvLeaderBarrier(KbBuilder *b, KbValue bar) {
+  KbValue a = kbAnd(b, kbPtrToInt(b, bar, b->i32), kbI32(b, (int32_t)MLIR_NVFP4_PEER_BIT_MASK));
+  return kbIntToPtr(b, a, mlirValueGetType(bar));
 }
 
 MlirOperation nvTmaStore2d(KbBuilder *b, KbValue tensorMap, KbValue srcShared, KbValue x,

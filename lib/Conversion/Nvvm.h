@@ -37,6 +37,17 @@ void nvFenceProxyAsyncShared(KbBuilder *b);
  * (an i64 cache policy, see NV_L2_EVICT_*) may be a null value for none. */
 MlirOperation nvTmaLoad2d(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
                           KbValue x, KbValue y, KbValue l2Hint, const char *tag);
+/* The same load with .cta_group::2 (ctaGroup 2: `bar` may be the peer CTA's barrier, see
+ * nvLeaderBarrier) and, for a non-null i16 `ctaMask`, .multicast::cluster: the box lands
+ * at the same offset in every CTA of the mask, each completing on `bar`'s offset in its
+ * own CTA, or with .cta_group::2 in the CTA the address's peer bit names. */
+MlirOperation nvTmaLoad2dPair(KbBuilder *b, KbValue dstShared, KbValue tensorMap, KbValue bar,
+                              KbValue x, KbValue y, KbValue l2Hint, const char *tag,
+                              uint32_t ctaGroup, KbValue ctaMask);
+/* The leader's (even CTA's) barrier at the offset of `bar` (this CTA's), as a
+ * .cta_group::2 TMA load names it: the address with the peer bit cleared
+ * (MLIR_NVFP4_PEER_BIT_MASK; CUTLASS's SM100_TMA_2SM_LOAD). */
+KbValue nvLeaderBarrier(KbBuilder *b, KbValue bar);
 /* TMA: 2-D tiled store of one box from shared memory (bulk-group completion). */
 MlirOperation nvTmaStore2d(KbBuilder *b, KbValue tensorMap, KbValue srcShared, KbValue x,
                            KbValue y, const char *tag);

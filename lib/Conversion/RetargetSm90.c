@@ -34,8 +34,9 @@ Nvfp4OpAction nvfp4RetargetRefuse(Nvfp4Retarget *r, const char *why) {
 }
 
 /* A/B TMA loads (operands: dst, tensor map, x, y, mbar[, hint]): x in FP4 elements ->
- * bytes; the op stays. Other tagged operands (scale factors, C stores) stay as they are.
- * Refused: a tag that is not a string, an A/B tag on anything but such a load (a
+ * bytes; the op stays. Other tagged operands (scale factors, C stores) stay as they are;
+ * a multicast load is native sm_90a. Refused: a .cta_group::2 load (a CTA pair lowered
+ * without nvfp4.pair_forward), a tag that is not a string, an A/B tag on anything but such a load (a
  * two-operand prefetch crashed here), a tag on an op that is no tensor-map copy. */
 static Nvfp4OpAction byteCoordinates(void *pass, MlirOperation op) {
   Nvfp4Retarget *r = pass;
@@ -47,6 +48,10 @@ static Nvfp4OpAction byteCoordinates(void *pass, MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length < 25 || strncmp(name.data, "nvvm.cp.async.bulk.tensor", 25) != 0)
     return nvfp4RetargetRefuse(r, "the nvfp4.operand tag marks tensor-map copies only");
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("group"))))
+    return nvfp4RetargetRefuse(r, "a .cta_group::2 TMA load has no sm_90a form: lower the CTA "
+                                  "pair with the op's unit attribute nvfp4.pair_forward (the "
+                                  "emulation and proxy builds of nvfp4-compile set it)");
   if (t.length == 1 && (t.data[0] == 'a' || t.data[0] == 'b')) {
     if (!mlirStringRefEqual(name, str("nvvm.cp.async.bulk.tensor.shared.cluster.global")) ||
         mlirOperationGetNumOperands(op) < 4)

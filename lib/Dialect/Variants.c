@@ -183,7 +183,11 @@ intptr_t mlirNvfp4GroupedMatmulGetVariantSpecs(MlirOperation op, struct MlirNvfp
   const bool fused = n > 0 && fusedOn(op, out[0].target);
   const bool dump = !mlirAttributeIsNull(attrOf(op, "nvfp4.debug_activations"));
   const bool mid = fused && midAtom(op, moe, c);
+  /* `nvfp4.pair_forward` (a unit attribute the sm_90a-retargeted builds put on the op):
+   * the CTA pairs hand stages over without .cta_group::2 TMA (KernelConfig.h). */
+  const bool forward = !mlirAttributeIsNull(attrOf(op, "nvfp4.pair_forward"));
   for (intptr_t i = 0; i < n; ++i) {
+    out[i].pairForward = forward && out[i].ctaGroup > 1;
     out[i].output = fused ? MLIR_NVFP4_OUTPUT_FP4 : output;
     out[i].swiglu = fused;
     out[i].debugActivations = fused && dump;

@@ -313,7 +313,7 @@ static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
         planSmem(cfg, &top, "store staging", cfg->stagingBytes, cfg->stagingBuffers, 1024);
   const uint32_t pair = spec.ctaGroup;
   planBarriers(cfg, &cfg->full, "full", stages, 1);
-  planBarriers(cfg, &cfg->peerFull, "peerFull", pair > 1 ? stages : 0u, 1);
+  planBarriers(cfg, &cfg->peerFull, "peerFull", pair > 1 && spec.pairForward ? stages : 0u, 1);
   planBarriers(cfg, &cfg->empty, "empty", stages, 1);
   planBarriers(cfg, &cfg->accFull, "accFull", acc, 1);
   planBarriers(cfg, &cfg->accEmpty, "accEmpty", acc, 32u * MLIR_NVFP4_NUM_EPILOGUE_WARPS * pair);
@@ -988,7 +988,7 @@ static bool specEqual(const MlirNvfp4VariantSpec *a, const MlirNvfp4VariantSpec 
          a->target == b->target && a->output == b->output && a->alpha == b->alpha &&
          a->form == b->form && a->tileM == b->tileM && a->streamK == b->streamK &&
          a->swiglu == b->swiglu && a->debugActivations == b->debugActivations &&
-         a->swigluMidAtom == b->swigluMidAtom;
+         a->swigluMidAtom == b->swigluMidAtom && a->pairForward == b->pairForward;
 }
 
 /* The slot of these inputs, or (found false) the slot to plan them into: an empty one, else

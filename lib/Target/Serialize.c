@@ -290,6 +290,17 @@ static bool rewritesBlackwellOnly(MlirOperation module, const MlirNvfp4CompileOp
   return false;
 }
 
+/* Walk callback: marks each nvfp4 op with the unit attribute nvfp4.pair_forward, so that
+ * its CTA pairs hand stages over in a form sm_90a executes (KernelConfig.h, pairForward). */
+static MlirWalkResult markPairForward(MlirOperation op, void *user) {
+  (void)user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length >= 6 && strncmp(name.data, "nvfp4.", 6) == 0)
+    mlirOperationSetAttributeByName(op, str("nvfp4.pair_forward"),
+                                    mlirUnitAttrGet(mlirOperationGetContext(op)));
+  return MlirWalkResultAdvance;
+}
+
 /* ---- the whole --------------------------------------------------------------------------- */
 
 static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outcome *out) {
@@ -301,6 +312,8 @@ static bool compile(MlirOperation module, const MlirNvfp4CompileOptions *o, Outc
   if (!rewritesBlackwellOnly(module, o, r)) return false;
   const bool cached = o->cacheDir && !o->stopAfterLowering;
   if (cached && cacheLookup(module, o, out)) return true;
+  /* sm_90a has no .cta_group::2 TMA: the retargeted builds' pairs forward their stages */
+  if (o->emulate || o->proxy) mlirOperationWalk(module, markPairForward, NULL, MlirWalkPreOrder);
   if (!lower(module, o, r)) return false;
   if (o->stopAfterLowering) return true;
   if (!emitPtx(module, o, r)) return false;

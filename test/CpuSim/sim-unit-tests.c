@@ -115,7 +115,11 @@ static void k_tma(void *pp) {
   if (nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X) == 0) {
     nvfp4_sim_mbar_init(bar, 1, 0);
     nvfp4_sim_mbar_arrive_expect_tx(bar, 128 * BOX_ROWS - (p->mode == 1 ? 16 : 0), 1);
-    nvfp4_sim_tma_load(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, bar, 0, 0, 2);
+    if (p->mode < 2)
+      nvfp4_sim_tma_load(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, bar, 0, 0, 2);
+    else /* 2: multicast to itself; 3: to a CTA outside the cluster; 4: .cta_group::2 */
+      nvfp4_sim_tma_load_cluster(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, bar,
+                                 p->mode == 4 ? 2 : 1, p->mode == 3 ? 0x3 : 0x1, 2);
     wait_bar(bar, 0);
     nvfp4_sim_smem_access(dst, 128 * BOX_ROWS, 0, 4);
     memcpy(p->out, smem(dst), 128 * BOX_ROWS);
@@ -174,7 +178,22 @@ static void test_tma(void) {
         }
     CHECK(bad == 0, "tma seed %llu: %d bytes of the swizzled image differ", (unsigned long long)seed, bad);
   }
-  printf("tma: 16U4 SWIZZLE_128B image and zero fill, 3 schedules\n");
+  /* the cluster form: a multicast to its own CTA alone lands like the plain load; a mask
+   * naming a CTA outside the cluster, and .cta_group::2 without a pair, are faults */
+  nvfp4sim_result r;
+  uint8_t again[128 * BOX_ROWS];
+  tma_params(&p, again, 2);
+  nvfp4sim_outcome o = run(k_tma, &p, 1, &r, NULL, 0);
+  CHECK(o == NVFP4SIM_OK && !memcmp(again, out, sizeof out), "tma multicast to itself: %s %s",
+        nvfp4sim_outcome_name(o), r.message);
+  for (int mode = 3; mode <= 4; ++mode) {
+    tma_params(&p, again, mode);
+    o = run(k_tma, &p, 1, &r, NULL, 0);
+    CHECK(o == NVFP4SIM_FAULT, "tma cluster form mode %d: %s (a fault expected)", mode,
+          nvfp4sim_outcome_name(o));
+  }
+  printf("tma: 16U4 SWIZZLE_128B image and zero fill, 3 schedules; multicast mask and "
+         ".cta_group::2 checked\n");
 }
 
 static void test_tmap(void) {

@@ -84,7 +84,7 @@ static void invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->full.count == c->stages && c->empty.count == c->stages &&
             c->accFull.count == c->accBuffers && c->accEmpty.count == c->accBuffers &&
             c->accEmpty.arrivals == 128u * c->spec.ctaGroup &&
-            c->peerFull.count == (c->spec.ctaGroup > 1 ? c->stages : 0u) &&
+            c->peerFull.count == (c->spec.ctaGroup > 1 && c->spec.pairForward ? c->stages : 0u) &&
             c->sfFree.count == (c->sfRing ? c->sfSlots : 0u),
         "barrier arrays match the pipeline", name);
   check((c->tmemCols & (c->tmemCols - 1)) == 0 && c->tmemCols >= 32 &&
@@ -814,6 +814,15 @@ int main(int argc, char **argv) {
                      (s.orientation != MLIR_NVFP4_ORIENTATION_AB || s.ctaGroup != 1));
       check(ok == expect, ok ? "planned" : why, all[i]);
       if (ok) invariants(&c, all[i]);
+      if (!ok || s.ctaGroup == 1) continue;
+      /* the sm_90a builds' pairs (pairForward): the same plan plus one peerFull per stage */
+      MlirNvfp4VariantSpec f = s;
+      MlirNvfp4KernelConfig fc;
+      f.pairForward = true;
+      int fok = mlirNvfp4KernelConfigInitVariant(&fc, groups[g], f, why, sizeof why);
+      check(fok && fc.stages == c.stages && fc.dynSmemBytes == c.dynSmemBytes + 8u * c.stages,
+            "pairForward: the plan plus a peerFull barrier per stage", all[i]);
+      if (fok) invariants(&fc, all[i]);
     }
   }
   /* every variant in every form, C type and with or without alpha */
@@ -874,7 +883,7 @@ int main(int argc, char **argv) {
   golden("ab_n128_st", 6, 2, 6, 222344);
   golden("swap_n128", 5, 2, 5, 218232);
   golden("swap_n256", 3, 1, 3, 199752);
-  golden("swap2_n256", 5, 1, 5, 228496);
+  golden("swap2_n256", 5, 1, 5, 228456);
   /* requested stages: exact, or an error naming the limit */
   MlirNvfp4VariantSpec s = mlirNvfp4VariantSpecDefault(128, 7);
   MlirNvfp4KernelConfig c;

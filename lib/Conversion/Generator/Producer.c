@@ -3,7 +3,8 @@
  * consumers released the stage (empty[s]), arm full[s] with the stage's bytes and issue its
  * four boxes — the M-role tile, the N-role tile (the tile's tile_n rows for a per-group N),
  * one M-role and the N-role scale-factor atom rows. A CTA pair loads each CTA's half of both
- * roles' rows and its own M-role scale factors; the contiguous form adds where the tile's
+ * roles' rows and its own M-role scale factors, and the leader multicasts the N role's
+ * scale factors, which both CTAs read, to both (pairLoads); the contiguous form adds where the tile's
  * expert starts in the shared maps, and a BALANCED_N plan's (sm_90a) token tile of
  * T = 16 j rows comes through the box ladder, and the fused SwiGLU epilogue's gate and up
  * halves of B's tile (either role) as two boxes each. The targets choose the x coordinate of the
@@ -75,6 +76,61 @@ static void fusedHalves(GenKernel *g, GenTile *t, KbValue rows[2], KbValue atoms
   atoms[2] = g->cfg->spec.swigluMidAtom ? kbAddI(b, atoms[1], 1) : (MlirValue){NULL};
 }
 
+/* The CTA pair's handoff of a stage as CUTLASS's 2-SM collective does it
+ * (sm100_blockscaled_mma_warpspecialized, SM100_TMA_2SM_LOAD[_MULTICAST]): every load is
+ * .cta_group::2 and completes on the leader's full[s] (the peer bit of the barrier address
+ * cleared), which only the leader arms, with both CTAs' bytes; the N role's scale factors
+ * (both CTAs' Tensor Memory needs all of them) are loaded once, by the leader, and
+ * multicast to both CTAs (mask 0b11), so they count twice. With spec.pairForward (sm_90a
+ * builds: no .cta_group::2) each CTA arms and fills its own full[s] — the multicast
+ * completing on each destination's own barrier — and the odd CTA forwards (Mainloop.c). */
+typedef struct PairLoads {
+  bool pair;      /* a CTA pair */
+  uint32_t group; /* the loads' .cta_group: 2, or 1 with pairForward */
+  KbValue leader; /* i1: this CTA is the pair's even CTA */
+  KbValue mask;   /* i16 multicast mask of the N role's scale factors */
+} PairLoads;
+
+static PairLoads pairLoads(GenKernel *g) {
+  KbBuilder *b = g->b;
+  PairLoads p = {g->cfg->spec.ctaGroup > 1, 1, {NULL}, {NULL}};
+  if (!p.pair) return p;
+  p.group = g->cfg->spec.pairForward ? 1u : 2u;
+  p.leader = kbCmpI(b, KB_EQ, g->ctaRank, 0);
+  p.mask = kbConst(b, b->i16, 0x3);
+  return p;
+}
+
+/* Arms this CTA's share of full[s] with a stage of `tx` bytes per CTA: a 2-SM pair's leader
+ * both CTAs' bytes (its peer none), any other CTA its own. */
+static void armStage(KbBuilder *b, const PairLoads *p, KbValue full, KbValue tx) {
+  if (!p->pair || p->group == 1) {
+    nvMbarArriveExpectTx(b, full, tx);
+    return;
+  }
+  kbIf(b, p->leader);
+  nvMbarArriveExpectTx(b, full, kbMulI(b, tx, 2));
+  kbEndIf(b);
+}
+
+/* The barrier a pair's loads of the stage complete on (full[s], or the leader's). */
+static KbValue pairBarrier(KbBuilder *b, const PairLoads *p, KbValue full) {
+  return p->pair && p->group == 2 ? nvLeaderBarrier(b, full) : full;
+}
+
+/* Load i of a pair's stage (0..3: M role, N role, their scale factors) on `bar`. */
+static void pairLoad(GenKernel *g, const PairLoads *p, uint32_t i, KbValue dst, KbValue map,
+                     KbValue bar, KbValue x, KbValue y, KbValue hint, const char *tag) {
+  KbBuilder *b = g->b;
+  if (i != 3) {
+    nvTmaLoad2dPair(b, dst, map, bar, x, y, hint, tag, p->group, (MlirValue){NULL});
+    return;
+  }
+  kbIf(b, p->leader);
+  nvTmaLoad2dPair(b, dst, map, bar, x, y, hint, tag, p->group, p->mask);
+  kbEndIf(b);
+}
+
 void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProducerStyle *style) {
   KbBuilder *b = g->b;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
@@ -108,6 +164,7 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
   const uint32_t boxes[2] = {2, rb->sfAtoms};
   const uint32_t boxBytes[2] = {(bRole ? cfg->nBytes : cfg->mBytes) / 2,
                                 (bRole ? cfg->sfnBytes : cfg->sfmBytes) / rb->sfAtoms};
+  const PairLoads pair = pairLoads(g); /* the planner refuses pairs with a ladder or swiglu */
 
   KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
@@ -115,7 +172,8 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
   {
     genPipeProducerAcquire(g, stages);
     KbValue full = genPipeFullBar(g, stages);
-    nvMbarArriveExpectTx(b, full, tx);
+    armStage(b, &pair, full, tx);
+    KbValue pairBar = pairBarrier(b, &pair, full);
     KbValue base = genSmemAddr(g, 0, cfg->stageBytes, genPipeIndex(b, stages));
     KbValue ktv = kbGet(b, kt);
     /* x of the data: FP4 elements (16U4 maps) or bytes (UINT8 maps); of the scale factors:
@@ -125,7 +183,10 @@ void genProducerTile(GenKernel *g, GenTile *t, GenPipe *stages, const GenProduce
     x[1] = style->byteCoordinates ? kbMulI(b, ktv, cfg->tileK) : x[0];
     for (int i = 0; i < 4; ++i) {
       KbValue dst = kbAddI(b, base, offsets[i]);
-      if (i == 1 && ladder)
+      if (pair.pair)
+        pairLoad(g, &pair, (uint32_t)i, genSharedPtr(g, dst), maps[i], pairBar, x[i / 2],
+                 rows[i], hints[i], tensorTag(tensors[i]));
+      else if (i == 1 && ladder)
         loadTokensLadder(g, t, style, dst, full, x[0], rows[i], hints[i], tensorTag(tensors[i]));
       else if (cfg->spec.swiglu && (uint32_t)i % 2 == bRole)
         for (uint32_t h = 0; h < boxes[i / 2]; ++h)

@@ -15,10 +15,13 @@
  * scale-factor atom (docs/kernel-sm100a.md).
  *
  * A CTA pair (cta_group::2) runs one MMA of M = 256 over both CTAs' shared memory and
- * Tensor Memory, issued by the leader (cluster rank 0). Each CTA's producer fills its own
- * stage and full[s]; the peer's MMA-warp thread forwards "stage s landed" to the leader's
- * peerFull[s] (a remote arrive); the leader waits both, and its commits are multicast to
- * both CTAs' empty[s] and accFull[b].
+ * Tensor Memory, issued by the leader (cluster rank 0). Both CTAs' .cta_group::2 TMA loads
+ * complete on the leader's full[s] (Producer.c), so the leader waits that barrier alone
+ * and the peer's MMA warp has no mainloop; the leader's commits are multicast to both
+ * CTAs' empty[s] and accFull[b]. With spec.pairForward (the sm_90a builds, which have no
+ * .cta_group::2 TMA) each CTA's loads complete on its own full[s], the peer's MMA-warp
+ * thread forwards "stage s landed" to the leader's peerFull[s] (a remote arrive) and the
+ * leader waits both.
  */
 #include "Sm100Kernel.h"
 
@@ -119,7 +122,7 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
   {
     genPipeConsumerWait(g, &st->stages);
-    if (pair) /* the peer's half of the stage */
+    if (cfg->spec.pairForward) /* the peer's half of the stage, forwarded */
       genMbarWait(g, genBarrier(g, &cfg->peerFull, genPipeIndex(b, &st->stages)),
                  kbGet(b, st->stages.pos.phase));
     nvTcFenceAfter(b);
@@ -181,7 +184,7 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   genRingAdvance(b, &st->acc.pos);
 }
 
-/* The peer of a CTA pair: forwards each of its stages' arrival to the leader. */
+/* The peer of a pairForward CTA pair: forwards each of its stages' arrival to the leader. */
 static void forwardTile(GenKernel *g, GenTile *t, void *state) {
   KbBuilder *b = g->b;
   GenPipe *stages = state;
@@ -202,10 +205,12 @@ void sm100MmaLoop(Sm100Kernel *k) {
   GenKernel *g = &k->g;
   const MlirNvfp4KernelConfig *cfg = g->cfg;
   if (cfg->spec.ctaGroup > 1) {
-    /* only the leader issues; the peer forwards its stages */
+    /* only the leader issues; a pairForward peer forwards its stages */
     kbIf(g->b, kbCmpI(g->b, KB_NE, g->ctaRank, 0));
-    GenPipe stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
-    genForEachTile(g, forwardTile, &stages);
+    if (cfg->spec.pairForward) {
+      GenPipe stages = genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty);
+      genForEachTile(g, forwardTile, &stages);
+    }
     kbElse(g->b);
   }
   MmaState st = {k->tmemBase, genPipeNew(g->b, cfg->stages, &cfg->full, &cfg->empty),

@@ -223,24 +223,49 @@ func.func @swap(%a: memref<?x512xf4E2M1FN>, %b: memref<512x512xf4E2M1FN>,
 
 // swap2_n256: a CTA pair (cluster 2 x 1 x 1). Every tcgen05 op carries cta_group::2; the
 // MMA is M = 256 (descriptor base 0x10000480); the leader's commits are multicast to both
-// CTAs (mask 3); peerFull barriers (5 + 5 + 5 + 1 + 1 = 17); the peer forwards its stages
-// and its epilogue releases the leader's accumulator through mapa + a cluster-scope
-// arrive; cluster barriers after the barrier init and before the TMEM is freed.
+// CTAs (mask 3); no peerFull barriers (5 + 5 + 1 + 1 = 12); the stages come in as CUTLASS's
+// 2-SM collective loads them: the leader alone arms full[s], with twice this CTA's bytes,
+// every load is .cta_group::2 on the leader's barrier (the address's peer bit, bit 24,
+// cleared: 0xFEFFFFFF = -16777217), and the N role's scale factors (swap-AB: SFA) are loaded
+// by the leader alone, multicast to both CTAs (mask 3); the peer's epilogue releases the
+// leader's accumulator through mapa + a cluster-scope arrive; cluster barriers after the
+// barrier init and before the TMEM is freed.
 // CHECK-LABEL: llvm.func @kp_swap2_n256(
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
-// CHECK-COUNT-17: nvvm.mbarrier.init
+// CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
+// CHECK-COUNT-12: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.tcgen05.alloc %{{.*}}, %{{.*}} {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.tcgen05.relinquish_alloc_permit {group = #nvvm.cta_group<cta_2>}
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK-NEXT: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: %[[LEADER:.*]] = llvm.icmp "eq" %[[RANK]], %{{.*}} : i32
+// CHECK-NEXT: %[[MC:.*]] = llvm.mlir.constant(3 : i16) : i16
+// CHECK: llvm.cond_br %[[LEADER]], ^[[ARM:bb[0-9]+]], ^bb
+// CHECK: ^[[ARM]]:
+// CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[BOTH:.*]] = llvm.mul %{{.*}}, %[[C2]] : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %[[BOTH]] : !llvm.ptr<3>, i32
+// CHECK: %[[PEERBIT:.*]] = llvm.mlir.constant(-16777217 : i32) : i32
+// CHECK-NEXT: %[[F:.*]] = llvm.ptrtoint %[[FULL]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: %[[L:.*]] = llvm.and %[[F]], %[[PEERBIT]] : i32
+// CHECK-NEXT: %[[BAR:.*]] = llvm.inttoptr %[[L]] : i32 to !llvm.ptr<3>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] l2_cache_hint = %{{.*}} {group = #nvvm.cta_group<cta_2>, nvfp4.operand = "b"} : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] l2_cache_hint = %{{.*}} {group = #nvvm.cta_group<cta_2>, nvfp4.operand = "a"} : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] l2_cache_hint = %{{.*}} {group = #nvvm.cta_group<cta_2>, nvfp4.operand = "sfb"} : !llvm.ptr<7>, !llvm.ptr
+// CHECK: llvm.cond_br %[[LEADER]], ^[[MCAST:bb[0-9]+]], ^bb
+// CHECK: ^[[MCAST]]:
+// CHECK-NEXT: llvm.addrspacecast
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] multicast_mask = %[[MC]] l2_cache_hint = %{{.*}} {group = #nvvm.cta_group<cta_2>, nvfp4.operand = "sfa"} : !llvm.ptr<7>, !llvm.ptr
 // CHECK: llvm.mlir.constant(268436608 : i32) : i32
 // CHECK: nvvm.tcgen05.cp %{{.*}}, %{{.*}} {group = #nvvm.cta_group<cta_2>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
 // CHECK: nvvm.tcgen05.mma.block_scale {{.*}} ctaGroup = #nvvm.cta_group<cta_2>
 // CHECK: %[[MASK:.*]] = llvm.mlir.constant(3 : i16) : i16
 // CHECK-NEXT: nvvm.tcgen05.commit %{{.*}}, multicast_mask = %[[MASK]] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+// The peer's MMA warp has no mainloop: the kernel's one remote arrive is the epilogue's.
+// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NOT: nvvm.mapa
 // CHECK: nvvm.tcgen05.dealloc %{{.*}}, %{{.*}} {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>, i32
 func.func @pair(%a: memref<?x512xf4E2M1FN>, %b: memref<512x512xf4E2M1FN>,
                 %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<4x8x32x4x4xf8E4M3FN>,
