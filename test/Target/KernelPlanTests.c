@@ -376,6 +376,25 @@ static void fusedTests(void) {
   check(!mlirNvfp4KernelConfigInitVariant(&c, 1, s, NULL, 0), "the activation dump alone refused", "spec");
 }
 
+/* Plans `variant` of `target` with the fused epilogue (alpha, FP4 C) in form `form` for 8
+ * groups, naming the check "<tag> fused <variant> <form>" (into `name`); checks that it
+ * planned and returns whether it did. */
+static int planFused(const char *variant, MlirNvfp4Target target, uint32_t form,
+                     const char *tag, MlirNvfp4KernelConfig *c, char *name, size_t nameBytes) {
+  MlirNvfp4VariantSpec s;
+  char why[200] = "";
+  mlirNvfp4VariantSpecParse(variant, strlen(variant), 0, &s);
+  s.target = target;
+  s.swiglu = true;
+  s.output = MLIR_NVFP4_OUTPUT_FP4;
+  s.alpha = true;
+  s.form = (MlirNvfp4Form)form;
+  snprintf(name, nameBytes, "%s fused %s %s", tag, variant, form ? "contiguous" : "pointer-array");
+  int ok = mlirNvfp4KernelConfigInitVariant(c, 8, s, why, sizeof why);
+  check(ok, ok ? "planned" : why, name);
+  return ok;
+}
+
 /* The sm_90a fused epilogue: swap_n64, swap_n128 and swap_n192 plan in both forms, B's
  * tile as two 64-row M-role boxes with one SFB atom row each (two atom-row slots in the
  * stage), direct stores, SWIGLU_MID_ATOM (I any multiple of 64), swap_n128 without the
@@ -384,19 +403,10 @@ static void fusedSm90Tests(void) {
   static const char *const built[] = {"swap_n64", "swap_n128", "swap_n192"};
   for (uint32_t v = 0; v < 3; ++v)
     for (uint32_t form = 0; form < 2; ++form) {
-      MlirNvfp4VariantSpec s;
       MlirNvfp4KernelConfig c;
-      char why[200] = "", name[64];
-      mlirNvfp4VariantSpecParse(built[v], strlen(built[v]), 0, &s);
-      s.target = MLIR_NVFP4_TARGET_SM90A;
-      s.swiglu = true;
-      s.output = MLIR_NVFP4_OUTPUT_FP4;
-      s.alpha = true;
-      s.form = (MlirNvfp4Form)form;
-      snprintf(name, sizeof name, "sm90 fused %s %s", built[v], form ? "contiguous" : "pointer-array");
-      int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
-      check(ok, ok ? "planned" : why, name);
-      if (!ok) continue;
+      char name[64];
+      if (!planFused(built[v], MLIR_NVFP4_TARGET_SM90A, form, "sm90", &c, name, sizeof name))
+        continue;
       sm90Invariants(&c, name);
       check(c.roleM.sfAtoms == 2 && c.sfmBytes == 2u * 4u * MLIR_NVFP4_SF_ATOM_BYTES &&
                 !c.sm90.stageUnroll && c.stagingBuffers * c.stagingBytes >= 256u * c.tileN,
@@ -717,19 +727,10 @@ static void sm120FusedTests(void) {
   static const uint32_t wantStages[] = {3, 2};
   for (uint32_t v = 0; v < 2; ++v)
     for (uint32_t form = 0; form < 2; ++form) {
-      MlirNvfp4VariantSpec s;
       MlirNvfp4KernelConfig c;
-      char why[200] = "", name[64];
-      mlirNvfp4VariantSpecParse(variants[v], strlen(variants[v]), 0, &s);
-      s.target = MLIR_NVFP4_TARGET_SM120A;
-      s.swiglu = true;
-      s.output = MLIR_NVFP4_OUTPUT_FP4;
-      s.alpha = true;
-      s.form = (MlirNvfp4Form)form;
-      snprintf(name, sizeof name, "sm120 fused %s %s", variants[v], form ? "contiguous" : "pointer-array");
-      int ok = mlirNvfp4KernelConfigInitVariant(&c, 8, s, why, sizeof why);
-      check(ok, ok ? "planned" : why, name);
-      if (!ok) continue;
+      char name[64];
+      if (!planFused(variants[v], MLIR_NVFP4_TARGET_SM120A, form, "sm120", &c, name, sizeof name))
+        continue;
       sm120Invariants(&c, name);
       check(c.roleN.sfAtoms == 2 && c.sfnBytes == 2 * c.sfmBytes && c.cElemBytes == 1,
             "two SFB atom rows per stage, one byte per two FP4 of C", name);
