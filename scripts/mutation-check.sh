@@ -32,7 +32,8 @@ WORK=$(mktemp -d /tmp/nvfp4-mutation-XXXXXX)
 FILES="lib/Conversion/Sm100/Kernel.c lib/Conversion/Sm100/Epilogue.c lib/Conversion/Sm100/Mainloop.c lib/Conversion/Generator/Generator.c
        lib/Conversion/Generator/Producer.c lib/Target/KernelConfig.c
        lib/Conversion/Sm90/Epilogue.c lib/Conversion/Sm90/Mainloop.c lib/Conversion/Sm90/Kernel.c
-       lib/Conversion/Sm90/TokenDecoder.c lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c"
+       lib/Conversion/Sm90/TokenDecoder.c lib/Conversion/Sm120/Mainloop.c lib/Target/DescriptorsSm120.c
+       lib/Conversion/Nvvm.c"
 for f in $FILES; do mkdir -p "$WORK/orig/$(dirname "$f")"; cp "$ROOT/$f" "$WORK/orig/$f"; done
 # The binaries the mutated sources go into (the fused epilogue's block below adds its own).
 REBUILD="nvfp4-compile"
@@ -95,10 +96,12 @@ m14() { mutate lib/Conversion/Sm100/Epilogue.c "  nvFenceProxyAsyncShared(b);
   nvNamedBarrier(b, EPI_BARRIER_ID, EPI_THREADS);"; }
 m10() { mutate lib/Conversion/Sm100/Mainloop.c "      genPipeProducerAcquire(g, &st->sf);
 " ""; }
-# m15-m16: the CTA pairs' 2-SM loads (the leader's full[s] counts both CTAs' bytes; the N
-# role's scale factors multicast to both CTAs).
+# m15-m17: the CTA pairs' 2-SM loads (the leader's full[s] counts both CTAs' bytes; the N
+# role's scale factors multicast to both CTAs; the odd CTA's loads name the leader's barrier
+# by clearing the peer bit, bit 24, of its own barrier's address).
 m15() { mutate lib/Conversion/Generator/Producer.c "nvMbarArriveExpectTx(b, full, kbMulI(b, tx, 2));" "nvMbarArriveExpectTx(b, full, tx);"; }
 m16() { mutate lib/Conversion/Generator/Producer.c "p.mask = kbConst(b, b->i16, 0x3);" "p.mask = kbConst(b, b->i16, 0x1);"; }
+m17() { mutate lib/Conversion/Nvvm.c "KbValue a = kbAnd(b, kbPtrToInt(b, bar, b->i32), kbI32(b, (int32_t)MLIR_NVFP4_PEER_BIT_MASK));" "KbValue a = kbPtrToInt(b, bar, b->i32);"; }
 # r1-r3: the three planted bugs that issue 33's independent round describes (two no test
 # caught, one that crashed the simulator); r4-r6: the sm_90a kernel's broken orders that
 # test/CpuSim/cpu-reports-sm90a.test makes by editing lowered IR, planted in the generator;
@@ -163,6 +166,7 @@ MUTATIONS=(
   "m14|sm100|fence.proxy.async removed before the epilogue's staging barrier (the TMA store reads generic stores no proxy fence made visible)"
   "m15|sm100|a CTA pair's leader arms full[s] with one CTA's bytes instead of both CTAs' (expect-tx of the 2-SM loads)"
   "m16|sm100|a CTA pair's multicast of the N role's scale factors with mask 0b01 instead of 0b11 (the peer's copy never lands)"
+  "m17|sm100|a CTA pair's .cta_group::2 loads keep the peer bit of their barrier address (nvLeaderBarrier's 0xFEFFFFFF mask removed: the odd CTA's bytes complete on its own full[s], not the leader's)"
   "r1|sm90|issue 33 (missed): stream-K, the barrier between the partial-sum stores and the atomic add that publishes them deleted"
   "r2|sm100|issue 33 (missed): the pipeline drain at kernel exit waits one stage too few (the producer's last stage, the MMA's last scale-factor slot)"
   "r3|sm100|issue 33 (crashed the simulator): direct C stores with row stride N instead of ldc on the last partial tile"

@@ -3,8 +3,11 @@
  *
  * The pass rewrites every NVVM operation of a generated kernel into a call to one of these
  * functions and every shared / cluster / Tensor Memory pointer into an integer address:
- *   shared::cta address    u32, an offset into the calling CTA's shared-memory window;
- *   shared::cluster address u64, (cluster rank << 32) | shared::cta address;
+ *   shared::cta address    u32, (the CTA's cluster rank << 24) | offset into its
+ *                          shared-memory window, as the hardware forms it (cpusim/README.md,
+ *                          "Shared addresses"); an operand naming another CTA is a fault;
+ *   shared::cluster address u64, the same 32-bit form (a CTA's shared::cta address is the
+ *                          shared::cluster address of that byte; mapa replaces the rank);
  *   Tensor Memory address   u32, (lane << 16) | column (PTX ISA);
  *   tensor map              a generic pointer to the 128-byte slot in the parameter block,
  *                           holding a CPU tensor map (nvfp4sim.h, nvfp4sim_tmap_encode).
@@ -119,9 +122,10 @@ NVFP4_SIM_ENTRY void nvfp4_sim_mbar_arrive_cluster(uint64_t bar, uint32_t site);
  * by threads of the waiting CTA. */
 NVFP4_SIM_ENTRY uint32_t nvfp4_sim_mbar_try_wait(uint32_t bar, uint32_t parity,
                                                  uint32_t cluster_scope, uint32_t site);
-/* mapa.shared::cluster: the address of `addr` in the CTA of cluster rank `rank`. */
+/* mapa.shared::cluster: the address of `addr` in the CTA of cluster rank `rank` (its rank
+ * bits replaced). */
 NVFP4_SIM_ENTRY uint64_t nvfp4_sim_mapa(uint32_t addr, uint32_t rank);
-/* cvta shared::cta -> shared::cluster (the calling CTA's own window). */
+/* cvta shared::cta -> shared::cluster: the same value (it names the calling CTA). */
 NVFP4_SIM_ENTRY uint64_t nvfp4_sim_cluster_addr(uint32_t addr);
 
 /* ---- TMA and bulk groups --------------------------------------------------------------- */
@@ -131,7 +135,8 @@ NVFP4_SIM_ENTRY void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t 
                         uint64_t l2_hint, uint32_t has_hint, uint32_t site);
 /* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
  *   [.multicast::cluster][.cta_group::2] [dst], [tmap, {x, y}], [bar][, mask]: cta_group 1
- * or 2, mask 0 without .multicast::cluster (the cache hint is dropped) */
+ * or 2, mask 0 without .multicast::cluster (the cache hint is dropped); with .cta_group::2
+ * the rank bits of `bar` pick the CTA of the pair whose barrier completes */
 NVFP4_SIM_ENTRY void nvfp4_sim_tma_load_cluster(uint64_t dst, const void *tmap, int32_t x,
                                                 int32_t y, uint32_t bar, uint32_t cta_group,
                                                 uint32_t mask, uint32_t site);
@@ -154,7 +159,7 @@ NVFP4_SIM_ENTRY void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc
                       uint32_t enable_input_d, uint32_t sfa, uint32_t sfb, uint32_t cta_group,
                       uint32_t site);
 /* tcgen05.commit.cta_group::N.mbarrier::arrive::one[.multicast::cluster] [bar], mask
- * (mask 0: the issuing CTA's barrier only). */
+ * (mask 0: the barrier of the CTA `bar` names; else its offset in every CTA of the mask). */
 NVFP4_SIM_ENTRY void nvfp4_sim_tc_commit(uint32_t bar, uint32_t cta_mask, uint32_t cta_group, uint32_t site);
 /* tcgen05.ld.sync.aligned.32x32b.x<num>.b32: the lane's registers land in dst[0..num) at
  * the next tcgen05.wait::ld; every read of them first calls nvfp4_sim_tc_ld_use(dst). */

@@ -462,6 +462,18 @@ const sim_grange *sim_global_range(uintptr_t p, uint32_t n);
  * before is reported (global-access-before-griddep-wait). */
 void sim_griddep_check(sim_fiber *f, uintptr_t p, const char *what, uint32_t site);
 
+/* addr.c: shared addresses, (cluster rank << SIM_SMEM_RANK_SHIFT) | offset in the CTA's
+ * window, as the hardware forms them */
+#define SIM_SMEM_RANK_SHIFT 24u
+#define SIM_SMEM_OFFSET_MASK ((1u << SIM_SMEM_RANK_SHIFT) - 1u)
+uint32_t sim_smem_addr(const sim_cta *c, uint32_t offset);   /* c's address of offset */
+/* The CTA a shared::cluster address names, and the offset in its window (*offset); a fault
+ * naming `what` when it names no CTA of the cluster. */
+sim_cta *sim_smem_cluster(uint64_t addr, uint32_t *offset, sim_fiber *f, uint32_t site,
+                          const char *what);
+/* The offset of a shared::cta address in f's CTA; a fault when it names another CTA. */
+uint32_t sim_smem_own(uint32_t addr, sim_fiber *f, uint32_t site, const char *what);
+
 /* mbarrier.c */
 sim_mbar *sim_mbar_at(sim_cta *c, uint32_t addr, sim_fiber *f, uint32_t site);
 /* an arrive by fiber f (release == NULL: f's clock) or on behalf of CTA `from` with the

@@ -50,9 +50,10 @@ static void complete_phase(sim_mbar *b) {
   sim_wake_all(b);
 }
 
-void nvfp4_sim_mbar_init(uint32_t addr, uint32_t count, uint32_t site) {
+void nvfp4_sim_mbar_init(uint32_t bar, uint32_t count, uint32_t site) {
   sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
+  const uint32_t addr = sim_smem_own(bar, f, site, "mbarrier.init");
   if (addr % 8 || addr + 8 > SIM_SMEM_WINDOW)
     sim_fault(f, site, "mbarrier.init at 0x%x: not an 8-byte aligned shared address", addr);
   if (count < 1 || count > (1u << 20) - 1)
@@ -142,37 +143,32 @@ void sim_mbar_complete_tx(sim_cta *c, uint32_t addr, uint32_t bytes, uint16_t co
   if (b->pending == 0 && b->tx == 0) complete_phase(b);
 }
 
-void nvfp4_sim_mbar_arrive(uint32_t addr, uint32_t site) {
+void nvfp4_sim_mbar_arrive(uint32_t bar, uint32_t site) {
   sim_fiber *f = sim_at(site);
-  sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, 0);
+  sim_mbar_arrive_on(f->cta, sim_smem_own(bar, f, site, "mbarrier.arrive"), NULL, 0, f, site, 0);
   sim_maybe_yield();
 }
 
-void nvfp4_sim_mbar_arrive_expect_tx(uint32_t addr, uint32_t tx, uint32_t site) {
+void nvfp4_sim_mbar_arrive_expect_tx(uint32_t bar, uint32_t tx, uint32_t site) {
   sim_fiber *f = sim_at(site);
-  sim_mbar_arrive_on(f->cta, addr, NULL, 0, f, site, tx);
+  sim_mbar_arrive_on(f->cta, sim_smem_own(bar, f, site, "mbarrier.arrive.expect_tx"), NULL, 0,
+                     f, site, tx);
   sim_maybe_yield();
 }
 
-static sim_cta *cta_of_cluster_addr(uint64_t caddr, sim_fiber *f, uint32_t site) {
-  uint32_t rank = (uint32_t)(caddr >> 32);
-  if (rank >= G->cluster)
-    sim_fault(f, site, "shared::cluster address 0x%llx names CTA rank %u of a %u-CTA cluster",
-              (unsigned long long)caddr, rank, G->cluster);
-  return &G->cta[rank];
-}
-
+/* The barrier is the one of the CTA the address's rank bits name (addr.c). */
 void nvfp4_sim_mbar_arrive_cluster(uint64_t caddr, uint32_t site) {
   sim_fiber *f = sim_at(site);
-  sim_cta *dst = cta_of_cluster_addr(caddr, f, site);
+  uint32_t addr;
+  sim_cta *dst = sim_smem_cluster(caddr, &addr, f, site, "mbarrier.arrive.shared::cluster");
   if (dst == f->cta) { /* its own CTA's barrier through a cluster address */
-    sim_mbar_arrive_on(dst, (uint32_t)caddr, NULL, 0, f, site, 0);
+    sim_mbar_arrive_on(dst, addr, NULL, 0, f, site, 0);
     sim_maybe_yield();
     return;
   }
-  (void)sim_mbar_at(dst, (uint32_t)caddr, f, site);
+  (void)sim_mbar_at(dst, addr, f, site);
   sim_op *op = sim_op_new(SIM_OP_ARRIVE, f, site);
-  op->bar = (uint32_t)caddr;
+  op->bar = addr;
   op->dst_cta = (uint8_t)dst->rank;
   op->release = sim_vc_new();
   if (!op->release) sim_fault(f, site, "out of host memory");
@@ -209,10 +205,10 @@ static void acquire_phase(sim_fiber *f, const sim_mbar *b, uint32_t cluster, uin
              what, b->phase - 1, b->remote_done);
 }
 
-uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t cluster,
+uint32_t nvfp4_sim_mbar_try_wait(uint32_t bar, uint32_t parity, uint32_t cluster,
                                  uint32_t site) {
   sim_fiber *f = sim_at(site);
-  sim_mbar *b = sim_mbar_at(f->cta, addr, f, site);
+  sim_mbar *b = sim_mbar_at(f->cta, sim_smem_own(bar, f, site, "mbarrier.try_wait"), f, site);
   if ((b->phase & 1u) != (parity & 1u)) {
     acquire_phase(f, b, cluster, site);
     return 1;
@@ -224,17 +220,6 @@ uint32_t nvfp4_sim_mbar_try_wait(uint32_t addr, uint32_t parity, uint32_t cluste
     return 1;
   }
   return 0;
-}
-
-uint64_t nvfp4_sim_mapa(uint32_t addr, uint32_t rank) {
-  sim_fiber *f = sim_self();
-  if (rank >= G->cluster)
-    sim_fault(f, 0, "mapa to CTA rank %u of a %u-CTA cluster", rank, G->cluster);
-  return ((uint64_t)rank << 32) | addr;
-}
-
-uint64_t nvfp4_sim_cluster_addr(uint32_t addr) {
-  return ((uint64_t)sim_self()->cta->rank << 32) | addr;
 }
 
 void sim_mbar_exit_check(sim_cta *c) {

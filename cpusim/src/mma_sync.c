@@ -79,8 +79,8 @@ static void ldmatrix_last(sim_rendezvous *rv, void *p) {
 }
 
 void nvfp4_sim_ldmatrix_x4(uint32_t addr, uint32_t *dst, uint32_t site) {
-  sim_fiber *f = sim_self();
-  ldm_lane mine = {addr, dst};
+  sim_fiber *f = sim_at(site);
+  ldm_lane mine = {sim_smem_own(addr, f, site, "ldmatrix row address"), dst};
   f->warp_op = &mine;
   uint32_t args[1] = {site};
   sim_rendezvous_arrive(&f->cta->warp[f->warp], 32, SIM_RV_LDMATRIX, args, 1, f, site,

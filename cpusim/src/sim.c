@@ -247,7 +247,7 @@ static void fiber_main(void *arg) {
 static bool op_touches(const sim_op *op, const sim_cta *c) {
   if (op->kind == SIM_OP_ARRIVE) return op->dst_cta == c->rank; /* its barrier's CTA */
   if (op->cta == c->rank) return true;
-  if (op->kind == SIM_OP_COMMIT) return op->mask ? (op->mask >> c->rank) & 1u : false;
+  if (op->kind == SIM_OP_COMMIT) return op->mask ? (op->mask >> c->rank) & 1u : op->dst_cta == c->rank;
   return op->cta_group == 2;
 }
 
@@ -560,17 +560,16 @@ uint32_t nvfp4_sim_sreg(uint32_t which) {
   }
 }
 
-void *nvfp4_sim_smem_base(void) { return sim_self()->cta->smem; }
-
-uint32_t nvfp4_sim_dyn_smem(void) { return SIM_DYN_SMEM_BASE; }
+/* nvfp4_sim_smem_base, nvfp4_sim_dyn_smem: addr.c (the CTA bits of shared addresses) */
 
 void nvfp4_sim_smem_access(uint32_t addr, uint32_t bytes, uint32_t write, uint32_t site) {
   sim_fiber *f = sim_at(site);
   sim_epoch e = sim_epoch_thread(f, SIM_ACC_GENERIC, site);
   if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && addr % (bytes ? bytes : 1))
     sim_fault(f, site, "misaligned %u-byte shared-memory access at 0x%x", bytes, addr);
-  if (write) sim_smem_write(f->cta, addr, bytes, &e, f->vc, f);
-  else sim_smem_read(f->cta, addr, bytes, &e, f->vc, f, false);
+  const uint32_t off = sim_smem_own(addr, f, site, write ? "shared-memory store" : "shared-memory load");
+  if (write) sim_smem_write(f->cta, off, bytes, &e, f->vc, f);
+  else sim_smem_read(f->cta, off, bytes, &e, f->vc, f, false);
 }
 
 /* ---- a resident cluster ------------------------------------------------------------------- */

@@ -103,7 +103,8 @@ static void alloc_last(sim_rendezvous *rv, void *ctxp) {
 
 void nvfp4_sim_tc_alloc(uint32_t dst, uint32_t ncols, uint32_t cg, uint32_t site) {
   sim_fiber *f = sim_at(site);
-  uint32_t args[3] = {ncols, dst, cg};
+  /* each CTA's lanes name the result's offset in their own CTA (the operands must agree) */
+  uint32_t args[3] = {ncols, sim_smem_own(dst, f, site, "tcgen05.alloc destination"), cg};
   alloc_ctx ctx = {f, site};
   if (cg == 2)
     sim_rendezvous_arrive(&G->cta[0].pair, 64, SIM_RV_ALLOC, args, 3, f, site, alloc_last, &ctx);
@@ -277,16 +278,21 @@ void nvfp4_sim_tc_mma(uint32_t d, uint64_t adesc, uint64_t bdesc, uint32_t idesc
   sim_maybe_yield();
 }
 
-void nvfp4_sim_tc_commit(uint32_t bar, uint32_t mask, uint32_t cg, uint32_t site) {
+/* The barrier operand is a shared::cluster address: without a mask the arrive lands on the
+ * barrier of the CTA it names, with one at its offset in every CTA of the mask. */
+void nvfp4_sim_tc_commit(uint32_t baddr, uint32_t mask, uint32_t cg, uint32_t site) {
   sim_fiber *f = sim_at(site);
   check_cg(f, cg, site);
   if (mask >> G->cluster)
     sim_fault(f, site, "tcgen05.commit multicast mask 0x%x names CTAs outside the %u-CTA cluster",
               mask, G->cluster);
+  uint32_t bar;
+  const uint32_t named = sim_smem_cluster(baddr, &bar, f, site, "tcgen05.commit mbarrier")->rank;
   for (uint32_t r = 0; r < G->cluster; ++r)
-    if (mask ? (mask >> r) & 1u : r == f->cta->rank) (void)sim_mbar_at(&G->cta[r], bar, f, site);
+    if (mask ? (mask >> r) & 1u : r == named) (void)sim_mbar_at(&G->cta[r], bar, f, site);
   sim_op *op = sim_op_new(SIM_OP_COMMIT, f, site);
   op->bar = bar;
+  op->dst_cta = (uint8_t)named;
   op->mask = mask;
   op->cta_group = (uint8_t)cg;
   op->comp = tc_comp(f);
@@ -340,7 +346,7 @@ void sim_tc_complete(sim_op *op) {
   op->release = NULL;
   if (release[op->comp] < op->covers) release[op->comp] = op->covers;
   for (uint32_t r = 0; r < G->cluster; ++r)
-    if (op->mask ? (op->mask >> r) & 1u : r == op->cta)
+    if (op->mask ? (op->mask >> r) & 1u : r == op->dst_cta)
       sim_mbar_arrive_on(&G->cta[r], op->bar, release, op->cta, f, op->site, 0);
   free(release);
   op->done = true;

@@ -135,12 +135,29 @@ static uint32_t tma_load_issue(uint64_t dst, const void *tmap, int32_t x, int32_
                                sim_fiber *f, uint32_t site) {
   decode_or_fault(tmap, m, f, site);
   sim_griddep_check(f, (uintptr_t)m->base, "this TMA load reads the tensor at", site);
-  if ((uint32_t)(dst >> 32) != f->cta->rank)
+  uint32_t addr;
+  const sim_cta *d = sim_smem_cluster(dst, &addr, f, site, "TMA load destination");
+  if (d != f->cta)
     sim_fault(f, site, "TMA load into the shared memory of CTA rank %u from rank %u (remote "
-                       "destinations are not implemented)", (uint32_t)(dst >> 32), f->cta->rank);
-  check_box(m, (uint32_t)dst, x, f, site);
+                       "destinations are not implemented)", d->rank, f->cta->rank);
+  check_box(m, addr, x, f, site);
   check_load_rows(m, x, y, f, site);
-  return (uint32_t)dst;
+  return addr;
+}
+
+/* The CTA rank and (*offset) the offset of a load's mbarrier operand, a shared::cluster
+ * address: without .cta_group::2 it must name the issuing CTA (the destination, or with
+ * .multicast::cluster the offset every destination completes at); with it, a CTA of the
+ * issuing CTA's pair. */
+static uint32_t load_barrier(uint32_t bar, uint32_t cta_group, uint32_t *offset, sim_fiber *f,
+                             uint32_t site) {
+  const uint32_t rank = sim_smem_cluster(bar, offset, f, site, "TMA load mbarrier")->rank;
+  const uint32_t own = f->cta->rank;
+  if (cta_group == 2 ? rank >> 1 != own >> 1 : rank != own)
+    sim_fault(f, site, "TMA load of CTA rank %u completes on the mbarrier at 0x%x of CTA rank %u: "
+              "%s", own, bar, rank, cta_group == 2 ? "a .cta_group::2 load's barrier must be in "
+              "its CTA pair" : "without .cta_group::2 the barrier is in the destination CTA");
+  return rank;
 }
 
 void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, uint32_t bar,
@@ -150,7 +167,9 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
   sim_fiber *f = sim_at(site);
   sim_tmap m;
   const uint32_t addr = tma_load_issue(dst, tmap, x, y, &m, f, site);
-  tma_load_into(f, &m, x, y, addr, f->cta->rank, bar, f->cta->rank, site);
+  uint32_t boff;
+  (void)load_barrier(bar, 1, &boff, f, site);
+  tma_load_into(f, &m, x, y, addr, f->cta->rank, boff, f->cta->rank, site);
   sim_maybe_yield();
 }
 
@@ -158,8 +177,9 @@ void nvfp4_sim_tma_load(uint64_t dst, const void *tmap, int32_t x, int32_t y, ui
  * at the destination's offset in every CTA of `mask` (0: the issuing CTA alone), and each
  * copy's complete_tx lands on the mbarrier at `bar`'s offset — in the CTA it lands in, or,
  * with .cta_group::2, in the CTA of that CTA's pair that the address's peer bit (bit 24,
- * MLIR_NVFP4_PEER_BIT_MASK) names: cleared, the even one. The simulator's shared addresses
- * carry no CTA bits, so a kernel that never clears the bit reads as one that does here. */
+ * the lowest rank bit, MLIR_NVFP4_PEER_BIT_MASK) names: cleared, the even one. Shared
+ * addresses carry their CTA's rank (addr.c), so an odd CTA's load whose barrier address
+ * still has the bit completes on the odd CTA's own barrier, as on the hardware. */
 void nvfp4_sim_tma_load_cluster(uint64_t dst, const void *tmap, int32_t x, int32_t y,
                                 uint32_t bar, uint32_t cta_group, uint32_t mask, uint32_t site) {
   sim_fiber *f = sim_at(site);
@@ -171,20 +191,22 @@ void nvfp4_sim_tma_load_cluster(uint64_t dst, const void *tmap, int32_t x, int32
   if (mask & ~all || (mask && cta_group == 2 && !(mask >> rank & 1u)))
     sim_fault(f, site, "TMA multicast mask 0x%x: CTAs outside the %u-CTA cluster, or a "
                        ".cta_group::2 load whose mask leaves out its own CTA", mask, G->cluster);
-  const uint32_t peer = bar >> 24 & 1u, offset = bar & 0xFFFFFFu;
+  uint32_t offset;
+  const uint32_t peer = load_barrier(bar, cta_group, &offset, f, site) & 1u;
   for (uint32_t d = 0; d < G->cluster; ++d) {
     if (mask ? !(mask >> d & 1u) : d != rank) continue;
     const uint32_t bcta = cta_group == 2 ? (d & ~1u) | peer : d;
-    tma_load_into(f, &m, x, y, addr, d, cta_group == 2 ? offset : bar, bcta, site);
+    tma_load_into(f, &m, x, y, addr, d, offset, bcta, site);
   }
   sim_maybe_yield();
 }
 
-void nvfp4_sim_tma_store(const void *tmap, uint32_t src, int32_t x, int32_t y, uint32_t site) {
+void nvfp4_sim_tma_store(const void *tmap, uint32_t saddr, int32_t x, int32_t y, uint32_t site) {
   sim_fiber *f = sim_at(site);
   sim_cta *c = f->cta;
   sim_tmap m;
   decode_or_fault(tmap, &m, f, site);
+  const uint32_t src = sim_smem_own(saddr, f, site, "TMA store source");
   sim_griddep_check(f, (uintptr_t)m.base, "this TMA store writes the tensor at", site);
   if (m.elem_bits < 8) sim_fault(f, site, "TMA store of packed 4-bit elements is not implemented");
   const uint32_t bytes = row_bytes(&m) * m.box[1];

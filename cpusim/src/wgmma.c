@@ -216,7 +216,7 @@ static void stmatrix_last(sim_rendezvous *rv, void *p) {
 void nvfp4_sim_stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2,
                                  uint32_t r3, uint32_t site) {
   sim_fiber *f = sim_at(site);
-  f->st_addr = addr;
+  f->st_addr = sim_smem_own(addr, f, site, "stmatrix row address");
   f->st_r[0] = r0;
   f->st_r[1] = r1;
   f->st_r[2] = r2;

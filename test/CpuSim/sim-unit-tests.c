@@ -33,7 +33,15 @@
  *   late     a TMA load nobody waits for is in flight when its CTA exits under the lazy
  *            schedules (completions deferred until no thread can run), never the eager one;
  *   resident with one cluster resident the CTAs run one after another, with four they
- *            interleave.
+ *            interleave;
+ *   cluster  a CTA pair: shared addresses carry the CTA's cluster rank in bits 24 and up
+ *            (mapa replaces them, cvta keeps them); remote arrives and a .cta_group::2 load
+ *            whose barrier address has the peer bit cleared complete on the leader under
+ *            every schedule, each CTA's half landing in its own window; the same load with
+ *            the bit kept completes on the odd CTA's barrier and the leader's wait ends in a
+ *            deadlock report; a shared::cta access of the other CTA's window, a remote
+ *            arrive naming CTA rank 2 of the pair and a load without .cta_group::2 whose
+ *            barrier is the peer's are faults.
  * Prints one line per check and "ALL PASSED"; exits 1 on any failure.
  */
 #include <stdbool.h>
@@ -64,15 +72,18 @@ typedef struct params {
   int mode; /* which variant of a test kernel */
 } params;
 
-static const char kPlan[] =
-    "kernel unit\nthreads 32\ncluster 1\nrole 0 0 epilogue\nrole 9 9 producer\nrole 9 9 mma\n"
-    "barrier 0 4 1 bar\n"
-    "site 0 mbarrier.init\nsite 1 arrive.expect_tx\nsite 2 tma-load\nsite 3 try_wait\n"
-    "site 4 smem-read\nsite 5 smem-write\nsite 6 bar.sync\nsite 7 tma-store\n"
-    "site 8 commit_group\nsite 9 wait_group\nsite 10 tcgen05.alloc\nsite 11 tcgen05.cp\n"
-    "site 12 tcgen05.mma\nsite 13 tcgen05.commit\nsite 14 tcgen05.ld\nsite 15 tcgen05.wait\n"
-    "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n"
-    "site 20 ldmatrix\nsite 21 mma.sync\n";
+#define PLAN_TABLES                                                                           \
+  "role 0 0 epilogue\nrole 9 9 producer\nrole 9 9 mma\n"                                     \
+  "barrier 0 4 1 bar\n"                                                                      \
+  "site 0 mbarrier.init\nsite 1 arrive.expect_tx\nsite 2 tma-load\nsite 3 try_wait\n"          \
+  "site 4 smem-read\nsite 5 smem-write\nsite 6 bar.sync\nsite 7 tma-store\n"                  \
+  "site 8 commit_group\nsite 9 wait_group\nsite 10 tcgen05.alloc\nsite 11 tcgen05.cp\n"       \
+  "site 12 tcgen05.mma\nsite 13 tcgen05.commit\nsite 14 tcgen05.ld\nsite 15 tcgen05.wait\n"   \
+  "site 16 tcgen05.dealloc\nsite 17 relinquish\nsite 18 use\nsite 19 atom\n"                  \
+  "site 20 ldmatrix\nsite 21 mma.sync\nsite 22 remote-arrive\nsite 23 cluster-arrive\n"       \
+  "site 24 cluster-wait\n"
+static const char kPlan[] = "kernel unit\nthreads 32\ncluster 1\n" PLAN_TABLES;
+static const char kPlan2[] = "kernel unit2\nthreads 32\ncluster 2\n" PLAN_TABLES; /* a CTA pair */
 
 /* One warp, one CTA per cluster, 64 KiB of shared memory, a parameter block of `bytes`. */
 static nvfp4_kernel_metadata unit_meta(uint32_t bytes) {
@@ -155,6 +166,21 @@ static void tma_params(params *p, uint8_t *out, int mode) {
   p->mode = mode;
 }
 
+/* The bytes of a box of g_a (k_tma's load) that differ from its SWIZZLE_128B image. */
+static int image_errors(const uint8_t *out) {
+  int bad = 0;
+  for (int row = 0; row < BOX_ROWS; ++row)
+    for (int c = 0; c < 8; ++c)
+      for (int b = 0; b < 16; ++b) {
+        int byte = c * 16 + b; /* logical byte of the row: elements 2 byte, 2 byte + 1 */
+        uint8_t want = 0;
+        if (row < ROWS && 2 * byte < KELEMS) want = g_a[row * STRIDE + byte];
+        uint8_t got = out[row * 128 + ((c ^ (row % 8)) * 16) + b];
+        bad += got != want;
+      }
+  return bad;
+}
+
 static void test_tma(void) {
   fill_a();
   static _Alignas(64) params p;
@@ -166,16 +192,7 @@ static void test_tma(void) {
     nvfp4sim_outcome o = run(k_tma, &p, seed, &r, NULL, 0);
     CHECK(o == NVFP4SIM_OK, "tma seed %llu: %s %s", (unsigned long long)seed,
           nvfp4sim_outcome_name(o), r.message);
-    int bad = 0;
-    for (int row = 0; row < BOX_ROWS; ++row)
-      for (int c = 0; c < 8; ++c)
-        for (int b = 0; b < 16; ++b) {
-          int byte = c * 16 + b; /* logical byte of the row: elements 2 byte, 2 byte + 1 */
-          uint8_t want = 0;
-          if (row < ROWS && 2 * byte < KELEMS) want = g_a[row * STRIDE + byte];
-          uint8_t got = out[row * 128 + ((c ^ (row % 8)) * 16) + b];
-          bad += got != want;
-        }
+    int bad = image_errors(out);
     CHECK(bad == 0, "tma seed %llu: %d bytes of the swizzled image differ", (unsigned long long)seed, bad);
   }
   /* the cluster form: a multicast to its own CTA alone lands like the plain load; a mask
@@ -645,6 +662,127 @@ static void test_fault(void) {
          "an outside shared access, a wild pointer (SIGSEGV) all reported as faults\n");
 }
 
+/* ---- a CTA pair: shared addresses with CTA bits -------------------------------------------- */
+
+enum { CL_OK = 0, CL_PEER_BIT, CL_OTHER_CTA_ACCESS, CL_NO_CTA, CL_PLAIN_LOAD_PEER_BAR };
+static uint32_t g_cl[2][4];           /* per rank: dyn_smem, bar, mapa(bar, other), cvta(bar) */
+static uint8_t g_img[2][128 * BOX_ROWS]; /* per rank: its half of the pair's 2-SM load */
+
+/* Thread 0 of each CTA: what the mode does. The pair's 2-SM load completes on the leader's
+ * `full`, named by clearing the peer bit (bit 24) of the CTA's own barrier address — or, in
+ * CL_PEER_BIT, not cleared. */
+static void cluster_thread0(const params *p, uint32_t rank, uint32_t bar, uint32_t full,
+                            uint32_t dst) {
+  switch (p->mode) {
+  case CL_OTHER_CTA_ACCESS: /* a shared::cta load of the leader's window */
+    if (rank == 1) nvfp4_sim_smem_access((uint32_t)nvfp4_sim_mapa(dst, 0), 4, 0, 4);
+    return;
+  case CL_NO_CTA: /* a remote arrive on CTA rank 2 of a 2-CTA cluster */
+    if (rank == 0) nvfp4_sim_mbar_arrive_cluster(bar | 2u << 24, 22);
+    return;
+  case CL_PLAIN_LOAD_PEER_BAR: /* a load without .cta_group::2 completing on the peer */
+    if (rank == 0)
+      nvfp4_sim_tma_load(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0,
+                         (uint32_t)nvfp4_sim_mapa(full, 1), 0, 0, 2);
+    return;
+  default: break;
+  }
+  nvfp4_sim_mbar_arrive_cluster(nvfp4_sim_mapa(bar, rank ^ 1u), 22); /* on the other CTA */
+  while (!nvfp4_sim_mbar_try_wait(bar, 0, 1, 3)) {
+  }
+  if (rank == 0) nvfp4_sim_mbar_arrive_expect_tx(full, 2 * 128 * BOX_ROWS, 1);
+  const uint32_t leader_full = p->mode == CL_PEER_BIT ? full : full & 0xFEFFFFFFu;
+  nvfp4_sim_tma_load_cluster(nvfp4_sim_cluster_addr(dst), p->tmap, 0, 0, leader_full, 2, 0, 2);
+  if (rank == 0)
+    while (!nvfp4_sim_mbar_try_wait(full, 0, 1, 3)) {
+    }
+}
+
+static void k_cluster(void *pp) {
+  const params *p = pp;
+  const uint32_t tid = nvfp4_sim_sreg(NVFP4_SIM_SREG_TID_X);
+  const uint32_t rank = nvfp4_sim_sreg(NVFP4_SIM_SREG_CLUSTER_CTARANK);
+  const uint32_t bar = base(), full = base() + 8, dst = base() + 1024;
+  if (tid == 0) {
+    nvfp4_sim_mbar_init(bar, 1, 0);
+    nvfp4_sim_mbar_init(full, 1, 0);
+    nvfp4_sim_fence(NVFP4_SIM_FENCE_MBARRIER_INIT, 0);
+    g_cl[rank][0] = nvfp4_sim_dyn_smem();
+    g_cl[rank][1] = bar;
+    g_cl[rank][2] = (uint32_t)nvfp4_sim_mapa(bar, rank ^ 1u);
+    g_cl[rank][3] = (uint32_t)nvfp4_sim_cluster_addr(bar);
+  }
+  nvfp4_sim_cluster_arrive(23); /* both CTAs' barriers initialised before any remote use */
+  nvfp4_sim_cluster_wait(24);
+  if (tid == 0) cluster_thread0(p, rank, bar, full, dst);
+  nvfp4_sim_cluster_arrive(23); /* the pair's load complete before either CTA reads or exits */
+  nvfp4_sim_cluster_wait(24);
+  if (tid == 0 && p->mode == CL_OK) {
+    nvfp4_sim_smem_access(dst, sizeof g_img[0], 0, 4);
+    memcpy(g_img[rank], (const uint8_t *)nvfp4_sim_smem_base() + dst, sizeof g_img[0]);
+  }
+}
+
+static nvfp4sim_outcome run_pair(params *p, int mode, uint64_t seed, nvfp4sim_result *r) {
+  nvfp4_kernel_metadata meta = unit_meta(sizeof *p);
+  meta.cluster[0] = 2;
+  tma_params(p, NULL, mode);
+  FILE *log = tmpfile();
+  nvfp4sim_options o = {.schedule_seed = seed, .max_reports = 10, .log = log};
+  nvfp4sim_outcome out = nvfp4sim_launch_kernel(k_cluster, &meta, kPlan2, p, 2, NULL, 0, &o, r);
+  if (log) fclose(log);
+  return out;
+}
+
+/* Shared addresses carry the CTA's rank in bits 24 and up: the odd CTA's own addresses have
+ * bit 24 set, mapa replaces the rank bits and cvta keeps them; remote arrives and the pair's
+ * 2-SM load select the CTA from them; a 2-SM load that keeps the peer bit completes on the
+ * odd CTA's barrier (the leader's never completes: a deadlock); a shared::cta access of the
+ * other CTA's window, an address naming no CTA of the cluster and a load without
+ * .cta_group::2 completing on the peer's barrier are faults. */
+static void test_cluster(void) {
+  fill_a();
+  static _Alignas(64) params p;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    nvfp4sim_result r;
+    memset(g_cl, 0, sizeof g_cl);
+    memset(g_img, 0xCC, sizeof g_img);
+    nvfp4sim_outcome o = run_pair(&p, CL_OK, seed, &r);
+    CHECK(o == NVFP4SIM_OK, "cluster seed %llu: %s %s", (unsigned long long)seed,
+          nvfp4sim_outcome_name(o), r.message);
+    for (uint32_t rank = 0; rank < 2; ++rank) {
+      const uint32_t *a = g_cl[rank];
+      CHECK(a[0] >> 24 == rank && (a[0] & 0xFFFFFFu) == (g_cl[0][0] & 0xFFFFFFu) &&
+                a[1] >> 24 == rank && a[2] == ((rank ^ 1u) << 24 | (a[1] & 0xFFFFFFu)) &&
+                a[3] == a[1],
+            "cluster rank %u: dyn_smem 0x%x, bar 0x%x, mapa 0x%x, cvta 0x%x", rank, a[0], a[1],
+            a[2], a[3]);
+      CHECK(image_errors(g_img[rank]) == 0, "cluster seed %llu: rank %u's half of the 2-SM load "
+            "differs", (unsigned long long)seed, rank);
+    }
+    o = run_pair(&p, CL_PEER_BIT, seed, &r);
+    CHECK(o == NVFP4SIM_DEADLOCK && strstr(r.message, "deadlock"),
+          "cluster seed %llu, peer bit kept: %s (a deadlock expected) %s",
+          (unsigned long long)seed, nvfp4sim_outcome_name(o), r.message);
+  }
+  static const struct { int mode; const char *why; } faults[] = {
+      {CL_OTHER_CTA_ACCESS, "shared-memory load: shared::cta address 0x800 names the shared "
+                            "memory of CTA rank 0 (address bits 24 and up), not the executing "
+                            "CTA's (rank 1)"},
+      {CL_NO_CTA, "mbarrier.arrive.shared::cluster: shared::cluster address 0x2000400 names CTA "
+                  "rank 2 (address bits 24 and up), no CTA of this 2-CTA cluster"},
+      {CL_PLAIN_LOAD_PEER_BAR, "without .cta_group::2 the barrier is in the destination CTA"}};
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; ++i) {
+    nvfp4sim_result r;
+    nvfp4sim_outcome o = run_pair(&p, faults[i].mode, 1, &r);
+    CHECK(o == NVFP4SIM_FAULT && strstr(r.message, faults[i].why), "cluster mode %d: %s %s",
+          faults[i].mode, nvfp4sim_outcome_name(o), r.message);
+  }
+  printf("cluster: shared addresses carry the CTA rank (bit 24 of the odd CTA's); remote "
+         "arrives and the 2-SM load select the CTA from them, 3 schedules; the peer bit kept "
+         "deadlocks; another CTA's window, no CTA, a plain load's peer barrier are faults\n");
+}
+
 /* ---- cross-CTA ordering: the stream-K pattern --------------------------------------------- */
 
 enum { RACE_OK = 0, RACE_NO_BARRIER_BEFORE_ADD, RACE_NO_SYNC };
@@ -804,6 +942,7 @@ int main(void) {
   test_race();
   test_late();
   test_resident();
+  test_cluster();
   if (failures) {
     printf("%d FAILED\n", failures);
     return 1;
