@@ -127,9 +127,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf("experts:           %u (offsets in device memory, shared tensor maps)\n",
            m0->max_groups);
   else
-    printf("max groups:        %u (group table %s)\n", m0->max_groups,
-           m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block"
-                                                    : "in global memory");
+    printf("max groups:        %u (group table of %u bytes in device memory)\n", m0->max_groups,
+           nvfp4_abi_table_bytes(m0->max_groups));
   printf("C:                 %s%s%s\n", c_name(m0),
          (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "",
          (m0->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4)
@@ -137,8 +136,7 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
              : "");
   if (m0->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS)
     printf("debug:             stores its fp32 activations (nvfp4.debug_activations)\n");
-  printf("param bytes:       %u%s\n", m0->param_bytes,
-         m0->form == NVFP4_META_FORM_CONTIGUOUS ? " (variant 0)" : "");
+  printf("param bytes:       %u\n", m0->param_bytes);
   printf("workspace per CTA: %u%s\n", m0->workspace_per_cta,
          t->count > 1 ? " (variant 0; a stream-K variant has its own, below)" : "");
   printf("k granule:         %u\n", m0->k_granule);
