@@ -66,8 +66,8 @@ static void exercise_moe(const nvfp4_kernel_metadata *m, const nvfp4rt_group *g)
   nvfp4rt_tmap_args a;
   const uint32_t maps = nvfp4rt_moe_tmap_count(m);
   for (uint32_t s = 0; s <= maps && s < 64; s++) nvfp4rt_moe_tmap_args(m, &p, s, &a);
-  static _Alignas(64) unsigned char block[NVFP4_ABI_MOE_TMAPS + NVFP4_ABI_TMAP_BYTES * NVFP4_ABI_MOE_MAX_TMAPS];
-  if (m->param_bytes <= sizeof block) nvfp4rt_moe_param_pack(m, &p, 0, 0, block, m->param_bytes);
+  static _Alignas(64) unsigned char block[NVFP4_ABI_MOE_PARAM_BYTES];
+  nvfp4rt_moe_param_pack(m, &p, 0, 0, block, sizeof block);
   nvfp4rt_grid_size(m, (uint32_t)nvfp4rt_moe_max_tiles(m, &p), 148);
 }
 

@@ -84,7 +84,7 @@ cp scripts/device-suite.sh scripts/run-matrix.sh scripts/run-matrix.txt "$OUT/"
 sed 's/target = "sm_100a"/target = "sm_90a"/' examples/any16.mlir > "$OUT/any16_sm90.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm90.mlir" -o "$OUT/cubin/sm90_family.cubin"
 cp "$BUILD"/bin/nvfp4-hopper-bench "$OUT/bin/"
-cp scripts/hopper-device-run.sh scripts/pdl-device-run.sh "$OUT/"
+cp scripts/hopper-device-run.sh scripts/pdl-device-run.sh scripts/table-cache-device-run.sh "$OUT/"
 # The sm_90a epilogue options and the contiguous form (the suite's hopper-options part and
 # hopper-device-run.sh's timings): default families of 16 groups with bf16 C + alpha and
 # f32 C + alpha, 256 groups with f32 C + alpha (the global group table), the contiguous form

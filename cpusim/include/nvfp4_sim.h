@@ -9,8 +9,9 @@
  *   shared::cluster address u64, the same 32-bit form (a CTA's shared::cta address is the
  *                          shared::cluster address of that byte; mapa replaces the rank);
  *   Tensor Memory address   u32, (lane << 16) | column (PTX ISA);
- *   tensor map              a generic pointer to the 128-byte slot in the parameter block,
- *                           holding a CPU tensor map (nvfp4sim.h, nvfp4sim_tmap_encode).
+ *   tensor map              a generic pointer to the 128-byte slot in the device table
+ *                           (host memory whose address is the header's HDR_TABLE), holding
+ *                           a CPU tensor map (nvfp4sim.h, nvfp4sim_tmap_encode).
  * Generic loads and stores of shared memory go to the host pointer
  * nvfp4_sim_smem_base() + address after a call to nvfp4_sim_smem_access (the checks of the
  * hazard detector); generic loads and stores of global memory call nvfp4_sim_global_access

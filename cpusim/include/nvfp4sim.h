@@ -5,8 +5,8 @@
  *
  * A CPU object (a shared object built by nvfp4-compile --cpu) holds a kernel family: the
  * same metadata table as the cubin, one host function per variant and its plan text. The
- * caller generates its inputs in host memory, builds a parameter block whose tensor-map
- * slots hold CPU tensor maps (the arguments of cuTensorMapEncodeTiled, which the
+ * caller generates its inputs in host memory, builds a parameter block whose device table
+ * (host memory at HDR_TABLE) holds CPU tensor maps (the arguments of cuTensorMapEncodeTiled, which the
  * simulator interprets; nvfp4sim_params_build does all of it) and launches a grid. The
  * simulator keeps a few clusters (1 or 2 CTAs each) resident at once and interleaves them;
  * each CTA's threads are cooperative fibers that switch at barriers and waits.
@@ -62,11 +62,25 @@ NVFP4SIM_API int nvfp4sim_tmap_encode(const nvfp4rt_tmap_args *args, void *slot,
  * nvfp4rt_plan_validate, every tensor map the kernel reads (nvfp4rt_tmap_args_for,
  * encoded with nvfp4sim_tmap_encode; empty and unused groups' slots zero), then
  * nvfp4rt_param_pack. `block` holds block_bytes >= 64 + 704 * max_groups bytes, 64-byte
- * aligned. Fills `layout`. 0 on success, -1 with `why`. */
+ * aligned: the 64-byte parameter block, then the group table, whose host address goes into
+ * the header (HDR_TABLE; the "device" table of the CPU target). Fills `layout`. 0 on success, -1 with `why`. */
 NVFP4SIM_API int nvfp4sim_params_build(const nvfp4_kernel_metadata *meta,
                                        const nvfp4rt_group *groups, uint32_t num_groups,
                                        void *block, size_t block_bytes,
                                        nvfp4rt_plan_layout *layout, char *why, size_t why_size);
+
+/* The contiguous form: bytes of the image nvfp4sim_moe_params_build writes (the 128-byte
+ * parameter block, then the device table of the variant's nvfp4rt_moe_tmap_count maps). */
+NVFP4SIM_API size_t nvfp4sim_moe_image_bytes(const nvfp4_kernel_metadata *meta);
+/* The contiguous form's image for a launch of `meta` over `p` (host pointers):
+ * nvfp4rt_moe_validate, every tensor map (nvfp4rt_moe_tmap_args, encoded with
+ * nvfp4sim_tmap_encode) into the table after the block, nvfp4rt_moe_param_pack, and the
+ * table's host address in the header (HDR_TABLE). `block` holds `bytes` >=
+ * nvfp4sim_moe_image_bytes(meta), 64-byte aligned. 0 on success, -1 with `why`. */
+NVFP4SIM_API int nvfp4sim_moe_params_build(const nvfp4_kernel_metadata *meta,
+                                           const nvfp4rt_moe_problem *p, uint64_t workspace,
+                                           uint64_t workspace_bytes, void *block, size_t bytes,
+                                           char *why, size_t why_size);
 
 /* ---- CPU objects --------------------------------------------------------------------- */
 

@@ -551,11 +551,43 @@ int nvfp4sim_params_build(const nvfp4_kernel_metadata *meta, const nvfp4rt_group
         return failf(why, size, "group %u tensor map %u: %s", L->order[s], t, e);
     }
   }
-  /* a table outside the parameter block is read through its host address */
-  uint64_t table = nvfp4_abi_table_inline(meta->max_groups)
-                       ? 0
-                       : (uint64_t)(uintptr_t)(b + NVFP4_ABI_HEADER_BYTES);
+  /* the group table follows the header in the caller's image; the kernel reads it through
+   * its host address (HDR_TABLE), as a GPU kernel reads the device copy */
+  const uint64_t table = (uint64_t)(uintptr_t)(b + NVFP4_ABI_HEADER_BYTES);
   if (nvfp4rt_param_pack(meta, groups, n, L, 0, 0, table, block, bytes) != NVFP4RT_STATUS_OK)
     return failf(why, size, "%s", nvfp4rt_last_error_message());
+  return 0;
+}
+
+size_t nvfp4sim_moe_image_bytes(const nvfp4_kernel_metadata *meta) {
+  if (!meta) return 0;
+  return NVFP4_ABI_MOE_PARAM_BYTES + (size_t)nvfp4_abi_moe_table_bytes(nvfp4rt_moe_tmap_count(meta));
+}
+
+int nvfp4sim_moe_params_build(const nvfp4_kernel_metadata *meta, const nvfp4rt_moe_problem *p,
+                              uint64_t workspace, uint64_t workspace_bytes, void *block,
+                              size_t bytes, char *why, size_t size) {
+  if (!meta || !p || !block) return failf(why, size, "moe_params_build: NULL argument");
+  if (nvfp4rt_moe_validate(meta, p) != NVFP4RT_STATUS_OK)
+    return failf(why, size, "%s", nvfp4rt_last_error_message());
+  const size_t image = nvfp4sim_moe_image_bytes(meta);
+  if (bytes < image || (uintptr_t)block % NVFP4_ABI_PARAM_ALIGN)
+    return failf(why, size, "moe_params_build: block of %zu bytes (need %zu, 64-byte aligned)",
+                 bytes, image);
+  unsigned char *b = block, *table = b + NVFP4_ABI_MOE_PARAM_BYTES;
+  memset(b, 0, image);
+  for (uint32_t s = 0; s < nvfp4rt_moe_tmap_count(meta); s++) {
+    nvfp4rt_tmap_args a;
+    if (nvfp4rt_moe_tmap_args(meta, p, s, &a) != NVFP4RT_STATUS_OK)
+      return failf(why, size, "%s", nvfp4rt_last_error_message());
+    char e[200];
+    if (a.rank && nvfp4sim_tmap_encode(&a, table + NVFP4_ABI_TMAP_BYTES * s, e, sizeof e) != 0)
+      return failf(why, size, "tensor map %u: %s", s, e);
+  }
+  if (nvfp4rt_moe_param_pack(meta, p, workspace, workspace_bytes, block,
+                             NVFP4_ABI_MOE_PARAM_BYTES) != NVFP4RT_STATUS_OK)
+    return failf(why, size, "%s", nvfp4rt_last_error_message());
+  /* the shared maps follow the block in the image: read through their host address */
+  nvfp4_meta_write_u64(b, NVFP4_ABI_HDR_TABLE, (uint64_t)(uintptr_t)table);
   return 0;
 }

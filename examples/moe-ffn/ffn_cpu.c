@@ -54,30 +54,13 @@ typedef struct cpu_launch {
   const char *what;
 } cpu_launch;
 
-/* The parameter block: CPU tensor maps, then the header and the problem record. */
+/* The parameter block and, after it, its device table of CPU tensor maps. */
 static int build_block(const nvfp4_kernel_metadata *meta, const nvfp4rt_moe_problem *p,
                        void *ws, size_t ws_bytes, void *block, size_t bytes, const char *what) {
   char why[512];
-  memset(block, 0, bytes);
-  if (nvfp4rt_moe_validate(meta, p) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "moe-ffn: %s: %s\n", what, nvfp4rt_last_error_message());
-    return FFN_EXIT_ERROR;
-  }
-  for (uint32_t s = 0; s < nvfp4rt_moe_tmap_count(meta); s++) {
-    nvfp4rt_tmap_args a;
-    if (nvfp4rt_moe_tmap_args(meta, p, s, &a) != NVFP4RT_STATUS_OK) {
-      fprintf(stderr, "moe-ffn: %s: %s\n", what, nvfp4rt_last_error_message());
-      return FFN_EXIT_ERROR;
-    }
-    if (a.rank && nvfp4sim_tmap_encode(&a, (unsigned char *)block + NVFP4_ABI_MOE_TMAPS +
-                                               NVFP4_ABI_TMAP_BYTES * s, why, sizeof why)) {
-      fprintf(stderr, "moe-ffn: %s: tensor map %u: %s\n", what, s, why);
-      return FFN_EXIT_ERROR;
-    }
-  }
-  if (nvfp4rt_moe_param_pack(meta, p, (uint64_t)(uintptr_t)ws, ws_bytes, block, bytes) !=
-      NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "moe-ffn: %s: %s\n", what, nvfp4rt_last_error_message());
+  if (nvfp4sim_moe_params_build(meta, p, (uint64_t)(uintptr_t)ws, ws_bytes, block, bytes, why,
+                                sizeof why) != 0) {
+    fprintf(stderr, "moe-ffn: %s: %s\n", what, why);
     return FFN_EXIT_ERROR;
   }
   return FFN_EXIT_PASS;
@@ -94,7 +77,7 @@ static int simulate(const ffn_io *io, const cpu_launch *L, int v,
                     void *block, size_t block_bytes, void *ws, size_t ws_bytes, uint32_t grid) {
   nvfp4sim_range rd[FFN_BUF_COUNT + 1], wr[FFN_BUF_COUNT + 1];
   uint32_t nr = ranges(io, L->reads, rd), nw = ranges(io, L->writes, wr);
-  rd[nr++] = (nvfp4sim_range){block, block_bytes, "the parameter block"};
+  rd[nr++] = (nvfp4sim_range){block, block_bytes, "the parameter block and its table"};
   if (ws_bytes) wr[nw++] = (nvfp4sim_range){ws, ws_bytes, "the workspace"};
   nvfp4sim_options opts = {1, 10, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, rd, nr, 0};
   nvfp4sim_result res;
@@ -119,7 +102,7 @@ static int launch(const ffn_target *t, const ffn_io *io, const cpu_launch *L) {
   const nvfp4_kernel_metadata *meta = &table->variants[v];
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, L->p);
   const uint32_t grid = nvfp4rt_grid_size(meta, tiles > UINT32_MAX ? UINT32_MAX : (uint32_t)tiles, t->sms);
-  const size_t block_bytes = (meta->param_bytes + 63) / 64 * 64;
+  const size_t block_bytes = (nvfp4sim_moe_image_bytes(meta) + 63) / 64 * 64;
   const size_t ws_bytes = (size_t)meta->workspace_per_cta * grid;
   void *block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, block_bytes);
   void *ws = ws_bytes ? aligned_alloc(64, (ws_bytes + 63) / 64 * 64) : NULL;

@@ -6,20 +6,23 @@
  * ABI"); the lowering uses the NVFP4_ABI_* offsets, the runtime uses the same offsets to
  * pack.
  *
- * ABI version 2. A kernel compiled for G groups reads a *group table*:
+ * A kernel of the pointer-array form compiled for G groups reads a *group table*:
  *
  *   table offset          size        what
  *   0                     640 * G     per-group tensor maps: A, B, SFA, SFB, C (128 B each)
  *   640 G                 64 * G      per-group records (nvfp4_abi_group fields below)
  *
- * The table sits in the parameter block right after the 64-byte header when it fits
- * (64 + 704 G <= 32764 bytes, i.e. G <= NVFP4_ABI_MAX_INLINE_GROUPS); otherwise the
- * parameter block is the header alone and the header's `table` field holds the device
- * address of the table in global memory (64-byte aligned). The metadata's param_bytes says
- * which: 64 + 704 G (inline) or 64 (global).
+ * Since ABI 6 the table always lives in device memory: the parameter block is the 64-byte
+ * header alone (NVFP4_ABI_PARAM_BYTES, whatever G), and the header's `table` field holds
+ * the address of the table (64-byte aligned, written by the host in stream order before the
+ * launch, never by a kernel: the kernel may read it before griddepcontrol.wait). A
+ * contiguous-form kernel's block is the header and its problem record (128 bytes), its
+ * shared tensor maps in a device table the same way (below). Every parameter block is at
+ * most 256 bytes, so a launch copies little (a cached launch of a 5,696-byte block cost
+ * 4.71 us of host time on the H200).
  *
- * Tensor maps sit at 64-byte aligned offsets, as TMA requires; the kernel parameter is
- * declared `.param .align 64` (nvvm.grid_constant, llvm.byval).
+ * Tensor maps sit at 64-byte aligned offsets of the table, as TMA requires; the kernel
+ * parameter is declared `.param .align 64` (nvvm.grid_constant, llvm.byval).
  *
  * Groups are scheduled in table order: the runtime writes them sorted by descending M (so
  * the largest groups start first); the kernel never needs a group's original index.
@@ -51,8 +54,12 @@ extern "C" {
  * 4: the kernel's cost-model constants (metadata cost_decode_rows, cost_token_share), which
  *    the runtime's variant choice reads instead of its own copy.
  * 5: the target the kernel was generated for (metadata source_target), which an emulation
- *    or proxy build keeps when it retargets the record to sm_90a. */
-#define NVFP4_ABI_VERSION 5u
+ *    or proxy build keeps when it retargets the record to sm_90a.
+ * 6: parameter blocks of at most 256 bytes: the group table (pointer-array form) and the
+ *    shared tensor maps (contiguous form) always live in device memory at HDR_TABLE; the
+ *    block is the 64-byte header (pointer-array) or header + problem record (128 bytes,
+ *    contiguous). No inline table any more (param_bytes 64 / 128 for every kernel). */
+#define NVFP4_ABI_VERSION 6u
 
 /* ---- parameter block ------------------------------------------------------------ */
 
@@ -63,9 +70,10 @@ extern "C" {
 #define NVFP4_ABI_GROUP_RECORD_BYTES 64u
 #define NVFP4_ABI_GROUP_BYTES (NVFP4_ABI_GROUP_TMAPS_BYTES + NVFP4_ABI_GROUP_RECORD_BYTES)
 #define NVFP4_ABI_PARAM_ALIGN 64u
-#define NVFP4_ABI_MAX_PARAM_BYTES 32764u   /* CUDA >= 12.1 kernel parameter limit */
-#define NVFP4_ABI_MAX_INLINE_GROUPS 46u    /* 64 + 704 * 46 = 32448 <= 32764 */
-#define NVFP4_ABI_MAX_GROUPS 1024u         /* groups of one op (global table beyond 46) */
+#define NVFP4_ABI_PARAM_BYTES 64u          /* pointer-array form: the header alone */
+#define NVFP4_ABI_MAX_PARAM_BYTES 256u     /* the largest block of any form (ABI 6) */
+#define NVFP4_ABI_TABLE_ALIGN 64u          /* the device table's alignment (TMA maps) */
+#define NVFP4_ABI_MAX_GROUPS 1024u         /* groups of one op */
 /* The largest M, N or K (and, for the contiguous form, E x N): every tensor-map coordinate
  * and row index the kernels build is a signed 32-bit number, with a box (up to 256 rows,
  * 512 elements of K) past it: 2^31 - 1 - 512. */
@@ -78,7 +86,8 @@ extern "C" {
 #define NVFP4_ABI_HDR_FLAGS 12u            /* u32: NVFP4_ABI_FLAG_* */
 #define NVFP4_ABI_HDR_WORKSPACE 16u        /* u64: device workspace (emulation: TMEM) */
 #define NVFP4_ABI_HDR_WORKSPACE_BYTES 24u  /* u64: its size in bytes */
-#define NVFP4_ABI_HDR_TABLE 32u            /* u64: global group table, or 0 when inline */
+#define NVFP4_ABI_HDR_TABLE 32u            /* u64: device address of the table (group table,
+                                              or the contiguous form's tensor maps) */
 #define NVFP4_ABI_HDR_TMAP_AREA 40u        /* u64: patched tensor maps (see above), or 0 */
 /* The fused epilogue's activation dump (a testing aid, honoured only by kernels whose
  * metadata flags hold NVFP4_META_FLAG_DEBUG_ACTIVATIONS; 0 in every other launch): the
@@ -122,10 +131,6 @@ extern "C" {
 #define NVFP4_ABI_TMAP_SFB 384u
 #define NVFP4_ABI_TMAP_C 512u
 
-/* Does a G-group table fit in the parameter block? */
-static inline int nvfp4_abi_table_inline(uint32_t num_groups) {
-  return num_groups <= NVFP4_ABI_MAX_INLINE_GROUPS;
-}
 /* Offsets inside the group table (from the table's start). */
 static inline uint32_t nvfp4_abi_tmaps_offset(uint32_t group) {
   return NVFP4_ABI_GROUP_TMAPS_BYTES * group;
@@ -136,23 +141,20 @@ static inline uint32_t nvfp4_abi_record_offset(uint32_t num_groups, uint32_t gro
 static inline uint32_t nvfp4_abi_table_bytes(uint32_t num_groups) {
   return NVFP4_ABI_GROUP_BYTES * num_groups;
 }
-/* Bytes of the parameter block: header + inline table, or the header alone. */
-static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
-  return NVFP4_ABI_HEADER_BYTES +
-         (nvfp4_abi_table_inline(num_groups) ? nvfp4_abi_table_bytes(num_groups) : 0u);
-}
 
 /* ---- the contiguous (MoE) form ---------------------------------------------------------
  *
  * A kernel of the contiguous form (metadata form = NVFP4_META_FORM_CONTIGUOUS) serves one
  * op with E experts: A holds every token (M rows, sorted by expert), B is E x N x K, C is
  * M x N, and expert e owns rows offsets[e] .. offsets[e+1] - 1 of A and C, read by the
- * kernel from device memory (E + 1 i32). Its parameter block has no group table: the
- * 64-byte header (num_groups = E, total_tiles 0: the kernel counts the tiles, table and
- * tmap_area 0: the shared maps are never patched), one 64-byte problem record, then a
- * handful of tensor maps shared by all experts:
+ * kernel from device memory (E + 1 i32). Its parameter block (128 bytes) has no group
+ * table: the 64-byte header (num_groups = E, total_tiles 0: the kernel counts the tiles,
+ * tmap_area 0: the shared maps are never patched; table: the device address of the maps
+ * below) and one 64-byte problem record. A handful of tensor maps shared by all experts
+ * sit in the device table at HDR_TABLE (64-byte aligned, written by the host in stream
+ * order like the pointer-array form's group table):
  *
- *   offset   size       what
+ *   offset   size       what (parameter block)
  *   0        64         the header above (workspace at 16 as for every kernel)
  *   64       8          u64 offsets: device address of E + 1 i32 row offsets (4-B aligned)
  *   72       8          u64 alpha: device address of E fp32 (alpha variants; else 0)
@@ -162,7 +164,9 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
  *                       expert-segment layout of SFA (expert e from atom row sum over
  *                       j < e of ceil(tokens_j / 128)), ceil(I / 64) atoms per atom row
  *   120      8          u64 gs (fused epilogue; else 0): E fp32 global scales
- *   128 + 128 i         tensor map i: A, B, SFA, SFB, C (zero slot for direct-store
+ *
+ *   offset   size       what (device table at HDR_TABLE)
+ *   128 i    128        tensor map i: A, B, SFA, SFB, C (zero slot for direct-store
  *                       variants), then for a DYNAMIC_N variant one more A map per
  *                       smaller N-role box (nvfp4_abi_moe_ladder below)
  *
@@ -182,9 +186,9 @@ static inline uint32_t nvfp4_abi_param_bytes(uint32_t num_groups) {
 #define NVFP4_ABI_MOE_SFA_ROWS 104u  /* u32: 128-row atoms the sfa buffer holds */
 #define NVFP4_ABI_MOE_SFC_PTR 112u   /* u64: SFC of the fused epilogue, or 0 */
 #define NVFP4_ABI_MOE_GS_PTR 120u    /* u64: E fp32 global scales of the fused epilogue, or 0 */
-#define NVFP4_ABI_MOE_TMAPS 128u
+#define NVFP4_ABI_MOE_PARAM_BYTES 128u /* the contiguous form's parameter block */
 #define NVFP4_ABI_MOE_MAX_TMAPS 12u
-/* Map slots (from NVFP4_ABI_MOE_TMAPS, 128 B each). */
+/* Map slots of the device table (128 B each). */
 #define NVFP4_ABI_MOE_TMAP_A 0u
 #define NVFP4_ABI_MOE_TMAP_B 1u
 #define NVFP4_ABI_MOE_TMAP_SFA 2u
@@ -205,9 +209,9 @@ static inline uint32_t nvfp4_abi_moe_ladder(uint32_t tile_n, uint32_t n_align) {
   for (uint32_t v = n_align; v && v < tile_n; v *= 2) ++n;
   return n;
 }
-/* Bytes of a contiguous-form parameter block with `maps` tensor maps. */
-static inline uint32_t nvfp4_abi_moe_param_bytes(uint32_t maps) {
-  return NVFP4_ABI_MOE_TMAPS + NVFP4_ABI_TMAP_BYTES * maps;
+/* Bytes of a contiguous-form device table with `maps` tensor maps. */
+static inline uint32_t nvfp4_abi_moe_table_bytes(uint32_t maps) {
+  return NVFP4_ABI_TMAP_BYTES * maps;
 }
 /* Worst-case 128-row scale-factor atoms of M tokens split over E experts, each expert's
  * segment starting on an atom: M when M < E, else E + (M - E) / 128. */
@@ -353,8 +357,8 @@ static inline uint32_t nvfp4_meta_c_bytes(uint32_t c_type) {
 #define NVFP4_META_TILE_K 56u
 #define NVFP4_META_STAGES 60u
 #define NVFP4_META_MAX_GROUPS 64u          /* compiled group count G (contiguous: experts E) */
-#define NVFP4_META_PARAM_BYTES 68u         /* nvfp4_abi_param_bytes(G) (contiguous:
-                                              nvfp4_abi_moe_param_bytes(maps)) */
+#define NVFP4_META_PARAM_BYTES 68u         /* NVFP4_ABI_PARAM_BYTES (contiguous:
+                                              NVFP4_ABI_MOE_PARAM_BYTES) */
 #define NVFP4_META_TMEM_COLS 72u
 #define NVFP4_META_ACC_BUFFERS 76u
 #define NVFP4_META_WORKSPACE_PER_CTA 80u   /* bytes of workspace per CTA (0 if none) */

@@ -277,7 +277,7 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t sfColsPerSlot;  /* M-role SF then N-role SF */
   uint32_t sfmColsPerSlot;
 
-  uint32_t paramBytes;     /* nvfp4_abi_param_bytes(G), or the contiguous form's block */
+  uint32_t paramBytes;     /* NVFP4_ABI_PARAM_BYTES, or NVFP4_ABI_MOE_PARAM_BYTES (contiguous) */
 
   /* C: element bytes (2 or 4) and columns of one TMA-store box (128 B of a row). */
   uint32_t cElemBytes, storeBoxCols;

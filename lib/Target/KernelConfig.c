@@ -134,8 +134,7 @@ static bool planFinish(MlirNvfp4KernelConfig *cfg, uint32_t top, uint32_t scanBy
   }
   cfg->dynSmemBytes = 1024u + top;
   if (cfg->dynSmemBytes > limit) return fail(msg, msgSize, tooLarge);
-  cfg->paramBytes = contiguous ? nvfp4_abi_moe_param_bytes(cfg->numTmaps)
-                               : nvfp4_abi_param_bytes(cfg->numGroups);
+  cfg->paramBytes = contiguous ? NVFP4_ABI_MOE_PARAM_BYTES : NVFP4_ABI_PARAM_BYTES;
   return true;
 }
 
@@ -390,7 +389,7 @@ static void planSm90Contiguous(MlirNvfp4KernelConfig *cfg) {
   cfg->scanOffset = cfg->sm90.decodedOffset; /* 8 x 640 bytes, below 3 decoded buffers */
   cfg->nLadder = nvfp4_abi_moe_ladder(cfg->tileN, cfg->nAlign);
   cfg->numTmaps = NVFP4_ABI_MOE_TMAP_LADDER + cfg->nLadder;
-  cfg->paramBytes = nvfp4_abi_moe_param_bytes(cfg->numTmaps);
+  cfg->paramBytes = NVFP4_ABI_MOE_PARAM_BYTES;
   cfg->workspacePerCta = roundUp(cfg->scheduleBytes, 128u);
 }
 
@@ -557,7 +556,7 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->dynSmemBytes = 1024u + top;
   if (cfg->dynSmemBytes > MLIR_NVFP4_MAX_DYN_SMEM)
     return fail(msg, msgSize, "the plan exceeds the shared-memory limit");
-  cfg->paramBytes = nvfp4_abi_param_bytes(numGroups);
+  cfg->paramBytes = NVFP4_ABI_PARAM_BYTES;
   cfg->numThreads = 128u * (1u + p->consumerGroups + p->decoderGroups); /* 640 or 512 */
   /* warpgroup 0 produces, the consumer warpgroups follow, the token decoders come last */
   cfg->roles[MLIR_NVFP4_ROLE_PRODUCER] = (MlirNvfp4WarpRange){0, 4};
@@ -754,11 +753,13 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32", "fp4 (swiglu_nvfp4)"};
-  fprintf(f, "  C %s%s, %s form, parameter block %u bytes", types[cfg->spec.output],
-          cfg->spec.alpha ? " with alpha" : "",
-          cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS ? "contiguous" : "pointer-array",
-          cfg->paramBytes);
-  if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS)
+  const bool contiguous = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
+  fprintf(f, "  C %s%s, %s form, parameter block %u bytes, device table %u bytes",
+          types[cfg->spec.output], cfg->spec.alpha ? " with alpha" : "",
+          contiguous ? "contiguous" : "pointer-array", cfg->paramBytes,
+          contiguous ? nvfp4_abi_moe_table_bytes(cfg->numTmaps)
+                     : nvfp4_abi_table_bytes(cfg->numGroups));
+  if (contiguous)
     fprintf(f, ", %u tensor maps (%u N-role box ladder)", cfg->numTmaps, cfg->nLadder);
   if (cfg->scheduleInWorkspace)
     fprintf(f, ", expert schedule in the workspace (%u bytes per CTA)", cfg->workspacePerCta);

@@ -270,13 +270,12 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_args_for(const nvfp4_kernel_metadata *me
 NVFP4RT_API nvfp4rt_status nvfp4rt_tmap_encode(const nvfp4rt_tmap_args *args, void *out);
 
 /* Writes the header and the group records (in the layout's table order) of a parameter
- * image: the 64-byte header followed by the group table (64 + 704 * max_groups bytes;
- * the header and the records are zeroed first, the tensor-map slots are left untouched).
- * ABI_MISMATCH unless max_groups is 1..NVFP4_ABI_MAX_GROUPS and param_bytes agrees with
- * it (nvfp4_abi_param_bytes); INVALID_ARGUMENT when `block_bytes` is too small.
- * For a kernel whose table does not fit the parameter block (param_bytes == 64), the
- * table part is what the runtime copies to `table_address` in device memory, whose
- * address goes into the header; pass 0 for an inline table. */
+ * image: the 64-byte header (the parameter block) followed by the group table (64 + 704 *
+ * max_groups bytes; the header and the records are zeroed first, the tensor-map slots are
+ * left untouched). ABI_MISMATCH unless max_groups is 1..NVFP4_ABI_MAX_GROUPS and
+ * param_bytes is NVFP4_ABI_PARAM_BYTES; INVALID_ARGUMENT when `block_bytes` is too small.
+ * The table part is what goes to device memory (64-byte aligned); `table_address`, its
+ * address there, goes into the header (HDR_TABLE; plans write it at each launch, 0 here). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
                                               const nvfp4rt_group *groups, uint32_t num_groups,
                                               const nvfp4rt_plan_layout *layout,
@@ -303,8 +302,9 @@ typedef struct nvfp4rt_plan nvfp4rt_plan;
  *                    of the maps with tensormap.replace (KernelABI.h,
  *                    NVFP4_ABI_FLAG_PATCH_TMAPS): the host touches no map at all. Needs a
  *                    kernel built with nvfp4.patch_tmaps (metadata flag
- *                    NVFP4_META_FLAG_PATCH_TMAPS) and an inline group table
- *                    (UNSUPPORTED otherwise); allocates, once per plan, 640 G (1 + SMs)
+ *                    NVFP4_META_FLAG_PATCH_TMAPS) (UNSUPPORTED otherwise): the raw
+ *                    pointers sit in the device table's map slots. Allocates, once per
+ *                    plan, 640 G (1 + SMs)
  *                    bytes of device memory for the templates and each CTA's copies.
  *                    Every launch of the plan rewrites those copies, so its launches
  *                    (and replays of graphs captured from it) must be stream-ordered:
@@ -330,17 +330,26 @@ typedef struct nvfp4rt_plan_info {
   uint32_t dyn_smem_bytes, param_bytes;
   uint64_t workspace, workspace_bytes;
   uint64_t tmaps_encoded;   /* cumulative cuTensorMapEncodeTiled calls made by this plan */
-  const void *param_block;  /* the packed parameter block (param_bytes, 64-B aligned) */
+  const void *param_block;  /* the packed parameter block (param_bytes, 64-B aligned; its
+                               HDR_TABLE is the device copy of the last launch, 0 before
+                               one), followed by the host image of the table */
   nvfp4rt_tmap_update tmap_update; /* the mode in effect (never DEFAULT) */
   uint64_t tmaps_replaced;  /* cumulative cuTensorMapReplaceAddress calls */
   uint64_t tmap_area, tmap_area_bytes; /* KERNEL_PATCH: templates and per-CTA copies */
   uint64_t templates_uploaded; /* KERNEL_PATCH: template uploads (shape changes) */
+  /* 3.2: the table cache (filled when struct_size covers the field; runtime/README.md,
+   * "Device tables"): the table (KernelABI.h HDR_TABLE) the kernel reads in device memory,
+   * kept in table_cache copies of table_bytes each. */
+  uint32_t table_cache, table_bytes;
+  uint64_t tables_uploaded;   /* cumulative cuMemcpyHtoDAsync of a table (launches that
+                                 found their table in no copy) */
+  uint64_t table_cache_hits;  /* launches whose new table a copy already held (no copy) */
 } nvfp4rt_plan_info;
 
 /* Chooses a variant (nvfp4rt_select_variant), validates, encodes every tensor map, packs
  * the block, computes the grid and allocates, once, what the launch needs in device
- * memory (emulation workspace; the group table of a kernel whose table does not fit the
- * parameter block). */
+ * memory (emulation workspace; the table cache: table_cache device copies of the group
+ * table and as many page-locked images, 704 * max_groups bytes each). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_create(nvfp4rt_module *mod, const nvfp4rt_group *groups,
                                                uint32_t num_groups, nvfp4rt_plan **out);
 /* Programmatic dependent launch (PDL): a launch with the driver's programmatic stream
@@ -372,6 +381,12 @@ typedef struct nvfp4rt_plan_options {
    * covers debug_activations_stride. */
   uint64_t debug_activations;
   uint64_t debug_activations_stride;
+  /* 3.2: the table cache (runtime/README.md, "Device tables"): how many device copies of
+   * the table (the group table, or the contiguous form's tensor maps) the plan keeps, each
+   * with a page-locked source image; a launch whose table one of them holds copies
+   * nothing. 0: the default, 16; 1: a single copy, uploaded again whenever the table
+   * changes; at most 256 (INVALID_ARGUMENT above). Read when struct_size covers it. */
+  uint32_t table_cache;
 } nvfp4rt_plan_options;
 /* Defaults: the heuristic chooses the variant. */
 #define NVFP4RT_PLAN_OPTIONS_INIT {.struct_size = sizeof(nvfp4rt_plan_options), .variant = -1}
@@ -396,7 +411,17 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
 /* Launches on `stream` (a CUstream; NULL = legacy default stream). No allocation, no
  * synchronisation: CUDA-graph capturable. 0 tiles: nothing launched, OK. Not reentrant for
  * one plan: it writes `stream` into the plan's launch configuration, so one plan must be
- * launched (and re-planned) from one thread at a time; distinct plans are independent. */
+ * launched (and re-planned) from one thread at a time; distinct plans are independent.
+ * The group table's device copy: when the plan's table changed since its last launch and
+ * no copy of the table cache holds it, the launch first copies it (cuMemcpyHtoDAsync on
+ * `stream`) over the least recently used copy, which an earlier launch may still read: so
+ * the launches of one plan must be stream-ordered (one stream, or streams synchronised
+ * with each other), as for KERNEL_PATCH. Replacing a copy whose previous upload has not
+ * executed yet waits for it (the page-locked source is rewritten). Under stream capture the
+ * copy a launch uses is kept for the plan's life (the graph reads it at every replay), and a
+ * table copied under capture serves that graph alone (its copy runs at replays only);
+ * UNSUPPORTED when a new table finds every copy so kept (a larger table_cache, or a new
+ * plan). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
 /* Whether the plan's launches carry the programmatic-stream-serialization attribute now
  * (the option, the environment, the variant's metadata, the device and the driver). */
@@ -451,7 +476,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_tmap_args(const nvfp4_kernel_metadata *me
                                                  const nvfp4rt_moe_problem *p, uint32_t slot,
                                                  nvfp4rt_tmap_args *out);
 /* Writes the header and the problem record (KernelABI.h) of a contiguous-form parameter
- * block (the tensor-map slots are left untouched). */
+ * block (NVFP4_ABI_MOE_PARAM_BYTES; `block_bytes` at least that). The tensor maps live in
+ * the device table whose address the caller writes at HDR_TABLE (plans: at each launch). */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_param_pack(const nvfp4_kernel_metadata *meta,
                                                   const nvfp4rt_moe_problem *p,
                                                   uint64_t workspace, uint64_t workspace_bytes,
@@ -480,7 +506,8 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod,
  * nvfp4rt_plan_update_pointers applies when a larger grid needs a larger workspace. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *plan,
                                                    const nvfp4rt_moe_problem *p);
-/* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable. */
+/* Launches on `stream`: no allocation, no synchronisation, CUDA-graph capturable; the
+ * tensor maps' device copy and the stream rule as for nvfp4rt_plan_launch. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *plan, void *stream);
 /* The same as nvfp4rt_plan_uses_pdl. */
 NVFP4RT_API int nvfp4rt_moe_plan_uses_pdl(const nvfp4rt_moe_plan *plan);

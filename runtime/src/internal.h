@@ -61,7 +61,13 @@ static inline int nvfp4rt_uint8_maps_(const nvfp4_kernel_metadata *m) {
   X(cuGraphInstantiateWithFlags, (CUgraphExec *, CUgraph, unsigned long long))             \
   X(cuGraphLaunch, (CUgraphExec, CUstream))                                                \
   X(cuGraphExecDestroy, (CUgraphExec))                                                     \
-  X(cuGraphDestroy, (CUgraph))
+  X(cuGraphDestroy, (CUgraph))                                                             \
+  X(cuMemcpyHtoDAsync, (CUdeviceptr, const void *, size_t, CUstream))                      \
+  X(cuMemHostAlloc, (void **, size_t, unsigned int))                                       \
+  X(cuMemFreeHost, (void *))                                                               \
+  X(cuEventQuery, (CUevent))                                                               \
+  X(cuEventSynchronize, (CUevent))                                                         \
+  X(cuStreamIsCapturing, (CUstream, CUstreamCaptureStatus *))
 
 #define NVFP4RT_DECLARE_PFN(name, params) typedef CUresult(CUDAAPI *nvfp4rt_pfn_##name) params;
 NVFP4RT_CU_SYMBOLS(NVFP4RT_DECLARE_PFN)
@@ -117,6 +123,7 @@ nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *si
 /* The options both forms' plans keep beyond the variant and the tensor-map mode. */
 typedef struct nvfp4rt_plan_extras_ {
   nvfp4rt_pdl pdl;                   /* NVFP4RT_PDL_DEFAULT where the layout has none */
+  uint32_t table_cache;              /* device copies of the table (never 0) */
   uint64_t debug_act, debug_act_stride; /* the activation dump (0: none) */
 } nvfp4rt_plan_extras_;
 /* Shared by both forms' plan_create (plan.c): checks options->struct_size (0, or at least
@@ -146,10 +153,39 @@ void nvfp4rt_c_map_type_(uint32_t c_type, uint32_t n, nvfp4rt_tmap_args *o);
 nvfp4rt_status nvfp4rt_check_c_(const nvfp4_kernel_metadata *meta, const char *who, uint32_t n,
                                 uint32_t ldc, uint64_t sfc, uint64_t gs);
 
-/* Shared by both forms' get_info (plan.c): checks info->struct_size (0 is this layout,
- * anything else must be at least it; `who` prefixes the message), then clears *info and
- * fills what the variant's metadata record says. The caller adds the plan's own fields. */
-nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who,
-                                        const nvfp4_kernel_metadata *m, uint32_t variant);
+typedef struct nvfp4rt_table_cache_ nvfp4rt_table_cache_;
+/* Shared by both forms' get_info (plan.c): checks caller->struct_size (0 is the 2.0 layout,
+ * anything else must be at least it; `who` prefixes the message), then fills the whole of
+ * *info (the library's layout) with what the variant's metadata record says. The caller
+ * adds the plan's own fields, then nvfp4rt_plan_info_end_ adds the table cache's and
+ * copies caller->struct_size bytes (0: the 2.0 layout) of it to the caller. */
+nvfp4rt_status nvfp4rt_plan_info_begin_(const nvfp4rt_plan_info *caller, nvfp4rt_plan_info *info,
+                                        const char *who, const nvfp4_kernel_metadata *m,
+                                        uint32_t variant);
+void nvfp4rt_plan_info_end_(nvfp4rt_plan_info *caller, const nvfp4rt_plan_info *info,
+                            const nvfp4rt_table_cache_ *tables);
+
+/* ---- the device tables of the plans (tablecache.c) ---- */
+
+/* The most device copies a plan's table cache may hold (nvfp4rt_plan_options.table_cache). */
+#define NVFP4RT_TABLE_CACHE_MAX 256u
+/* The default (options without table_cache, or 0). */
+#define NVFP4RT_TABLE_CACHE_DEFAULT 16u
+/* `count` device copies of a `bytes`-byte table, each with its page-locked source image
+ * and event (the context current). Status with the failing call's message on failure. */
+nvfp4rt_status nvfp4rt_table_cache_create_(uint32_t count, size_t bytes,
+                                           nvfp4rt_table_cache_ **out);
+void nvfp4rt_table_cache_destroy_(nvfp4rt_table_cache_ *cache);
+/* The device address of a copy of `image` (the cache's `bytes`) that a kernel launched next
+ * on `stream` reads: a copy holding it already (no copy; `changed` 0 says the image is the
+ * one of the previous call, which needs no lookup), else the least recently used copy
+ * overwritten with cuMemcpyHtoDAsync on `stream`. Under stream capture the copy used is
+ * pinned for the cache's life; UNSUPPORTED when a new image finds every copy pinned. */
+nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *cache, const unsigned char *image,
+                                        int changed, CUstream stream, uint64_t *dev);
+/* Its copies, their bytes, the uploads made and the lookups served without one so far (all
+ * 0 for a NULL cache). */
+void nvfp4rt_table_cache_info_(const nvfp4rt_table_cache_ *cache, uint32_t *count,
+                               uint32_t *bytes, uint64_t *uploads, uint64_t *hits);
 
 #endif /* NVFP4RT_INTERNAL_H */

@@ -234,11 +234,10 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                         "kernel whose B box is half its B-side tile; an FP4 C, the activation "
                         "dump and the mid-atom flag go with it only",
                         m->kernel_name, m->c_type, m->epilogue_flags, m->flags, m->variant_flags);
-  if (m->form == NVFP4_META_FORM_POINTER_ARRAY &&
-      m->param_bytes != nvfp4_abi_param_bytes(m->max_groups))
+  if (m->form == NVFP4_META_FORM_POINTER_ARRAY && m->param_bytes != NVFP4_ABI_PARAM_BYTES)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
-                        "metadata param_bytes %u != %u for %u groups", m->param_bytes,
-                        nvfp4_abi_param_bytes(m->max_groups), m->max_groups);
+                        "metadata param_bytes %u != %u (the pointer-array form's header)",
+                        m->param_bytes, NVFP4_ABI_PARAM_BYTES);
   for (int i = 0; i < 3; i++)
     if (m->block[i] == 0 || m->cluster[i] == 0)
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata block/cluster dim %d is 0", i);
@@ -304,13 +303,10 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
                         "metadata: a contiguous-form kernel with %u tensor maps (n_align %u for "
                         "tile_n %u), at most %u", nvfp4rt_moe_tmap_count(m), m->n_align,
                         m->tile_n, NVFP4_ABI_MOE_MAX_TMAPS);
-  if (m->form == NVFP4_META_FORM_CONTIGUOUS &&
-      m->param_bytes != nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)))
+  if (m->form == NVFP4_META_FORM_CONTIGUOUS && m->param_bytes != NVFP4_ABI_MOE_PARAM_BYTES)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
-                        "metadata param_bytes %u != %u for a contiguous-form kernel with %u "
-                        "tensor maps", m->param_bytes,
-                        nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(m)),
-                        nvfp4rt_moe_tmap_count(m));
+                        "metadata param_bytes %u != %u (the contiguous form's header and "
+                        "problem record)", m->param_bytes, NVFP4_ABI_MOE_PARAM_BYTES);
   if (m->form == NVFP4_META_FORM_CONTIGUOUS && (m->flags & NVFP4_META_FLAG_PATCH_TMAPS))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata: a contiguous-form kernel cannot patch tensor maps");
@@ -378,10 +374,9 @@ nvfp4rt_status nvfp4rt_metadata_decode_table(const unsigned char *rec, size_t si
       return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                           "metadata record %u says variant %u of %u in a table of %u", i,
                           m->variant_index, m->variant_count, n);
-    /* (the contiguous form's parameter block depends on the variant's tensor maps) */
     if (m->target_sm != m0->target_sm || m->flags != m0->flags ||
         m->max_groups != m0->max_groups ||
-        (m->form == NVFP4_META_FORM_POINTER_ARRAY && m->param_bytes != m0->param_bytes) ||
+        m->param_bytes != m0->param_bytes ||
         m->k_granule != m0->k_granule ||
         /* (a stream-K variant's workspace is its own; the runtime sizes it per variant) */
         (!((m->variant_flags | m0->variant_flags) & NVFP4_META_VFLAG_STREAM_K) &&

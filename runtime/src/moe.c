@@ -172,12 +172,12 @@ nvfp4rt_status nvfp4rt_moe_param_pack(const nvfp4_kernel_metadata *meta,
                                       uint64_t workspace_bytes, void *block, size_t block_bytes) {
   if (!meta || !p || !block)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_param_pack: NULL argument");
-  if (block_bytes < NVFP4_ABI_MOE_TMAPS || block_bytes < meta->param_bytes)
+  if (block_bytes < NVFP4_ABI_MOE_PARAM_BYTES)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
                         "moe_param_pack: a %zu-byte image for a %u-byte parameter block",
-                        block_bytes, meta->param_bytes);
+                        block_bytes, NVFP4_ABI_MOE_PARAM_BYTES);
   unsigned char *b = block;
-  memset(b, 0, NVFP4_ABI_MOE_TMAPS);
+  memset(b, 0, NVFP4_ABI_MOE_PARAM_BYTES);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_ABI_VERSION, NVFP4_ABI_VERSION);
   nvfp4_meta_write_u32(b, NVFP4_ABI_HDR_NUM_GROUPS, p->num_experts);
   nvfp4_meta_write_u64(b, NVFP4_ABI_HDR_WORKSPACE, workspace);
@@ -209,7 +209,7 @@ int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table, const nvfp4r
     *model = *table;
     for (uint32_t v = 0; v < model->count; v++) {
       model->variants[v].form = NVFP4_META_FORM_POINTER_ARRAY;
-      model->variants[v].param_bytes = nvfp4_abi_param_bytes(model->variants[v].max_groups);
+      model->variants[v].param_bytes = NVFP4_ABI_PARAM_BYTES;
     }
     const uint32_t tokens = (uint32_t)ceil_div64(p->m, E);
     /* a fused SwiGLU kernel's model groups carry its sfc and gs too (else none fits) */
@@ -226,7 +226,10 @@ int nvfp4rt_moe_select_variant(const nvfp4rt_metadata_table *table, const nvfp4r
 
 /* ---- plans --------------------------------------------------------------------------- */
 
-#define MOE_BLOCK_BYTES (NVFP4_ABI_MOE_TMAPS + NVFP4_ABI_TMAP_BYTES * NVFP4_ABI_MOE_MAX_TMAPS)
+/* The plan's image: the parameter block, then the host image of the device table (every
+ * map slot a variant can have; the unused ones zero). */
+#define MOE_TABLE_BYTES (NVFP4_ABI_TMAP_BYTES * NVFP4_ABI_MOE_MAX_TMAPS)
+#define MOE_BLOCK_BYTES (NVFP4_ABI_MOE_PARAM_BYTES + MOE_TABLE_BYTES)
 
 struct nvfp4rt_moe_plan {
   nvfp4rt_module *mod;
@@ -237,6 +240,8 @@ struct nvfp4rt_moe_plan {
   nvfp4rt_tmap_args keys[NVFP4_ABI_MOE_MAX_TMAPS], next_keys[NVFP4_ABI_MOE_MAX_TMAPS];
   uint64_t workspace, workspace_bytes, tmaps_encoded;
   uint32_t sized[4];  /* M, N, K, E the automatic variant was chosen for (0: none yet) */
+  nvfp4rt_table_cache_ *tables; /* the tensor maps' device copies */
+  int table_changed;  /* the image's table changed since the last launch */
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[2];
   nvfp4rt_plan_extras_ extras; /* the PDL option (NVFP4RT_PDL_*), the activation dump */
@@ -290,7 +295,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   const uint64_t encoded_before = pl->tmaps_encoded;
   const uint32_t count = nvfp4rt_moe_tmap_count(meta);
   for (uint32_t s = 0; st == NVFP4RT_STATUS_OK && s < NVFP4_ABI_MOE_MAX_TMAPS; s++) {
-    unsigned char *slot = pl->scratch + NVFP4_ABI_MOE_TMAPS + NVFP4_ABI_TMAP_BYTES * s;
+    unsigned char *slot = pl->scratch + NVFP4_ABI_MOE_PARAM_BYTES + NVFP4_ABI_TMAP_BYTES * s;
     nvfp4rt_tmap_args a;
     memset(&a, 0, sizeof a);
     if (s < count && (st = nvfp4rt_moe_tmap_args(meta, p, s, &a)) != NVFP4RT_STATUS_OK) break;
@@ -334,6 +339,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
   pl->block = pl->scratch;
   pl->scratch = t;
   memcpy(pl->keys, pl->next_keys, sizeof pl->keys);
+  pl->table_changed = 1;
   pl->variant = (uint32_t)v;
   memcpy(pl->sized, sized, sizeof sized);
   pl->grid = grid;
@@ -377,7 +383,11 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   }
   memset(pl->block, 0, MOE_BLOCK_BYTES);
   memset(pl->scratch, 0, MOE_BLOCK_BYTES);
-  if ((st = replan(pl, p)) != NVFP4RT_STATUS_OK) {
+  st = make_current(mod);
+  if (st == NVFP4RT_STATUS_OK)
+    st = nvfp4rt_table_cache_create_(extras.table_cache, MOE_TABLE_BYTES, &pl->tables);
+  if (st == NVFP4RT_STATUS_OK) st = replan(pl, p);
+  if (st != NVFP4RT_STATUS_OK) {
     nvfp4rt_moe_plan_destroy(pl);
     return st;
   }
@@ -395,6 +405,13 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
   if (pl->grid == 0) return NVFP4RT_STATUS_OK; /* M = 0 or N = 0: nothing to do */
   nvfp4rt_status st = make_current(pl->mod);
   if (st != NVFP4RT_STATUS_OK) return st;
+  /* the tensor maps' device copy: in the cache, or uploaded now on `stream` */
+  uint64_t table = 0;
+  st = nvfp4rt_table_cache_use_(pl->tables, pl->block + NVFP4_ABI_MOE_PARAM_BYTES,
+                                pl->table_changed, (CUstream)stream, &table);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  pl->table_changed = 0;
+  nvfp4_meta_write_u64(pl->block, NVFP4_ABI_HDR_TABLE, table);
   pl->cfg.hStream = (CUstream)stream;
   NVFP4RT_CU_CALL(cuLaunchKernelEx, (&pl->cfg, pl->mod->functions[pl->variant], pl->params, NULL));
   return NVFP4RT_STATUS_OK;
@@ -402,10 +419,11 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
 
 int nvfp4rt_moe_plan_uses_pdl(const nvfp4rt_moe_plan *pl) { return pl && pl->grid ? pl->uses_pdl : 0; }
 
-nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_plan_info *info) {
-  if (!pl || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_get_info: NULL");
+nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_plan_info *out) {
+  if (!pl || !out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_get_info: NULL");
   const nvfp4_kernel_metadata *m = &pl->mod->table.variants[pl->variant];
-  nvfp4rt_status st = nvfp4rt_plan_info_begin_(info, "moe_plan_get_info", m, pl->variant);
+  nvfp4rt_plan_info full, *info = &full;
+  nvfp4rt_status st = nvfp4rt_plan_info_begin_(out, info, "moe_plan_get_info", m, pl->variant);
   if (st != NVFP4RT_STATUS_OK) return st;
   info->num_groups = m->max_groups;
   info->grid = pl->grid;
@@ -413,12 +431,14 @@ nvfp4rt_status nvfp4rt_moe_plan_get_info(const nvfp4rt_moe_plan *pl, nvfp4rt_pla
   info->workspace_bytes = pl->workspace_bytes;
   info->tmaps_encoded = pl->tmaps_encoded;
   info->param_block = pl->block;
+  nvfp4rt_plan_info_end_(out, info, pl->tables);
   return NVFP4RT_STATUS_OK;
 }
 
 void nvfp4rt_moe_plan_destroy(nvfp4rt_moe_plan *pl) {
   if (!pl) return;
   if (pl->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)pl->workspace);
+  nvfp4rt_table_cache_destroy_(pl->tables);
   free(pl->block);
   free(pl->scratch);
   free(pl);

@@ -3,7 +3,9 @@
  * parameter-block packing, grid size and the variant heuristic (all host-only), then plan
  * creation with cached cuTensorMapEncodeTiled results, cheap re-planning when pointers
  * change (re-encode, cuTensorMapReplaceAddress, or raw pointers the kernel patches its
- * maps with: nvfp4rt_tmap_update), and the allocation-free cuLaunchKernelEx launch. */
+ * maps with: nvfp4rt_tmap_update), and the allocation-free cuLaunchKernelEx launch, which
+ * finds the group table's device copy in the plan's table cache (tablecache.c) or uploads
+ * it in stream order. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,11 +296,11 @@ nvfp4rt_status nvfp4rt_param_pack(const nvfp4_kernel_metadata *meta,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "param_pack: NULL argument");
   /* the image size below comes from max_groups: it must be the ABI's, or the offsets wrap */
   if (meta->max_groups == 0 || meta->max_groups > NVFP4_ABI_MAX_GROUPS ||
-      meta->param_bytes != nvfp4_abi_param_bytes(meta->max_groups))
+      meta->param_bytes != NVFP4_ABI_PARAM_BYTES)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "param_pack: metadata max_groups %u / param_bytes %u (need 1..%u groups "
-                        "and param_bytes = nvfp4_abi_param_bytes(max_groups))", meta->max_groups,
-                        meta->param_bytes, NVFP4_ABI_MAX_GROUPS);
+                        "and param_bytes %u)", meta->max_groups, meta->param_bytes,
+                        NVFP4_ABI_MAX_GROUPS, NVFP4_ABI_PARAM_BYTES);
   const size_t image = NVFP4_ABI_HEADER_BYTES + (size_t)nvfp4_abi_table_bytes(meta->max_groups);
   if (block_bytes < image || num_groups > meta->max_groups || num_groups != L->num_groups)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
@@ -514,7 +516,7 @@ struct nvfp4rt_plan {
   nvfp4rt_module *mod;
   int forced_variant;     /* -1: chosen by the heuristic at every re-plan */
   uint32_t variant;
-  unsigned char *block;   /* the live image: header + group table, 64-B aligned */
+  unsigned char *block;   /* the live image: header (the parameter block) + group table */
   unsigned char *scratch; /* same size: the next image while re-planning */
   size_t block_alloc;
   uint32_t num_groups, grid;
@@ -526,7 +528,8 @@ struct nvfp4rt_plan {
   /* stream-K: the workspace layout (address, bytes per CTA) whose flags are known to be
    * zero; a launch with another layout zeroes the workspace first */
   uint64_t ws_zeroed, ws_zeroed_stride;
-  uint64_t table_dev;     /* device copy of the group table when it is not inline */
+  nvfp4rt_table_cache_ *tables; /* the group table's device copies */
+  int table_changed;      /* the image's table changed since the last launch */
   uint64_t tmaps_encoded, tmaps_replaced, templates_uploaded;
   nvfp4rt_tmap_update mode; /* never DEFAULT */
   nvfp4rt_group *last;    /* the groups of the last (re-)plan, caller order */
@@ -774,8 +777,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     write_raw_addresses(groups, L, p->next_keys, maps, maps_bytes);
   }
   if (st == NVFP4RT_STATUS_OK)
-    st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, p->table_dev, p->scratch,
-                            p->block_alloc);
+    st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, 0, p->scratch, p->block_alloc);
   if (st == NVFP4RT_STATUS_OK) nvfp4rt_plan_extras_write_(&p->extras, p->scratch);
   if (st == NVFP4RT_STATUS_OK && patch) {
     nvfp4_meta_write_u32(p->scratch, NVFP4_ABI_HDR_FLAGS, NVFP4_ABI_FLAG_PATCH_TMAPS);
@@ -790,19 +792,6 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     if (r != CUDA_SUCCESS)
       st = nvfp4rt_set_cu_error_(r, "cuMemcpyHtoD", __FILE__, __LINE__,
                                  "tensor-map templates of %u groups", meta->max_groups);
-  }
-  /* A global group table is copied to the device now (once per re-plan, never per
-   * launch), after the work already queued in the context, which may still read it. */
-  if (st == NVFP4RT_STATUS_OK && p->table_dev &&
-      memcmp(p->scratch + NVFP4_ABI_HEADER_BYTES, p->block + NVFP4_ABI_HEADER_BYTES,
-             p->block_alloc - NVFP4_ABI_HEADER_BYTES) != 0) {
-    CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
-    if (r == CUDA_SUCCESS)
-      r = NVFP4RT_CU(cuMemcpyHtoD)((CUdeviceptr)p->table_dev, p->scratch + NVFP4_ABI_HEADER_BYTES,
-                                   nvfp4_abi_table_bytes(meta->max_groups));
-    if (r != CUDA_SUCCESS)
-      st = nvfp4rt_set_cu_error_(r, "cuMemcpyHtoD", __FILE__, __LINE__,
-                                 "group table of %u groups", meta->max_groups);
   }
   if (st != NVFP4RT_STATUS_OK) {
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
@@ -841,6 +830,7 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     p->templates_uploaded += upload ? 1u : 0u;
   }
   memcpy(p->last, groups, sizeof *groups * n);
+  p->table_changed = 1; /* the launch finds or uploads its device copy (HDR_TABLE) */
   p->num_groups = n;
   p->grid = grid;
   p->variant = (uint32_t)(v < 0 ? 0 : v);
@@ -875,17 +865,15 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   if (st != NVFP4RT_STATUS_OK) return st;
   /* the tensor-map update mode (the kernel flags are the same in every variant) */
   nvfp4rt_tmap_update mode = options ? options->tmap_update : NVFP4RT_TMAP_UPDATE_DEFAULT;
-  const int can_patch = (meta->flags & NVFP4_META_FLAG_PATCH_TMAPS) != 0 &&
-                        nvfp4_abi_table_inline(meta->max_groups);
+  const int can_patch = (meta->flags & NVFP4_META_FLAG_PATCH_TMAPS) != 0;
   if (!nvfp4rt_tmap_update_name(mode))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT, "plan_create: tensor-map update mode %d",
                         (int)mode);
   if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH && !can_patch)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
-                        "plan_create: kernel '%s' cannot patch its tensor maps (%s)",
-                        meta->kernel_name,
-                        (meta->flags & NVFP4_META_FLAG_PATCH_TMAPS) ? "its group table is not inline"
-                                                                    : "no NVFP4_META_FLAG_PATCH_TMAPS");
+                        "plan_create: kernel '%s' cannot patch its tensor maps (no "
+                        "NVFP4_META_FLAG_PATCH_TMAPS: built without nvfp4.patch_tmaps)",
+                        meta->kernel_name);
   if (mode == NVFP4RT_TMAP_UPDATE_DEFAULT) mode = default_tmap_update(can_patch);
   nvfp4rt_plan *p = calloc(1, sizeof *p);
   if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan_create: malloc failed");
@@ -917,19 +905,20 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   memset(p->block, 0, p->block_alloc);
   memset(p->scratch, 0, p->block_alloc);
   for (size_t i = 0; i < nkeys; i++) p->keys[i].data_type = p->next_keys[i].data_type = EMPTY_KEY;
-  if (!nvfp4_abi_table_inline(meta->max_groups)) {
+  {
     CUcontext cur = NULL;
     CUresult r = CUDA_SUCCESS;
     if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
       r = NVFP4RT_CU(cuCtxSetCurrent)(mod->ctx->ctx);
-    CUdeviceptr d = 0;
-    if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemAlloc)(&d, nvfp4_abi_table_bytes(meta->max_groups));
-    if (r != CUDA_SUCCESS) {
+    st = r == CUDA_SUCCESS
+             ? nvfp4rt_table_cache_create_(extras.table_cache,
+                                           nvfp4_abi_table_bytes(meta->max_groups), &p->tables)
+             : nvfp4rt_set_cu_error_(r, "cuCtxSetCurrent", __FILE__, __LINE__, "%s",
+                                     "plan_create");
+    if (st != NVFP4RT_STATUS_OK) {
       nvfp4rt_plan_destroy(p);
-      return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
-                                   "group table of %u groups", meta->max_groups);
+      return st;
     }
-    p->table_dev = d;
   }
   if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
     /* the templates, then one copy per CTA (the grid never exceeds the SM count) */
@@ -1010,6 +999,7 @@ static nvfp4rt_status update_addresses(nvfp4rt_plan *p, const nvfp4rt_group *gro
     }
   }
   /* committed: the keys, the records' C pointers, the groups */
+  p->table_changed = 1;
   for (uint32_t s = 0; s < n; s++) {
     const nvfp4rt_group *G = &groups[L->order[s]];
     put_u64(table + nvfp4_abi_record_offset(meta->max_groups, s), NVFP4_ABI_GRP_C_PTR, G->c);
@@ -1047,6 +1037,13 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
     p->ws_zeroed = p->workspace;
     p->ws_zeroed_stride = meta->workspace_per_cta;
   }
+  /* the group table's device copy: in the cache, or uploaded now on `stream` */
+  uint64_t table = 0;
+  nvfp4rt_status st = nvfp4rt_table_cache_use_(p->tables, p->block + NVFP4_ABI_HEADER_BYTES,
+                                               p->table_changed, (CUstream)stream, &table);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  p->table_changed = 0;
+  put_u64(p->block, NVFP4_ABI_HDR_TABLE, table);
   /* (measured on the H200: plain cuLaunchKernel is no cheaper than the Ex form) */
   p->cfg.hStream = (CUstream)stream;
   NVFP4RT_CU_CALL(cuLaunchKernelEx, (&p->cfg, p->mod->functions[p->variant], p->params, NULL));
@@ -1062,6 +1059,7 @@ nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *o, const 
                                            nvfp4rt_plan_extras_ *x) {
   memset(x, 0, sizeof *x);
   x->pdl = NVFP4RT_PDL_DEFAULT;
+  x->table_cache = NVFP4RT_TABLE_CACHE_DEFAULT;
   const size_t size = o ? o->struct_size : 0;
   /* 0 is the 2.0 layout; anything else must be at least that (it ends before `pdl`) */
   const size_t v2_0 = offsetof(nvfp4rt_plan_options, pdl);
@@ -1080,6 +1078,14 @@ nvfp4rt_status nvfp4rt_plan_options_check_(const nvfp4rt_plan_options *o, const 
                   sizeof o->debug_activations_stride) {
     x->debug_act = o->debug_activations;
     x->debug_act_stride = o->debug_activations_stride;
+  }
+  if (size >= offsetof(nvfp4rt_plan_options, table_cache) + sizeof o->table_cache) {
+    if (o->table_cache > NVFP4RT_TABLE_CACHE_MAX)
+      return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                          "%s: options->table_cache is %u (0 for the default %u, else 1..%u "
+                          "device copies of the table)", who, o->table_cache,
+                          NVFP4RT_TABLE_CACHE_DEFAULT, NVFP4RT_TABLE_CACHE_MAX);
+    if (o->table_cache) x->table_cache = o->table_cache;
   }
   const int dumps = (meta->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS) != 0;
   if (dumps && !x->debug_act)
@@ -1147,14 +1153,16 @@ int nvfp4rt_launch_attrs_(CUlaunchConfig *cfg, CUlaunchAttribute *attrs, const n
   return on;
 }
 
-nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who,
-                                        const nvfp4_kernel_metadata *m, uint32_t variant) {
-  /* struct_size 0 is the 2.0 layout (this one); anything else must be at least that */
-  if (info->struct_size != 0 && info->struct_size < sizeof(nvfp4rt_plan_info))
+nvfp4rt_status nvfp4rt_plan_info_begin_(const nvfp4rt_plan_info *caller, nvfp4rt_plan_info *info,
+                                        const char *who, const nvfp4_kernel_metadata *m,
+                                        uint32_t variant) {
+  /* struct_size 0 is the 2.0 layout (up to the 3.2 table fields); anything else must be
+   * at least that */
+  const size_t v2_0 = offsetof(nvfp4rt_plan_info, table_cache);
+  if (caller->struct_size != 0 && caller->struct_size < v2_0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
                         "%s: info->struct_size is %zu, expected 0 or at least %zu "
-                        "(NVFP4RT_PLAN_INFO_INIT)", who, info->struct_size,
-                        sizeof(nvfp4rt_plan_info));
+                        "(NVFP4RT_PLAN_INFO_INIT)", who, caller->struct_size, v2_0);
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;
   info->variant = variant;
@@ -1166,10 +1174,22 @@ nvfp4rt_status nvfp4rt_plan_info_begin_(nvfp4rt_plan_info *info, const char *who
   return NVFP4RT_STATUS_OK;
 }
 
-nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *info) {
-  if (!p || !info) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
-  nvfp4rt_status st =
-      nvfp4rt_plan_info_begin_(info, "plan_get_info", &p->mod->table.variants[p->variant], p->variant);
+void nvfp4rt_plan_info_end_(nvfp4rt_plan_info *caller, const nvfp4rt_plan_info *info,
+                            const nvfp4rt_table_cache_ *tables) {
+  nvfp4rt_plan_info full = *info;
+  nvfp4rt_table_cache_info_(tables, &full.table_cache, &full.table_bytes, &full.tables_uploaded,
+                            &full.table_cache_hits);
+  size_t size = caller->struct_size ? caller->struct_size : offsetof(nvfp4rt_plan_info, table_cache);
+  if (size > sizeof full) size = sizeof full;
+  full.struct_size = size;
+  memcpy(caller, &full, size);
+}
+
+nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *out) {
+  if (!p || !out) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_get_info: NULL");
+  nvfp4rt_plan_info full, *info = &full;
+  nvfp4rt_status st = nvfp4rt_plan_info_begin_(out, info, "plan_get_info",
+                                               &p->mod->table.variants[p->variant], p->variant);
   if (st != NVFP4RT_STATUS_OK) return st;
   info->num_groups = p->num_groups;
   info->total_tiles = p->layout->total_tiles;
@@ -1183,13 +1203,14 @@ nvfp4rt_status nvfp4rt_plan_get_info(const nvfp4rt_plan *p, nvfp4rt_plan_info *i
   info->tmap_area = p->tmap_area;
   info->tmap_area_bytes = p->tmap_area_bytes;
   info->templates_uploaded = p->templates_uploaded;
+  nvfp4rt_plan_info_end_(out, info, p->tables);
   return NVFP4RT_STATUS_OK;
 }
 
 void nvfp4rt_plan_destroy(nvfp4rt_plan *p) {
   if (!p) return;
   if (p->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
-  if (p->table_dev) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->table_dev);
+  nvfp4rt_table_cache_destroy_(p->tables);
   if (p->tmap_area) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->tmap_area);
   free(p->tmpl);
   free(p->tmpl_next);

@@ -11,10 +11,17 @@
  *             latency and kernel time together, as the competition measured;
  *   kernel    the same launch without the update (same pointers), L2 flushed: the kernel's
  *             own time, which for kernel-patch includes patching its maps;
+ *   chain     every set once, back to back (update + launch each, no flush), between two
+ *             events, per call: what a stream of dependent GEMMs with fresh pointers costs,
+ *             where a table copy between two kernels costs programmatic dependent launch's
+ *             overlap and a table found in the cache costs nothing;
  *   check     every set's C afterwards: C was reset to garbage before the technique ran,
  *             so a set whose pointers the kernel did not pick up shows (timing proxy: C =
  *             +0 inside M x N; other cubins: the reference GEMM of the set's inputs).
- * Then the CUDA-graph path: one launch captured (set 0's pointers) and replayed. */
+ * Then the CUDA-graph path: one launch captured (set 0's pointers) and replayed. Every plan
+ * keeps --table-cache device copies of its group table: with at least as many copies as
+ * sets, the calls after the warm-up copy no table (the counters say how many were copied
+ * and how many found in the cache). */
 #define _POSIX_C_SOURCE 200809L
 #include "fresh_sets.h"
 
@@ -56,8 +63,10 @@ typedef struct result {
   const char *name;
   const char *skipped;     /* why the technique did not run, or NULL */
   char kernel[NVFP4_META_KERNEL_NAME_BYTES];
-  stats host, update, e2e, kernel_only;
+  stats host, update, e2e, kernel_only, chain;
   uint64_t encoded, replaced, uploaded;
+  uint64_t tables_uploaded, table_hits; /* over the whole technique, warm-up included */
+  uint32_t table_cache;
   int checked, pass;
   uint64_t mismatches, outside_writes;
 } result;
@@ -166,10 +175,38 @@ static int elapsed_us(state *S, double *us) {
   return 0;
 }
 
+static void table_counters(result *R, const nvfp4rt_plan_info *info) {
+  R->tables_uploaded = info->tables_uploaded;
+  R->table_hits = info->table_cache_hits;
+  R->table_cache = info->table_cache;
+}
+
+/* `chain`: e2e_calls times, every set once back to back (or, for a graph, as many replays)
+ * between two events after the stream drained; the time per call. */
+static int time_chain(state *S, const fresh_opts *o, nvfp4rt_plan *plan, void *exec, result *R) {
+  for (int i = 0; i < o->e2e_calls; i++) {
+    TRY(nvfp4rt_stream_synchronize(S->ctx, S->stream));
+    TRY(nvfp4rt_event_record(S->ctx, S->ev0, S->stream));
+    for (int s = 0; s < S->sets; s++) {
+      if (exec) TRY(nvfp4rt_graph_launch(S->ctx, exec, S->stream));
+      else if (call(S, plan, s)) return -1;
+    }
+    TRY(nvfp4rt_event_record(S->ctx, S->ev1, S->stream));
+    TRY(nvfp4rt_stream_synchronize(S->ctx, S->stream));
+    if (elapsed_us(S, &S->t_e2e[i])) return -1;
+    S->t_e2e[i] /= S->sets;
+  }
+  R->chain = stats_of(S->t_e2e, o->e2e_calls);
+  return 0;
+}
+
 static int run_technique(state *S, const fresh_opts *o, nvfp4rt_tmap_update mode, result *R) {
   memset(R, 0, sizeof *R);
   R->name = nvfp4rt_tmap_update_name(mode);
-  nvfp4rt_plan_options popts = {.variant = o->variant, .tmap_update = mode};
+  nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
+  popts.variant = o->variant;
+  popts.tmap_update = mode;
+  popts.table_cache = (uint32_t)o->table_cache;
   nvfp4rt_plan *plan = NULL;
   nvfp4rt_status st = nvfp4rt_plan_create_ex(S->mod, S->groups[0], S->ng, &popts, &plan);
   if (st == NVFP4RT_STATUS_UNSUPPORTED) {
@@ -216,11 +253,13 @@ static int run_technique(state *S, const fresh_opts *o, nvfp4rt_tmap_update mode
     if (elapsed_us(S, &S->t_e2e[i])) goto out;
   }
   R->kernel_only = stats_of(S->t_e2e, o->e2e_calls);
+  if (time_chain(S, o, plan, NULL, R)) goto out;
   nvfp4rt_plan_get_info(plan, &info);
   snprintf(R->kernel, sizeof R->kernel, "%s", info.kernel_name);
   R->encoded = info.tmaps_encoded;
   R->replaced = info.tmaps_replaced;
   R->uploaded = info.templates_uploaded;
+  table_counters(R, &info);
   if (check_result(S, S->sets, o->threads, o->check, R)) goto out;
   rc = 0;
 out:
@@ -233,7 +272,9 @@ out:
 static int run_graph(state *S, const fresh_opts *o, result *R) {
   memset(R, 0, sizeof *R);
   R->name = "cuda-graph";
-  nvfp4rt_plan_options popts = {.variant = o->variant};
+  nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
+  popts.variant = o->variant;
+  popts.table_cache = (uint32_t)o->table_cache;
   nvfp4rt_plan *plan = NULL;
   TRY(nvfp4rt_plan_create_ex(S->mod, S->groups[0], S->ng, &popts, &plan));
   void *exec = NULL;
@@ -263,9 +304,11 @@ static int run_graph(state *S, const fresh_opts *o, result *R) {
     if (elapsed_us(S, &S->t_e2e[i])) goto out;
   }
   R->e2e = stats_of(S->t_e2e, o->e2e_calls);
+  if (time_chain(S, o, NULL, exec, R)) goto out;
   nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan_get_info(plan, &info);
   snprintf(R->kernel, sizeof R->kernel, "%s", info.kernel_name);
+  table_counters(R, &info);
   if (check_result(S, 1, o->threads, o->check, R)) goto out;
   rc = 0;
 out:
@@ -325,10 +368,11 @@ static void print_header(const state *S, const fresh_opts *o) {
          "device %s\n", S->sets, o->label, S->ng, S->proxy ? "timing proxy" : "checked kernel",
          dev->name);
   printf("  (us; host = plan_update_pointers + plan_launch over %d calls, for the graph the "
-         "replay call; e2e and kernel: median of %d calls, L2 flushed)\n", o->calls, o->e2e_calls);
-  printf("  %-16s %-34s %9s %9s %9s %9s %9s %9s  %-7s %s\n", "technique", "kernel",
-         "host med", "host p90", "update", "e2e med", "e2e p90", "kernel", "check",
-         "maps encoded/replaced/templates");
+         "replay call; e2e and kernel: median of %d calls, L2 flushed; chain: per call of %d "
+         "back to back, no flush)\n", o->calls, o->e2e_calls, S->sets);
+  printf("  %-16s %-34s %9s %9s %9s %9s %9s %9s %9s  %-7s %s\n", "technique", "kernel",
+         "host med", "host p90", "update", "e2e med", "e2e p90", "kernel", "chain", "check",
+         "maps encoded/replaced/templates, tables copied/hits (cache)");
 }
 
 static void print_text(const result *R) {
@@ -336,10 +380,13 @@ static void print_text(const result *R) {
     printf("  %-16s (%s)\n", R->name, R->skipped);
     return;
   }
-  printf("  %-16s %-34s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f  %-7s %llu/%llu/%llu\n",
+  printf("  %-16s %-34s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f %9.2f  %-7s %llu/%llu/%llu, "
+         "%llu/%llu (%u)\n",
          R->name, R->kernel, R->host.median, R->host.p90, R->update.median, R->e2e.median,
-         R->e2e.p90, R->kernel_only.median, verdict(R), (unsigned long long)R->encoded,
-         (unsigned long long)R->replaced, (unsigned long long)R->uploaded);
+         R->e2e.p90, R->kernel_only.median, R->chain.median, verdict(R), (unsigned long long)R->encoded,
+         (unsigned long long)R->replaced, (unsigned long long)R->uploaded,
+         (unsigned long long)R->tables_uploaded, (unsigned long long)R->table_hits,
+         R->table_cache);
 }
 
 static void print_stats(const char *key, stats s) {
@@ -367,6 +414,10 @@ static void print_json(const state *S, const fresh_opts *o, const result *R) {
   print_stats("update", R->update);
   print_stats("e2e", R->e2e);
   print_stats("kernel", R->kernel_only);
+  print_stats("chain", R->chain);
+  printf("\"table_cache\": %u, \"tables_uploaded\": %llu, \"table_cache_hits\": %llu, ",
+         R->table_cache, (unsigned long long)R->tables_uploaded,
+         (unsigned long long)R->table_hits);
   printf("\"maps_encoded\": %llu, \"maps_replaced\": %llu, \"templates_uploaded\": %llu, "
          "\"checked\": %s, \"pass\": %s, \"mismatches\": %llu, \"outside_writes\": %llu}\n",
          (unsigned long long)R->encoded, (unsigned long long)R->replaced,

@@ -18,6 +18,7 @@ typedef struct fresh_opts {
   int threads;       /* reference GEMM threads */
   const char *only;  /* one technique by name, or NULL for all */
   const char *label; /* the case, for the report */
+  int table_cache;   /* the plans' table_cache option (0: the runtime's default) */
 } fresh_opts;
 
 /* Runs the mode; set s holds the inputs of probs[s % nprobs] (one problem for a timing

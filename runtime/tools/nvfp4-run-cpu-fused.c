@@ -67,24 +67,11 @@ static int build_block(FusedCase *fc, const nvfp4_kernel_metadata *meta, void **
     return 0;
   }
   nvfp4rt_moe_problem args = fused_case_moe_args(fc, host_addr, NULL);
-  *block_bytes = (meta->param_bytes + 63) / 64 * 64;
+  *block_bytes = (nvfp4sim_moe_image_bytes(meta) + 63) / 64 * 64;
   *block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, *block_bytes);
-  if (!*block || nvfp4rt_moe_validate(meta, &args) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "nvfp4-run --cpu --fused: %s\n", *block ? nvfp4rt_last_error_message() : "out of host memory");
-    return -1;
-  }
-  memset(*block, 0, *block_bytes);
-  for (uint32_t t = 0; t < nvfp4rt_moe_tmap_count(meta); t++) {
-    nvfp4rt_tmap_args a;
-    if (nvfp4rt_moe_tmap_args(meta, &args, t, &a) != NVFP4RT_STATUS_OK ||
-        (a.rank && nvfp4sim_tmap_encode(&a, (unsigned char *)*block + NVFP4_ABI_MOE_TMAPS +
-                                                NVFP4_ABI_TMAP_BYTES * t, why, sizeof why))) {
-      fprintf(stderr, "nvfp4-run --cpu --fused: tensor map %u: %s\n", t, why);
-      return -1;
-    }
-  }
-  if (nvfp4rt_moe_param_pack(meta, &args, 0, 0, *block, *block_bytes) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "nvfp4-run --cpu --fused: %s\n", nvfp4rt_last_error_message());
+  if (!*block ||
+      nvfp4sim_moe_params_build(meta, &args, 0, 0, *block, *block_bytes, why, sizeof why) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu --fused: %s\n", *block ? why : "out of host memory");
     return -1;
   }
   *tiles = (uint32_t)nvfp4rt_moe_max_tiles(meta, &args);

@@ -203,22 +203,10 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
     goto done;
   }
-  /* the parameter block: CPU tensor maps in the map slots (the runtime's own contract) */
-  block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, (meta->param_bytes + 63) / 64 * 64);
+  /* the parameter block and its device table of CPU tensor maps (after the block) */
+  const size_t image = (nvfp4sim_moe_image_bytes(meta) + 63) / 64 * 64;
+  block = aligned_alloc(NVFP4_ABI_PARAM_ALIGN, image);
   if (!block) { fprintf(stderr, "nvfp4-run --cpu: out of host memory\n"); goto done; }
-  memset(block, 0, meta->param_bytes);
-  for (uint32_t s = 0; s < nvfp4rt_moe_tmap_count(meta); s++) {
-    nvfp4rt_tmap_args a;
-    if (nvfp4rt_moe_tmap_args(meta, &args, s, &a) != NVFP4RT_STATUS_OK) {
-      fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
-      goto done;
-    }
-    if (a.rank && nvfp4sim_tmap_encode(&a, (unsigned char *)block + NVFP4_ABI_MOE_TMAPS +
-                                                NVFP4_ABI_TMAP_BYTES * s, why, sizeof why)) {
-      fprintf(stderr, "nvfp4-run --cpu: tensor map %u: %s\n", s, why);
-      goto done;
-    }
-  }
   const uint64_t tiles = nvfp4rt_moe_max_tiles(meta, &args);
   const uint32_t grid = nvfp4rt_grid_size(meta, (uint32_t)tiles, sms);
   if (tiles && !grid) { /* grid_size: no grid of whole clusters fits on `sms` SMs */
@@ -232,9 +220,9 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
     fprintf(stderr, "nvfp4-run --cpu: out of host memory\n");
     goto done;
   }
-  if (nvfp4rt_moe_param_pack(meta, &args, (uint64_t)(uintptr_t)ws.base, ws.bytes, block,
-                             meta->param_bytes) != NVFP4RT_STATUS_OK) {
-    fprintf(stderr, "nvfp4-run --cpu: %s\n", nvfp4rt_last_error_message());
+  if (nvfp4sim_moe_params_build(meta, &args, (uint64_t)(uintptr_t)ws.base, ws.bytes, block,
+                                image, why, sizeof why) != 0) {
+    fprintf(stderr, "nvfp4-run --cpu: %s\n", why);
     goto done;
   }
   if (!json) {
@@ -252,7 +240,7 @@ int nvfp4_run_cpu_moe(int argc, char **argv) {
       {p.a, p.a_bytes, "A"}, {p.b, p.b_bytes, "B"}, {p.sfa, p.sfa_bytes, "SFA"},
       {p.sfb, p.sfb_bytes, "SFB"}, {p.offsets, sizeof *p.offsets * (p.num_experts + 1u), "offsets"},
       {p.alpha, sizeof *p.alpha * p.num_experts, "alpha"},
-      {block, (meta->param_bytes + 63) / 64 * 64, "the parameter block"}};
+      {block, image, "the parameter block and its table"}};
   nvfp4sim_options opts = {sched, max_reports, stderr, 0, NVFP4SIM_CLUSTERS_FORWARD, 0, readable,
                            7, 0};
   rc = launch_and_check(mod, (uint32_t)v, block, grid, &p, c, &ws, &opts, threads, json, "launch");

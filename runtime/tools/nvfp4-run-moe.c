@@ -353,6 +353,7 @@ int nvfp4_run_moe(int argc, char **argv) {
     fresh_us = median(fresh, o.launch_iters);
   }
 
+  if ((st = nvfp4rt_moe_plan_get_info(plan, &info)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if (o.json) {
     char jn[2][40];
     printf("{\"cubin\": ");
@@ -369,7 +370,8 @@ int nvfp4_run_moe(int argc, char **argv) {
            "\"graph_replays_passed\": %d, \"run_ms\": %.1f, \"launch_iters\": %d, "
            "\"host_launch_us_median\": %.3f, \"host_fresh_update_launch_us_median\": %.3f, "
            "\"maps_reencoded_per_update\": %llu, \"iters\": %d, \"flush_l2\": %s, "
-           "\"time_us_median\": %.3f}\n",
+           "\"time_us_median\": %.3f, \"table_bytes\": %u, \"table_cache\": %u, "
+           "\"tables_uploaded\": %llu, \"table_cache_hits\": %llu}\n",
            o.e, o.m, o.n, o.k, o.tokens,
            nvfp4h_moe_routing_name((nvfp4h_moe_routing)o.routing), (unsigned long long)o.seed,
            nvfp4h_c_type_name(prob.c_type), with_alpha ? "true" : "false", info.grid,
@@ -378,7 +380,8 @@ int nvfp4_run_moe(int argc, char **argv) {
            (unsigned long long)chk.outside_checked,
            (unsigned long long)chk.outside_writes, o.replays, replays_passed, run_ms,
            o.launch_iters, host_us, fresh_us, (unsigned long long)per_update, o.iters,
-           o.flush_l2 ? "true" : "false", dev_us);
+           o.flush_l2 ? "true" : "false", dev_us, info.table_bytes, info.table_cache,
+           (unsigned long long)info.tables_uploaded, (unsigned long long)info.table_cache_hits);
   } else {
     if (o.replays > 0)
       printf("graph    captured once, %d of %d replays with a new routing passed\n",
@@ -391,6 +394,9 @@ int nvfp4_run_moe(int argc, char **argv) {
              "nvfp4rt_moe_plan_update + launch with fresh pointers median %.3f us "
              "(%llu maps re-encoded per update)\n",
              host_us, o.launch_iters, fresh_us, (unsigned long long)per_update);
+    printf("tables   the %u-byte table of tensor maps: %llu copied, %llu found in a cache of %u\n",
+           info.table_bytes, (unsigned long long)info.tables_uploaded,
+           (unsigned long long)info.table_cache_hits, info.table_cache);
     printf("result   %s\n", all_pass ? "PASS" : "FAIL");
   }
   rc = all_pass ? EXIT_PASS : EXIT_CHECK_FAILED;

@@ -45,7 +45,7 @@ static void usage(FILE *f) {
           "                 [--seed S] [--full-range] [--ldc-pad P] [--alpha-values V,...]\n"
           "                 [--iters N] [--warmup N] [--flush-l2]\n"
           "                 [--launch-iters N] [--threads T] [--json] [--no-check] [--device D]\n"
-          "                 [--busy-sms N] [--no-pdl] [--pdl-pair]\n"
+          "                 [--busy-sms N] [--no-pdl] [--pdl-pair] [--table-cache N]\n"
           "       nvfp4-run CUBIN --moe E,M,N,K ... (the contiguous MoE form: nvfp4-run --moe --help)\n"
           "       nvfp4-run CUBIN --fused ... (the fused SwiGLU + NVFP4 epilogue: nvfp4-run --fused --help)\n"
           "       nvfp4-run --info CUBIN [--json]\n"
@@ -54,7 +54,9 @@ static void usage(FILE *f) {
           "CUBIN \"-\" reads standard input\n"
           "--no-pdl: launch without programmatic dependent launch (as NVFP4RT_PDL=0);\n"
           "--pdl-pair: also time two back-to-back launches of the plan (the second depends on\n"
-          "  the first: it writes the same C), with and without programmatic dependent launch\n"
+          "  the first: it writes the same C), with and without programmatic dependent launch;\n"
+          "--table-cache N: device copies of the group table the plans keep (1..256; default\n"
+          "  the runtime's, 16; 1: one copy, uploaded again whenever the table changes)\n"
           "exit: 0 ok, 1 check failed, 2 error, 77 no CUDA driver/device\n");
 }
 
@@ -127,9 +129,8 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
     printf("experts:           %u (offsets in device memory, shared tensor maps)\n",
            m0->max_groups);
   else
-    printf("max groups:        %u (group table %s)\n", m0->max_groups,
-           m0->param_bytes > NVFP4_ABI_HEADER_BYTES ? "in the parameter block"
-                                                    : "in global memory");
+    printf("max groups:        %u (group table of %u bytes in device memory)\n", m0->max_groups,
+           nvfp4_abi_table_bytes(m0->max_groups));
   printf("C:                 %s%s%s\n", c_name(m0),
          (m0->epilogue_flags & NVFP4_META_EFLAG_ALPHA) ? ", scaled by alpha" : "",
          (m0->epilogue_flags & NVFP4_META_EFLAG_SWIGLU_NVFP4)
@@ -137,8 +138,7 @@ static void print_meta(const nvfp4rt_metadata_table *t, const char *path, int js
              : "");
   if (m0->flags & NVFP4_META_FLAG_DEBUG_ACTIVATIONS)
     printf("debug:             stores its fp32 activations (nvfp4.debug_activations)\n");
-  printf("param bytes:       %u%s\n", m0->param_bytes,
-         m0->form == NVFP4_META_FORM_CONTIGUOUS ? " (variant 0)" : "");
+  printf("param bytes:       %u\n", m0->param_bytes);
   printf("workspace per CTA: %u%s\n", m0->workspace_per_cta,
          t->count > 1 ? " (variant 0; a stream-K variant has its own, below)" : "");
   printf("k granule:         %u\n", m0->k_granule);
@@ -168,6 +168,7 @@ typedef struct opts {
   int nalphas;
   float alphas[RUN_MAX_ALPHAS];
   int no_pdl, pdl_pair;
+  int table_cache; /* 0: the runtime's default */
 } opts;
 
 static nvfp4rt_status grouped_launch(void *plan, void *stream) {
@@ -255,6 +256,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--no-check")) o.check = 0;
     else if (!strcmp(a, "--no-pdl")) o.no_pdl = 1;
     else if (!strcmp(a, "--pdl-pair")) o.pdl_pair = 1;
+    else if (!strcmp(a, "--table-cache")) o.table_cache = (int)run_parse_int(a, NEXT(), 1, 256);
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     else if (a[0] == '-' && a[1]) { fprintf(stderr, "nvfp4-run: unknown option %s\n", a); usage(stderr); return EXIT_ERROR; }
     else if (!o.cubin) o.cubin = a;
@@ -345,6 +347,7 @@ int main(int argc, char **argv) {
   nvfp4rt_plan_options popts = NVFP4RT_PLAN_OPTIONS_INIT;
   popts.tmap_update = tmap_update;
   if (o.no_pdl) popts.pdl = NVFP4RT_PDL_OFF;
+  popts.table_cache = (uint32_t)o.table_cache;
   if (o.variant && (popts.variant = run_variant(mod, o.variant)) < 0) goto done;
 
   /* C's element type and alpha are the kernel's: every variant shares them */
@@ -386,7 +389,8 @@ int main(int argc, char **argv) {
     if (!ok) /* the shapes generated once already: only memory can be short */
       fprintf(stderr, "nvfp4-run: out of host memory for %d input sets\n", nprobs);
     const fresh_opts fo = {o.fresh_sets, o.calls, o.e2e_calls, popts.variant, o.check, o.json,
-                           o.threads, o.tmap_update, o.case_name ? o.case_name : "custom"};
+                           o.threads, o.tmap_update, o.case_name ? o.case_name : "custom",
+                           o.table_cache};
     rc = ok ? fresh_sets_run(ctx, mod, probs, nprobs, &fo) : EXIT_ERROR;
     for (int s = 1; probs && s < nprobs; s++) nvfp4h_problem_free(&probs[s]);
     free(probs);
@@ -492,6 +496,8 @@ int main(int argc, char **argv) {
   }
   const int pass = !o.check || nvfp4h_check_passed(&chk);
   const char *label = o.case_name ? o.case_name : "custom";
+  nvfp4rt_plan_info fin = NVFP4RT_PLAN_INFO_INIT; /* the table cache's counters at the end */
+  if ((st = nvfp4rt_plan_get_info(plan, &fin)) != NVFP4RT_STATUS_OK) FAIL_RT(st);
   if (o.json) {
     char jn[4][40];
     printf("{\"cubin\": ");
@@ -513,7 +519,8 @@ int main(int argc, char **argv) {
            "\"tflops\": %s, \"gbps\": %s, \"host_launch_us_median\": %.3f, "
            "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f, "
            "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu, "
-           "\"pdl\": %s",
+           "\"pdl\": %s, \"param_bytes\": %u, \"table_bytes\": %u, \"table_cache\": %u, "
+           "\"tables_uploaded\": %llu, \"table_cache_hits\": %llu",
            info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
            (unsigned long long)chk.mismatches, json_num(jn[0], chk.max_abs, 6),
            json_num(jn[1], chk.max_rel, 6), dev_us, dev_min, o.iters,
@@ -521,7 +528,9 @@ int main(int argc, char **argv) {
            json_num(jn[3], bytes / dev_us * 1e-3, 6),
            host_us, replan_us, (unsigned long long)reencoded, ref_ms, o.ldc_pad,
            (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes,
-           nvfp4rt_plan_uses_pdl(plan) ? "true" : "false");
+           nvfp4rt_plan_uses_pdl(plan) ? "true" : "false", fin.param_bytes, fin.table_bytes,
+           fin.table_cache, (unsigned long long)fin.tables_uploaded,
+           (unsigned long long)fin.table_cache_hits);
     if (o.pdl_pair)
       printf(", \"pdl_pair_us_median\": %.3f, \"no_pdl_pair_us_median\": %.3f, "
              "\"pdl_pair_in_effect\": %s", pdl_us[0], pdl_us[1], pdl_on[0] ? "true" : "false");
@@ -576,7 +585,11 @@ int main(int argc, char **argv) {
     printf("host     nvfp4rt_plan_launch median %.3f us (%d calls); cached re-plan %.2f us "
            "(%llu maps re-encoded)\n",
            host_us, o.launch_iters, replan_us, (unsigned long long)reencoded);
-    printf("launch   programmatic dependent launch %s\n", nvfp4rt_plan_uses_pdl(plan) ? "on" : "off");
+    printf("launch   programmatic dependent launch %s; parameter block %u bytes, group table "
+           "%u bytes in device memory (%llu copied, %llu found in a cache of %u)\n",
+           nvfp4rt_plan_uses_pdl(plan) ? "on" : "off", fin.param_bytes, fin.table_bytes,
+           (unsigned long long)fin.tables_uploaded, (unsigned long long)fin.table_cache_hits,
+           fin.table_cache);
     if (o.pdl_pair)
       printf("pdl      2 back-to-back launches: median %.2f us with programmatic dependent "
              "launch%s, %.2f us without (%d iters)\n",

@@ -9,7 +9,16 @@
  *   - cuTensorMapEncodeTiled writes its arguments into the 128 bytes (address at byte 0),
  *     cuTensorMapReplaceAddress rewrites byte 0: a replaced map equals a fresh encode;
  *   - streams capture (cuStreamBeginCapture ... cuGraphInstantiateWithFlags): a graph keeps
- *     a copy of each captured launch's parameters and cuGraphLaunch replays them;
+ *     a copy of each captured launch's parameters and each captured cuMemcpyHtoDAsync
+ *     (source and destination), and cuGraphLaunch replays them in order (the copies read
+ *     their host source then, as a driver's memcpy node does); cuStreamIsCapturing says
+ *     whether a stream captures;
+ *   - the device tables (plans' table caches): cuMemcpyHtoDAsync copies at once outside
+ *     capture; nvfp4_fake_cuda_last_copy_stream / _last_copy_bytes describe the last call,
+ *     cuMemHostAlloc must have given its source (else CUDA_ERROR_INVALID_VALUE: a pageable
+ *     source would not be captured, and would make the driver synchronise), and
+ *     nvfp4_fake_cuda_fail_next(NAME) makes the next call of cuMemHostAlloc,
+ *     cuMemcpyHtoDAsync or cuEventRecord fail (CUDA_ERROR_OUT_OF_MEMORY / _INVALID_VALUE);
  *   - NVFP4_FAKE_CUDA_PROXY=1: a launch of an nvfp4 kernel (a function of the metadata
  *     table) writes +0 over every group's M x N of C, read from the group records of its
  *     parameter block, as the timing proxy does — so that harness checks can pass; other
@@ -60,7 +69,9 @@ static const char *const kCounted[] = {"cuTensorMapEncodeTiled", "cuTensorMapRep
                                        "cuMemcpyHtoD",           "cuCtxSynchronize",
                                        "cuGraphLaunch",          "cuLaunchKernel",
                                        "cuModuleLoadData",       "cuStreamCreate",
-                                       "cuEventCreate"};
+                                       "cuEventCreate",          "cuMemcpyHtoDAsync",
+                                       "cuMemHostAlloc",         "cuEventSynchronize",
+                                       "cuStreamIsCapturing"};
 enum { N_COUNTED = sizeof kCounted / sizeof kCounted[0] };
 static long g_count[N_COUNTED];
 static long g_fail_replace_after = -1;
@@ -77,6 +88,20 @@ FAKE_API long nvfp4_fake_cuda_count(const char *name) {
 }
 /* The cuTensorMapReplaceAddress call after the next `n` fails (once); -1: none. */
 FAKE_API void nvfp4_fake_cuda_fail_replace_after(long n) { g_fail_replace_after = n; }
+/* The next call of entry point `name` fails, once (cuMemHostAlloc, cuMemcpyHtoDAsync,
+ * cuEventRecord); NULL: none. */
+static char g_fail_next[64];
+FAKE_API void nvfp4_fake_cuda_fail_next(const char *name) {
+  snprintf(g_fail_next, sizeof g_fail_next, "%s", name ? name : "");
+}
+static int fail_now(const char *name) {
+  if (strcmp(g_fail_next, name) != 0) return 0;
+  g_fail_next[0] = 0;
+  return 1;
+}
+/* The stream and size of the last cuMemcpyHtoDAsync. */
+FAKE_API CUstream nvfp4_fake_cuda_last_copy_stream;
+FAKE_API size_t nvfp4_fake_cuda_last_copy_bytes;
 /* The geometry of the last cuLaunchKernelEx. */
 FAKE_API unsigned nvfp4_fake_cuda_last_grid, nvfp4_fake_cuda_last_block,
     nvfp4_fake_cuda_last_cluster;
@@ -249,7 +274,8 @@ static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* NVFP4_FAKE_CUDA_PROXY=1: what the timing proxy does to C — +0 over every group's M x N
- * (pointer-array kernels; a contiguous-form block has no group table to read it from). */
+ * (pointer-array kernels, from the group table at HDR_TABLE; a contiguous-form kernel has
+ * no group records to read it from). */
 static int proxy_effect_on(void) {
   static int v = -1;
   if (v < 0) {
@@ -260,9 +286,8 @@ static int proxy_effect_on(void) {
 }
 static void proxy_effect(const fake_function *k, const unsigned char *params) {
   if (!k->nvfp4 || k->form != NVFP4_META_FORM_POINTER_ARRAY || !proxy_effect_on()) return;
-  const uint64_t global = rd64(params + NVFP4_ABI_HDR_TABLE);
-  const unsigned char *table = global ? (const unsigned char *)(uintptr_t)global
-                                      : params + NVFP4_ABI_HEADER_BYTES;
+  const unsigned char *table = (const unsigned char *)(uintptr_t)rd64(params + NVFP4_ABI_HDR_TABLE);
+  if (!table) return;
   const uint32_t groups = nvfp4_meta_read_u32(params, NVFP4_ABI_HDR_NUM_GROUPS);
   for (uint32_t s = 0; s < groups && s < k->max_groups; s++) {
     const unsigned char *r = table + nvfp4_abi_record_offset(k->max_groups, s);
@@ -274,12 +299,32 @@ static void proxy_effect(const fake_function *k, const unsigned char *params) {
   }
 }
 
-typedef struct recorded { const fake_function *k; unsigned char *params; } recorded;
+/* A captured kernel (k, its parameters) or host-to-device copy (k NULL: dst, src, bytes). */
+typedef struct recorded {
+  const fake_function *k;
+  unsigned char *params;
+  CUdeviceptr dst;
+  const void *src;
+  size_t bytes;
+} recorded;
 typedef struct fake_stream { int capturing; recorded *rec; int nrec, cap; } fake_stream;
 typedef struct fake_graph { recorded *rec; int nrec; } fake_graph;
 static fake_stream g_default_stream;
 
 static fake_stream *stream_of(CUstream s) { return s ? (fake_stream *)s : &g_default_stream; }
+
+/* A new record of a capturing stream (NULL: out of memory). */
+static recorded *record(fake_stream *st) {
+  if (st->nrec == st->cap) {
+    recorded *grown = realloc(st->rec, sizeof *grown * (size_t)(st->cap ? 2 * st->cap : 4));
+    if (!grown) return NULL;
+    st->rec = grown;
+    st->cap = st->cap ? 2 * st->cap : 4;
+  }
+  recorded *r = &st->rec[st->nrec++];
+  memset(r, 0, sizeof *r);
+  return r;
+}
 
 static CUresult launch(const fake_function *k, CUstream s, void **params) {
   fake_stream *st = stream_of(s);
@@ -287,13 +332,8 @@ static CUresult launch(const fake_function *k, CUstream s, void **params) {
     proxy_effect(k, params[0]);
     return CUDA_SUCCESS;
   }
-  if (st->nrec == st->cap) {
-    recorded *grown = realloc(st->rec, sizeof *grown * (size_t)(st->cap ? 2 * st->cap : 4));
-    if (!grown) return CUDA_ERROR_OUT_OF_MEMORY;
-    st->rec = grown;
-    st->cap = st->cap ? 2 * st->cap : 4;
-  }
-  recorded *r = &st->rec[st->nrec++];
+  recorded *r = record(st);
+  if (!r) return CUDA_ERROR_OUT_OF_MEMORY;
   r->k = k;
   r->params = malloc(k->param_bytes ? k->param_bytes : 1);
   if (!r->params) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -372,6 +412,53 @@ static CUresult fake_cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
   memcpy((void *)(uintptr_t)d, s, n);
   return CUDA_SUCCESS;
 }
+/* Page-locked allocations (cuMemHostAlloc), so that a copy can insist on one. */
+enum { MAX_PINNED = 4096 };
+static struct { const unsigned char *base; size_t bytes; } g_pinned[MAX_PINNED];
+static int is_pinned(const void *p, size_t n) {
+  for (int i = 0; i < MAX_PINNED; i++)
+    if (g_pinned[i].base && (const unsigned char *)p >= g_pinned[i].base &&
+        (const unsigned char *)p + n <= g_pinned[i].base + g_pinned[i].bytes)
+      return 1;
+  return 0;
+}
+static CUresult fake_cuMemHostAlloc(void **p, size_t bytes, unsigned int flags) {
+  (void)flags;
+  count("cuMemHostAlloc");
+  if (fail_now("cuMemHostAlloc")) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (int i = 0; i < MAX_PINNED; i++)
+    if (!g_pinned[i].base) {
+      if (posix_memalign(p, 256, bytes ? bytes : 1) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
+      g_pinned[i].base = *p;
+      g_pinned[i].bytes = bytes;
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult fake_cuMemFreeHost(void *p) {
+  for (int i = 0; i < MAX_PINNED; i++)
+    if (p && g_pinned[i].base == p) {
+      g_pinned[i].base = NULL;
+      free(p);
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream stream) {
+  count("cuMemcpyHtoDAsync");
+  nvfp4_fake_cuda_last_copy_stream = stream;
+  nvfp4_fake_cuda_last_copy_bytes = n;
+  if (fail_now("cuMemcpyHtoDAsync") || !d || !is_pinned(s, n)) return CUDA_ERROR_INVALID_VALUE;
+  fake_stream *st = stream_of(stream);
+  if (!st->capturing) {
+    memcpy((void *)(uintptr_t)d, s, n);
+    return CUDA_SUCCESS;
+  }
+  recorded *r = record(st);
+  if (!r) return CUDA_ERROR_OUT_OF_MEMORY;
+  r->dst = d, r->src = s, r->bytes = n;
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) {
   memcpy(d, (const void *)(uintptr_t)s, n);
   return CUDA_SUCCESS;
@@ -409,12 +496,24 @@ static CUresult fake_cuEventCreate(CUevent *e, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuEventDestroy(CUevent e) { free((void *)e); return CUDA_SUCCESS; }
-/* Events hold the host clock (ms) at record time. */
+/* Events hold the host clock (ms) at record time; work completes at once, so every event
+ * has completed. */
 static CUresult fake_cuEventRecord(CUevent e, CUstream s) {
   (void)s;
+  if (fail_now("cuEventRecord")) return CUDA_ERROR_INVALID_VALUE;
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   *(double *)e = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventQuery(CUevent e) { return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+static CUresult fake_cuEventSynchronize(CUevent e) {
+  count("cuEventSynchronize");
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+static CUresult fake_cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status) {
+  count("cuStreamIsCapturing");
+  *status = stream_of(s)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
@@ -449,8 +548,10 @@ static CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsi
   if (!x->rec) return CUDA_ERROR_OUT_OF_MEMORY;
   for (x->nrec = 0; x->nrec < src->nrec; x->nrec++) {
     const recorded *r = &src->rec[x->nrec];
+    x->rec[x->nrec] = *r;
+    if (!r->k) continue; /* a copy */
     const size_t bytes = r->k->param_bytes ? r->k->param_bytes : 1;
-    x->rec[x->nrec] = (recorded){r->k, malloc(bytes)};
+    x->rec[x->nrec].params = malloc(bytes);
     if (!x->rec[x->nrec].params) return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(x->rec[x->nrec].params, r->params, bytes);
   }
@@ -468,7 +569,11 @@ static CUresult fake_cuGraphLaunch(CUgraphExec e, CUstream s) {
   (void)s;
   count("cuGraphLaunch");
   const fake_graph *g = (const fake_graph *)e;
-  for (int i = 0; i < g->nrec; i++) proxy_effect(g->rec[i].k, g->rec[i].params);
+  for (int i = 0; i < g->nrec; i++) {
+    const recorded *r = &g->rec[i];
+    if (r->k) proxy_effect(r->k, r->params);
+    else memcpy((void *)(uintptr_t)r->dst, r->src, r->bytes);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -487,7 +592,9 @@ static const struct { const char *name; void *fn; } kTable[] = {
     FAKE_ENTRY(cuEventElapsedTime), FAKE_ENTRY(cuTensorMapReplaceAddress),
     FAKE_ENTRY(cuStreamBeginCapture), FAKE_ENTRY(cuStreamEndCapture),
     FAKE_ENTRY(cuGraphInstantiateWithFlags), FAKE_ENTRY(cuGraphLaunch),
-    FAKE_ENTRY(cuGraphExecDestroy), FAKE_ENTRY(cuGraphDestroy),
+    FAKE_ENTRY(cuGraphExecDestroy), FAKE_ENTRY(cuGraphDestroy), FAKE_ENTRY(cuMemcpyHtoDAsync),
+    FAKE_ENTRY(cuMemHostAlloc), FAKE_ENTRY(cuMemFreeHost), FAKE_ENTRY(cuEventQuery),
+    FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuStreamIsCapturing),
 };
 
 FAKE_API CUresult cuInit(unsigned int flags) {

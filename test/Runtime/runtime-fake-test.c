@@ -5,9 +5,11 @@
  * the device templates and the driver calls each one makes; the fast path's "no
  * allocation, no encode, no synchronisation" (malloc and friends are wrapped at link
  * time and counted); a failed replacement put back; the CUDA-graph capture keeping its own
- * parameters; the target check of module loading on fake devices of several compute
- * capabilities. Usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN |
- * load CUBIN... */
+ * parameters; the table cache (the group table's device copies: uploaded on the launch's
+ * stream only when no copy holds it, hits without a copy, LRU replacement, copies used under
+ * capture kept, failing driver calls reported); the target check of module loading on fake
+ * devices of several compute capabilities. Usage: runtime-fake-test tmap PATCH_CUBIN
+ * PROBE_CUBIN | graph PATCH_CUBIN | tables PATCH_CUBIN | load CUBIN... */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -32,6 +34,9 @@ void *__wrap_aligned_alloc(size_t a, size_t n) { g_allocs++; return __real_align
 
 static long (*fake_count)(const char *);
 static void (*fake_fail_replace_after)(long);
+static void (*fake_fail_next)(const char *);
+static void **fake_last_copy_stream;
+static size_t *fake_last_copy_bytes;
 
 static nvfp4rt_context *open_fake(void) {
   nvfp4rt_context *ctx = NULL;
@@ -41,8 +46,12 @@ static nvfp4rt_context *open_fake(void) {
   if (h) {
     fake_count = (long (*)(const char *))dlsym(h, "nvfp4_fake_cuda_count");
     fake_fail_replace_after = (void (*)(long))dlsym(h, "nvfp4_fake_cuda_fail_replace_after");
+    fake_fail_next = (void (*)(const char *))dlsym(h, "nvfp4_fake_cuda_fail_next");
+    fake_last_copy_stream = (void **)dlsym(h, "nvfp4_fake_cuda_last_copy_stream");
+    fake_last_copy_bytes = (size_t *)dlsym(h, "nvfp4_fake_cuda_last_copy_bytes");
   }
-  if (st != NVFP4RT_STATUS_OK || !fake_count || !fake_fail_replace_after) {
+  if (st != NVFP4RT_STATUS_OK || !fake_count || !fake_fail_replace_after || !fake_fail_next ||
+      !fake_last_copy_stream || !fake_last_copy_bytes) {
     printf("FAIL: the fake libcuda is not loaded (NVFP4RT_LIBCUDA_PATH=%s): %s\n",
            path ? path : "", nvfp4rt_last_error_message());
     exit(1);
@@ -307,6 +316,239 @@ static int test_graph(const char *cubin) {
   return t_summary("graph");
 }
 
+/* ---- the table cache ---------------------------------------------------------------------- */
+
+/* A plan of `copies` table copies over set `s` (variant 0). */
+static nvfp4rt_plan *tables_plan(nvfp4rt_module *mod, const set *s, uint32_t copies) {
+  nvfp4rt_plan_options po = NVFP4RT_PLAN_OPTIONS_INIT;
+  po.variant = 0;
+  po.table_cache = copies;
+  nvfp4rt_plan *plan = NULL;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, s->g, NG, &po, &plan), NVFP4RT_STATUS_OK);
+  return plan;
+}
+
+typedef struct tstate { uint64_t uploaded, hits, table; } tstate;
+
+/* The plan's counters and the device table its last launch read (HDR_TABLE). */
+static tstate tables_now(const nvfp4rt_plan *plan) {
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  nvfp4rt_plan_get_info(plan, &info);
+  tstate t = {info.tables_uploaded, info.table_cache_hits,
+              u64((const unsigned char *)info.param_block + NVFP4_ABI_HDR_TABLE)};
+  return t;
+}
+
+/* Points the plan at set `s` and launches on `stream`: 1 when the launch copied a table,
+ * 0 when it found its table in the cache, -1 on failure; the device copy it used must hold
+ * the plan's table image, and the launch must have written s's C (the fake kernel reads its
+ * group records from that copy). */
+static int tables_call(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const set *s, void *stream,
+                       const char *what) {
+  const tstate t0 = tables_now(plan);
+  reset_c(ctx, s);
+  if (nvfp4rt_plan_update_pointers(plan, s->g, NG) != NVFP4RT_STATUS_OK ||
+      nvfp4rt_plan_launch(plan, stream) != NVFP4RT_STATUS_OK) {
+    T_CHECK(0, "%s: %s", what, nvfp4rt_last_error_message());
+    return -1;
+  }
+  const tstate t1 = tables_now(plan);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(t1.table % 64 == 0 &&
+              !memcmp((const void *)(uintptr_t)t1.table,
+                      (const unsigned char *)info.param_block + NVFP4_ABI_HEADER_BYTES,
+                      info.table_bytes),
+          "%s: the device table holds the plan's table", what);
+  T_CHECK(c_zeroed(ctx, &s->g[0]) && c_zeroed(ctx, &s->g[2]), "%s: the launch wrote the set's C",
+          what);
+  T_CHECK(t1.uploaded + t1.hits == t0.uploaded + t0.hits + 1, "%s: one lookup", what);
+  return t1.uploaded != t0.uploaded;
+}
+
+static int test_tables(const char *cubin) {
+  nvfp4rt_context *ctx = open_fake();
+  nvfp4rt_module *mod = NULL;
+  EXPECT_STATUS(nvfp4rt_module_load_file(ctx, cubin, &mod), NVFP4RT_STATUS_OK);
+  if (!mod) return t_summary("tables");
+  const nvfp4_kernel_metadata *meta = nvfp4rt_module_variant(mod, 0);
+  set a, b, c;
+  make_set(ctx, &a, 512);
+  make_set(ctx, &b, 512);
+  make_set(ctx, &c, 512);
+  void *stream = NULL;
+  EXPECT_STATUS(nvfp4rt_stream_create(ctx, &stream), NVFP4RT_STATUS_OK);
+
+  /* the default cache: 16 copies of the group table, a 64-byte parameter block */
+  nvfp4rt_plan *plan = NULL;
+  EXPECT_STATUS(nvfp4rt_plan_create(mod, a.g, NG, &plan), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(info.param_bytes == 64 && info.table_cache == 16 &&
+              info.table_bytes == nvfp4_abi_table_bytes(meta->max_groups) &&
+              info.tables_uploaded == 0 && tables_now(plan).table == 0,
+          "default: 16 copies of %u bytes, nothing uploaded before a launch", info.table_bytes);
+  /* uploaded once, on the launch's stream; a launch with the same table copies nothing */
+  long copies0 = fake_count("cuMemcpyHtoDAsync"), sync0 = fake_count("cuCtxSynchronize");
+  long htod0 = fake_count("cuMemcpyHtoD");
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  T_CHECK(fake_count("cuMemcpyHtoDAsync") - copies0 == 1 && *fake_last_copy_stream == stream &&
+              *fake_last_copy_bytes == info.table_bytes,
+          "the first launch copies its table on its own stream");
+  for (int i = 0; i < 5; i++) EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, a.g, NG), NVFP4RT_STATUS_OK); /* same set */
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  tstate t = tables_now(plan);
+  T_CHECK(fake_count("cuMemcpyHtoDAsync") - copies0 == 1 && t.uploaded == 1 && t.hits == 1 &&
+              fake_count("cuCtxSynchronize") == sync0 && fake_count("cuMemcpyHtoD") == htod0,
+          "unchanged table: no copy (%llu uploads, %llu hits), no synchronisation",
+          (unsigned long long)t.uploaded, (unsigned long long)t.hits);
+  printf("tables: 7 launches of one table: 1 copy on the launch's stream, 0 synchronisations\n");
+  /* two sets in turn: each copied once, then found */
+  int up = 0;
+  for (int i = 0; i < 10; i++) up += tables_call(ctx, plan, i % 2 ? &a : &b, stream, "a/b") == 1;
+  t = tables_now(plan);
+  T_CHECK(up == 1 && t.uploaded == 2, "a/b: %d copies (b's first call only)", up);
+  const uint64_t ta = (tables_call(ctx, plan, &a, stream, "a"), tables_now(plan).table);
+  const uint64_t tb = (tables_call(ctx, plan, &b, stream, "b"), tables_now(plan).table);
+  T_CHECK(ta != tb, "a and b read different device copies");
+  printf("tables: sets a and b in turn, 12 calls: %d copy after the first\n", up);
+  nvfp4rt_plan_destroy(plan);
+
+  /* one copy: every change uploads again */
+  plan = tables_plan(mod, &a, 1);
+  up = 0;
+  for (int i = 0; plan && i < 6; i++) up += tables_call(ctx, plan, i % 2 ? &a : &b, stream, "cache 1") == 1;
+  T_CHECK(up == 6, "cache 1: %d copies in 6 alternating calls", up);
+  printf("tables: table_cache 1: %d copies in 6 alternating calls\n", up);
+  nvfp4rt_plan_destroy(plan);
+
+  /* two copies, three sets: least recently used replaced */
+  plan = tables_plan(mod, &a, 2);
+  const set *order[7] = {&a, &b, &a, &c, &a, &b, &c};
+  const int want[7] = {1, 1, 0, 1, 0, 1, 1}; /* c evicts b (a was used later), b evicts c,
+                                                c evicts a */
+  char seq[8] = {0};
+  for (int i = 0; plan && i < 7; i++) {
+    const int r = tables_call(ctx, plan, order[i], stream, "lru");
+    seq[i] = r == 1 ? 'U' : r == 0 ? 'h' : '!';
+    T_CHECK(r == want[i], "lru: call %d: %s", i, r == 1 ? "copied" : "found");
+  }
+  printf("tables: table_cache 2, sets a b a c a b c: %s\n", seq);
+  nvfp4rt_plan_destroy(plan);
+
+  /* capture: the copy a captured launch reads is kept; the replay reads the captured set */
+  plan = tables_plan(mod, &a, 3);
+  void *exec = NULL;
+  tables_call(ctx, plan, &a, stream, "before capture");
+  const uint64_t before = tables_now(plan).table;
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, b.g, NG), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_graph_capture_begin(ctx, stream), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK); /* b: copied in the graph */
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, a.g, NG), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK); /* a: found, kept */
+  EXPECT_STATUS(nvfp4rt_graph_capture_end(ctx, stream, &exec), NVFP4RT_STATUS_OK);
+  T_CHECK(tables_now(plan).table == before && tables_now(plan).uploaded == 2,
+          "capture: b copied (in the graph), a found in its copy");
+  const size_t tbytes = nvfp4_abi_table_bytes(meta->max_groups);
+  unsigned char *kept = malloc(tbytes);
+  memcpy(kept, (const void *)(uintptr_t)before, tbytes);
+  /* c, b, c, b ... outside the graph: b is not found in the graph's copy (its copy runs at
+   * replays only), and neither kept copy is ever replaced: all in the third */
+  up = 0;
+  uint64_t third = 0;
+  for (int i = 0; i < 6; i++) {
+    up += tables_call(ctx, plan, i % 2 ? &b : &c, stream, "after capture") == 1;
+    third = tables_now(plan).table;
+    T_CHECK(third != before, "after capture: call %d replaced a kept copy", i);
+  }
+  T_CHECK(up == 6 && !memcmp(kept, (const void *)(uintptr_t)before, tbytes),
+          "after capture: %d copies, a's kept copy unchanged", up);
+  for (int r = 0; r < 2; r++) {
+    reset_c(ctx, &a);
+    reset_c(ctx, &b);
+    reset_c(ctx, &c);
+    EXPECT_STATUS(nvfp4rt_graph_launch(ctx, exec, stream), NVFP4RT_STATUS_OK);
+    T_CHECK(c_zeroed(ctx, &b.g[0]) && c_zeroed(ctx, &b.g[2]) && c_zeroed(ctx, &a.g[0]) &&
+                !c_zeroed(ctx, &c.g[0]),
+            "replay %d writes the captured sets' C", r);
+    tables_call(ctx, plan, r ? &b : &c, stream, "between replays");
+  }
+  /* a's kept copy still serves later launches of its table */
+  T_CHECK(tables_call(ctx, plan, &a, stream, "a again") == 0 && tables_now(plan).table == before,
+          "the kept copy serves later launches of its table");
+  printf("tables: copies read by captured launches are kept: %d copies after the capture, all "
+         "in the third copy; the replays write the captured sets\n", up);
+  free(kept);
+  nvfp4rt_graph_destroy(ctx, exec);
+  nvfp4rt_plan_destroy(plan);
+  /* every copy kept by a capture: a new table is refused, with a message */
+  plan = tables_plan(mod, &a, 1);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK); /* copied outside */
+  EXPECT_STATUS(nvfp4rt_graph_capture_begin(ctx, stream), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_graph_capture_end(ctx, stream, &exec), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, b.g, NG), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_UNSUPPORTED);
+  T_CHECK(strstr(nvfp4rt_last_error_message(), "captured") != NULL, "message: %s",
+          nvfp4rt_last_error_message());
+  printf("tables: table_cache 1 after a capture: %s\n", nvfp4rt_last_error_message());
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, a.g, NG), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK); /* the kept copy */
+  nvfp4rt_graph_destroy(ctx, exec);
+  nvfp4rt_plan_destroy(plan);
+
+  /* failing driver calls: a status with the call's name, never a crash; the plan recovers */
+  nvfp4rt_plan_options po = NVFP4RT_PLAN_OPTIONS_INIT;
+  po.variant = 0;
+  fake_fail_next("cuMemHostAlloc");
+  plan = NULL;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, a.g, NG, &po, &plan), NVFP4RT_STATUS_OUT_OF_MEMORY);
+  T_CHECK(!plan && !strcmp(nvfp4rt_last_error()->cu_call, "cuMemHostAlloc"),
+          "cuMemHostAlloc failure: %s", nvfp4rt_last_error_message());
+  printf("tables: a failing cuMemHostAlloc: %s\n", nvfp4rt_status_string(NVFP4RT_STATUS_OUT_OF_MEMORY));
+  plan = tables_plan(mod, &a, 2);
+  static const char *const calls[2] = {"cuMemcpyHtoDAsync", "cuEventRecord"};
+  for (int i = 0; plan && i < 2; i++) {
+    fake_fail_next(calls[i]);
+    EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, (i ? c : b).g, NG), NVFP4RT_STATUS_OK);
+    const long launches = fake_count("cuLaunchKernelEx");
+    EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_CUDA_ERROR);
+    T_CHECK(!strcmp(nvfp4rt_last_error()->cu_call, calls[i]) &&
+                fake_count("cuLaunchKernelEx") == launches,
+            "%s failure: named, nothing launched (%s)", calls[i], nvfp4rt_last_error_message());
+    T_CHECK(tables_call(ctx, plan, i ? &c : &b, stream, "after a failure") == 1,
+            "after a %s failure the table is copied again", calls[i]);
+    printf("tables: a failing %s: %s, the next launch copies the table again\n", calls[i],
+           nvfp4rt_status_string(NVFP4RT_STATUS_CUDA_ERROR));
+  }
+  nvfp4rt_plan_destroy(plan);
+  /* the option's range and the 3.1 layouts of the option and info structs */
+  po.table_cache = 257;
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, a.g, NG, &po, &plan), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  po.table_cache = 1;
+  po.struct_size = offsetof(nvfp4rt_plan_options, table_cache); /* 3.1: the field unread */
+  EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, a.g, NG, &po, &plan), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_info old;
+  memset(&old, 0x5A, sizeof old);
+  old.struct_size = offsetof(nvfp4rt_plan_info, table_cache);
+  EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &old), NVFP4RT_STATUS_OK);
+  T_CHECK(old.struct_size == offsetof(nvfp4rt_plan_info, table_cache) && old.table_cache == 0x5A5A5A5Au,
+          "a 3.1-layout info is filled up to its size only");
+  nvfp4rt_plan_get_info(plan, &info);
+  T_CHECK(info.table_cache == 16, "a 3.1-layout option gets the default cache (%u)", info.table_cache);
+  nvfp4rt_plan_destroy(plan);
+  printf("tables: option range and 3.1 layouts checked\n");
+
+  nvfp4rt_stream_destroy(ctx, stream);
+  free_set(ctx, &a);
+  free_set(ctx, &b);
+  free_set(ctx, &c);
+  nvfp4rt_module_destroy(mod);
+  nvfp4rt_context_destroy(ctx);
+  return t_summary("tables");
+}
+
 /* Loads each cubin on the fake device (its compute capability from NVFP4_FAKE_CUDA_CC):
  * one line per cubin with its target, the status and message, and how many images the
  * driver was asked to load (a refused target must not reach the driver). */
@@ -334,8 +576,9 @@ static int test_load(int n, char **cubins) {
 int main(int argc, char **argv) {
   if (argc >= 4 && !strcmp(argv[1], "tmap")) return test_tmap(argv[2], argv[3]);
   if (argc >= 3 && !strcmp(argv[1], "graph")) return test_graph(argv[2]);
+  if (argc >= 3 && !strcmp(argv[1], "tables")) return test_tables(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "load")) return test_load(argc - 2, argv + 2);
   printf("usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN | "
-         "load CUBIN...\n");
+         "tables PATCH_CUBIN | load CUBIN...\n");
   return 2;
 }

@@ -357,7 +357,7 @@ static nvfp4_kernel_metadata moe_meta(int swap, int emulation, uint32_t experts,
   m.c_type = c_type;
   m.epilogue_flags = alpha ? NVFP4_META_EFLAG_ALPHA : 0;
   m.form = NVFP4_META_FORM_CONTIGUOUS;
-  m.param_bytes = nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(&m));
+  m.param_bytes = NVFP4_ABI_MOE_PARAM_BYTES;
   strcpy(m.kernel_name, swap ? "moe_swap_n256" : "moe_ab_n128");
   strcpy(m.target, emulation ? "sm_90a" : "sm_100a");
   return m;
@@ -425,7 +425,7 @@ static int test_validate(void) {
   pt = t;
   for (int v = 0; v < 2; v++) {
     pt.variants[v].form = NVFP4_META_FORM_POINTER_ARRAY;
-    pt.variants[v].param_bytes = nvfp4_abi_param_bytes(256);
+    pt.variants[v].param_bytes = NVFP4_ABI_PARAM_BYTES;
   }
   static nvfp4rt_group eq[256];
   for (int i = 0; i < 256; i++) eq[i] = (nvfp4rt_group){16, 16, 16, 16, 16, 8, 4096, 7168, 4096, 16, 0, 0};
@@ -492,7 +492,9 @@ static int test_tmap(void) {
   T_CHECK(a.rank == 0, "direct stores: no C map");
   /* swap-AB, N per expert: A is the N role, with a ladder of smaller boxes */
   nvfp4_kernel_metadata sw = moe_meta(1, 1, 256, NVFP4_META_C_F16, 1);
-  T_CHECK(nvfp4rt_moe_tmap_count(&sw) == 10 && sw.param_bytes == 128 + 1280, "swap_n256: 10 maps");
+  T_CHECK(nvfp4rt_moe_tmap_count(&sw) == 10 && sw.param_bytes == 128 &&
+              nvfp4_abi_moe_table_bytes(nvfp4rt_moe_tmap_count(&sw)) == 1280,
+          "swap_n256: 10 maps in a 1280-byte device table, a 128-byte block");
   const uint32_t rows[10] = {256, 128, 2, 1, 64, 8, 16, 32, 64, 128};
   for (uint32_t s = 0; s < 10; s++) {
     EXPECT_STATUS(nvfp4rt_moe_tmap_args(&sw, &p, s, &a), NVFP4RT_STATUS_OK);
@@ -524,9 +526,10 @@ static int test_tmap(void) {
               rd(block, NVFP4_ABI_MOE_N) == 4096 && rd(block, NVFP4_ABI_MOE_K) == 7168 &&
               rd(block, NVFP4_ABI_MOE_LDC) == 4096 && rd(block, NVFP4_ABI_MOE_SFA_ROWS) == p.sfa_atoms &&
               rd(block, 108) == 0 && rd(block, NVFP4_ABI_HDR_TMAP_AREA) == 0 &&
-              block[NVFP4_ABI_MOE_TMAPS] == 0xCD,
-          "problem record; maps untouched");
-  EXPECT_STATUS(nvfp4rt_moe_param_pack(&sw, &p, 0, 0, block, 1000), NVFP4RT_STATUS_INVALID_ARGUMENT);
+              block[NVFP4_ABI_MOE_PARAM_BYTES] == 0xCD,
+          "problem record; nothing written past the 128-byte block");
+  EXPECT_STATUS(nvfp4rt_moe_param_pack(&sw, &p, 0, 0, block, 127), NVFP4RT_STATUS_INVALID_ARGUMENT);
+  EXPECT_STATUS(nvfp4rt_moe_param_pack(&sw, &p, 0, 0, block, 128), NVFP4RT_STATUS_OK);
   printf("tmap: %u maps (AB), %u (swap_n256)\n", nvfp4rt_moe_tmap_count(&ab), nvfp4rt_moe_tmap_count(&sw));
   return t_summary("tmap");
 }
@@ -553,17 +556,16 @@ static int test_meta(void) {
   /* an FP4 C without the fused epilogue's flag, the flag without an FP4 C */
   MUTATE(c_type, NVFP4_META_C_FP4, NVFP4RT_STATUS_ABI_MISMATCH);
   MUTATE(epilogue_flags, NVFP4_META_EFLAG_SWIGLU_NVFP4, NVFP4RT_STATUS_ABI_MISMATCH);
-  /* a box ladder longer than a plan's map slots, even with param_bytes to match */
+  /* a box ladder longer than a plan's map slots */
   {
     nvfp4_kernel_metadata x = m;
     x.n_align = 1;
-    x.param_bytes = nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(&x));
     T_CHECK(nvfp4rt_moe_tmap_count(&x) > NVFP4_ABI_MOE_MAX_TMAPS, "n_align 1: %u maps",
             nvfp4rt_moe_tmap_count(&x));
     nvfp4rt_metadata_encode(&x, rec);
     EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &out), NVFP4RT_STATUS_ABI_MISMATCH);
   }
-  /* a family must agree on the C type, alpha and form; its param bytes may differ */
+  /* a family must agree on the C type, alpha and form; its map counts may differ */
   unsigned char recs[2 * NVFP4_METADATA_BYTES];
   nvfp4_kernel_metadata v0 = moe_meta(0, 0, 64, NVFP4_META_C_F32, 1), v1 = m;
   v0.variant_count = v1.variant_count = 2;
@@ -572,7 +574,9 @@ static int test_meta(void) {
   nvfp4rt_metadata_encode(&v1, recs + NVFP4_METADATA_BYTES);
   nvfp4rt_metadata_table t;
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(recs, sizeof recs, &t), NVFP4RT_STATUS_OK);
-  T_CHECK(t.variants[0].param_bytes != t.variants[1].param_bytes, "per-variant param bytes");
+  T_CHECK(nvfp4rt_moe_tmap_count(&t.variants[0]) != nvfp4rt_moe_tmap_count(&t.variants[1]) &&
+              t.variants[0].param_bytes == 128 && t.variants[1].param_bytes == 128,
+          "per-variant map counts, one 128-byte block");
   v1.c_type = NVFP4_META_C_BF16;
   nvfp4rt_metadata_encode(&v1, recs + NVFP4_METADATA_BYTES);
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(recs, sizeof recs, &t), NVFP4RT_STATUS_ABI_MISMATCH);
@@ -581,14 +585,13 @@ static int test_meta(void) {
 #undef MUTATE
 }
 
-/* ---- 256 groups through the global group table, with alpha and bf16 ---------------------- */
+/* ---- 256 groups through the device group table, with alpha and bf16 ---------------------- */
 
 static int test_g256(void) {
   nvfp4_kernel_metadata m = moe_meta(0, 1, 256, NVFP4_META_C_BF16, 1);
   m.form = NVFP4_META_FORM_POINTER_ARRAY;
-  m.param_bytes = nvfp4_abi_param_bytes(256);
-  T_CHECK(m.param_bytes == NVFP4_ABI_HEADER_BYTES && !nvfp4_abi_table_inline(256),
-          "256 groups: the table lives in global memory");
+  m.param_bytes = NVFP4_ABI_PARAM_BYTES;
+  T_CHECK(m.param_bytes == NVFP4_ABI_HEADER_BYTES, "256 groups: the header alone");
   static nvfp4rt_group g[256];
   const uint64_t base = 0x7f0000000000ull, alpha = 0x7e0000000000ull;
   for (uint32_t i = 0; i < 256; i++)

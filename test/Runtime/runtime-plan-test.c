@@ -1,7 +1,7 @@
 /* runtime-plan-test — host-only tests of libnvfp4rt's launch logic: every plan-validation
  * rule and its status, the tensor-map contract (arguments per kind, native vs emulation),
  * parameter-block packing at the KernelABI.h offsets (table order, per-group tile widths,
- * inline and global group tables), grid size, the variant heuristic, metadata
+ * the device table's address in the header), grid size, the variant heuristic, metadata
  * decode/validate (records and tables) and target checks, ELF metadata lookup in a
  * ptxas-built cubin, the native sm_90a kernel's metadata and tiles, the ELF bounds checks
  * on corrupted cubins, the behaviour without a driver, the driver paths under the libcuda
@@ -227,12 +227,12 @@ static int test_pack(void) {
   EXPECT_STATUS(nvfp4rt_plan_validate(&m, g, 3, &L), NVFP4RT_STATUS_OK);
   _Alignas(64) unsigned char block[8192];
   memset(block, 0xCD, sizeof block);
-  T_CHECK(m.param_bytes == 64 + 704 * 4, "param bytes");
-  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0x1234567800ull, 0xABCDEF01ull, 0, block, sizeof block), NVFP4RT_STATUS_OK);
+  T_CHECK(m.param_bytes == 64, "param bytes: the header alone (ABI 6)");
+  EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0x1234567800ull, 0xABCDEF01ull, 0x7600000040ull, block, sizeof block), NVFP4RT_STATUS_OK);
   T_CHECK(rd(block, NVFP4_ABI_HDR_ABI_VERSION) == NVFP4_ABI_VERSION && rd(block, NVFP4_ABI_HDR_NUM_GROUPS) == 3 &&
           rd(block, NVFP4_ABI_HDR_TOTAL_TILES) == 10 && rd(block, NVFP4_ABI_HDR_FLAGS) == 0, "header");
   T_CHECK(rd64(block, NVFP4_ABI_HDR_WORKSPACE) == 0x1234567800ull && rd64(block, NVFP4_ABI_HDR_WORKSPACE_BYTES) == 0xABCDEF01ull, "workspace");
-  T_CHECK(rd64(block, NVFP4_ABI_HDR_TABLE) == 0, "inline table");
+  T_CHECK(rd64(block, NVFP4_ABI_HDR_TABLE) == 0x7600000040ull, "device table address");
   int hdr_tail_zero = 1;
   for (int i = 40; i < 64; i++) hdr_tail_zero &= block[i] == 0;
   T_CHECK(hdr_tail_zero, "reserved header bytes zero");
@@ -255,10 +255,9 @@ static int test_pack(void) {
   for (int i = 0; i < 64; i++) unused_zero &= block[r3 + i] == 0;
   T_CHECK(unused_zero, "unused record zero");
   EXPECT_STATUS(nvfp4rt_param_pack(&m, g, 3, &L, 0, 0, 0, block, 100), NVFP4RT_STATUS_INVALID_ARGUMENT);
-  /* a kernel for 47 groups keeps its table in global memory: the header carries its
-   * address, the parameter block is the header alone */
+  /* a kernel for 47 groups: the same 64-byte block, a larger table */
   nvfp4_kernel_metadata big = make_meta(0, 47);
-  T_CHECK(big.param_bytes == 64, "global-table param bytes %u", big.param_bytes);
+  T_CHECK(big.param_bytes == 64, "47-group param bytes %u", big.param_bytes);
   static _Alignas(64) unsigned char image[64 + 704 * 47];
   EXPECT_STATUS(nvfp4rt_plan_validate(&big, g, 3, &L), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_param_pack(&big, g, 3, &L, 0, 0, 0x7700000000ull, image, sizeof image), NVFP4RT_STATUS_OK);
@@ -273,7 +272,7 @@ static int test_pack(void) {
   EXPECT_STATUS(nvfp4rt_plan_validate(&wrap, g, 1, &one), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_param_pack(&wrap, g, 1, &one, 0, 0, 0, small, sizeof small), NVFP4RT_STATUS_ABI_MISMATCH);
   wrap = make_meta(0, 4);
-  wrap.param_bytes = nvfp4_abi_param_bytes(2);
+  wrap.param_bytes = 64 + 704 * 4; /* an ABI 5 kernel's inline table */
   EXPECT_STATUS(nvfp4rt_param_pack(&wrap, g, 1, &one, 0, 0, 0, block, sizeof block), NVFP4RT_STATUS_ABI_MISMATCH);
   printf("pack: records at %u, param_bytes %u\n", r0, m.param_bytes);
   return t_summary("pack");
@@ -349,7 +348,7 @@ static int test_select(void) {
   T_CHECK(v == 3 || v == 2, "square 4096 groups pick a 256-wide tile (got %d)", v);
   /* a variant compiled for fewer groups cannot run 8 */
   t.variants[2].max_groups = 4;
-  t.variants[2].param_bytes = nvfp4_abi_param_bytes(4);
+  t.variants[2].param_bytes = NVFP4_ABI_PARAM_BYTES;
   for (int i = 0; i < 8; i++) {
     g[i] = good_group((uint32_t)i);
     g[i].m = b1[i]; g[i].n = 4096; g[i].k = 7168; g[i].ldc = 4096;
@@ -420,7 +419,7 @@ static int test_select_pair(void) {
   /* a pair variant whose N alignment the groups' N-role rows cannot meet is still valid
    * (tiles are padded), but one compiled for fewer groups is skipped */
   t.variants[7].max_groups = 4;
-  t.variants[7].param_bytes = nvfp4_abi_param_bytes(4);
+  t.variants[7].param_bytes = NVFP4_ABI_PARAM_BYTES;
   {
     nvfp4rt_group g[8];
     double cost[8];
@@ -571,7 +570,7 @@ static int test_meta(void) {
   T_CHECK(t.count == 2 && !strcmp(t.variants[1].kernel_name, "nvfp4_grouped_gemm_swap"), "table");
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, NVFP4_METADATA_BYTES, &t), NVFP4RT_STATUS_ABI_MISMATCH);
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab - 1, &t), NVFP4RT_STATUS_ABI_MISMATCH);
-  v1.max_groups = 4; v1.param_bytes = nvfp4_abi_param_bytes(4);
+  v1.max_groups = 4; v1.param_bytes = NVFP4_ABI_PARAM_BYTES;
   nvfp4rt_metadata_encode(&v1, tab + NVFP4_METADATA_BYTES);
   EXPECT_STATUS(nvfp4rt_metadata_decode_table(tab, sizeof tab, &t), NVFP4RT_STATUS_ABI_MISMATCH);
   v1 = make_swap(0, 8, 256);
@@ -592,7 +591,7 @@ static nvfp4_kernel_metadata make_fused(uint32_t form, uint32_t max_groups) {
   m.c_type = NVFP4_META_C_FP4;
   m.epilogue_flags = NVFP4_META_EFLAG_SWIGLU_NVFP4 | NVFP4_META_EFLAG_ALPHA;
   m.form = form;
-  if (form == NVFP4_META_FORM_CONTIGUOUS) m.param_bytes = nvfp4_abi_moe_param_bytes(5);
+  if (form == NVFP4_META_FORM_CONTIGUOUS) m.param_bytes = NVFP4_ABI_MOE_PARAM_BYTES;
   strcpy(m.kernel_name, "nvfp4_fused_ab_n256_st");
   return m;
 }
@@ -775,7 +774,7 @@ static void sm90_family(nvfp4rt_metadata_table *tab, uint32_t max_groups,
   for (uint32_t v = 0; v < 6; v++) {
     nvfp4_kernel_metadata *x = &tab->variants[v];
     x->max_groups = max_groups;
-    x->param_bytes = nvfp4_abi_param_bytes(max_groups);
+    x->param_bytes = NVFP4_ABI_PARAM_BYTES;
     x->variant_index = v, x->variant_count = 6;
   }
 }
@@ -844,7 +843,7 @@ static void sm90_select_deepseek(nvfp4_kernel_metadata n192, nvfp4_kernel_metada
     nvfp4_kernel_metadata *x = &moe.variants[v];
     x->form = NVFP4_META_FORM_CONTIGUOUS;
     x->variant_count = 5;
-    x->param_bytes = nvfp4_abi_moe_param_bytes(nvfp4rt_moe_tmap_count(x));
+    x->param_bytes = NVFP4_ABI_MOE_PARAM_BYTES;
   }
   static const uint32_t tokens[2] = {512, 2048};
   for (int c = 0; c < 2; c++) {
@@ -1234,7 +1233,10 @@ static int test_fake(const char *path) {
                       zero_info = {0};
     EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &small_info), NVFP4RT_STATUS_INVALID_ARGUMENT);
     EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &zero_info), NVFP4RT_STATUS_OK);
-    T_CHECK(zero_info.struct_size == sizeof zero_info && zero_info.grid == 1, "0: the 2.0 layout");
+    /* (the 2.0 layout ends before the 3.2 table fields: those stay as the caller left them) */
+    T_CHECK(zero_info.struct_size == offsetof(nvfp4rt_plan_info, table_cache) &&
+                zero_info.grid == 1 && zero_info.table_cache == 0,
+            "0: the 2.0 layout");
     EXPECT_STATUS(nvfp4rt_plan_get_info(plan, &info), NVFP4RT_STATUS_OK);
     int launches = fake_calls("cuLaunchKernelEx");
     EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
@@ -1301,8 +1303,9 @@ static int test_moe_fake(const char *path) {
     nvfp4rt_plan_info info = {.struct_size = 8}, zero = {0};
     EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &info), NVFP4RT_STATUS_INVALID_ARGUMENT);
     EXPECT_STATUS(nvfp4rt_moe_plan_get_info(plan, &zero), NVFP4RT_STATUS_OK);
-    T_CHECK(zero.struct_size == sizeof zero && zero.variant == 0 && zero.grid > 0 &&
-                zero.grid % 2 == 0, "0: the 2.0 layout (grid %u)", zero.grid);
+    T_CHECK(zero.struct_size == offsetof(nvfp4rt_plan_info, table_cache) && zero.variant == 0 &&
+                zero.grid > 0 && zero.grid % 2 == 0,
+            "0: the 2.0 layout (grid %u)", zero.grid);
     EXPECT_STATUS(nvfp4rt_moe_plan_launch(plan, NULL), NVFP4RT_STATUS_OK);
     T_CHECK(*cluster == 2, "launched with clusters of %u", *cluster);
     /* the emulation's prologue uses its global workspace: never a programmatic launch */

@@ -21,7 +21,7 @@ static inline nvfp4_kernel_metadata make_meta(int emulation, uint32_t max_groups
   m.dyn_smem_bytes = 200 * 1024;
   m.tile_m = 128; m.tile_n = 128; m.tile_k = 256; m.stages = 5;
   m.max_groups = max_groups;
-  m.param_bytes = nvfp4_abi_param_bytes(max_groups);
+  m.param_bytes = NVFP4_ABI_PARAM_BYTES;
   m.tmem_cols = 512; m.acc_buffers = 2;
   m.workspace_per_cta = emulation ? 262144 : 0;
   m.k_granule = 64; m.sfn_atoms = 1; m.sfm_atoms = 1;

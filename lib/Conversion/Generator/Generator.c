@@ -3,6 +3,7 @@
 #include "Generator.h"
 
 #include "../Nvvm.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/LLVM.h"
 #include "nvfp4-c/KernelABI.h"
 
@@ -17,19 +18,17 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
   KbValue dyn = kbPtrToInt(b, kbAddressOf(b, dynSmemGlobal, b->ptrShared), b->i32);
   k->smem = kbAnd(b, kbAddI(b, dyn, 1023), kbI32(b, -1024));
   k->sched = (MlirValue){NULL};
+  /* the group table (or the contiguous form's shared maps): device memory the host wrote in
+   * stream order before the launch, at the header's address (a generic pointer) */
+  KbValue addr = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_TABLE), 8);
+  k->table = kbIntToPtr(b, addr, b->ptr);
   if (cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS) {
-    k->table = params; /* no group table: the shared maps sit in the parameter block */
     k->sched = kbAddI(b, k->smem, cfg->scheduleOffset);
     if (cfg->scheduleInWorkspace) { /* this CTA's slice of the workspace */
       KbValue ws = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_WORKSPACE), 8);
       KbValue cta = kbZExt(b, nvSreg(b, "ctaid.x"), b->i64);
       k->sched = kbAdd(b, ws, kbMulI(b, cta, cfg->workspacePerCta));
     }
-  } else if (nvfp4_abi_table_inline(cfg->numGroups)) {
-    k->table = kbGep(b, params, NVFP4_ABI_HEADER_BYTES);
-  } else {
-    KbValue addr = kbLoad(b, b->i64, kbGep(b, params, NVFP4_ABI_HDR_TABLE), 8);
-    k->table = kbIntToPtr(b, addr, b->ptr);
   }
   k->ctaRank = cfg->spec.ctaGroup > 1 ? nvSreg(b, "cluster.ctarank") : kbI32(b, 0);
   k->patchable = false;
@@ -41,11 +40,21 @@ KbValue genParamU32(GenKernel *k, uint32_t byteOffset) {
 KbValue genParamU64(GenKernel *k, uint32_t byteOffset) {
   return kbLoad(k->b, k->b->i64, kbGep(k->b, k->params, (int32_t)byteOffset), 8);
 }
+/* A load from the device table, marked invariant: the host writes the table before the
+ * launch and nothing writes it during the kernel (ld.global.nc), so the backend may
+ * reload a field instead of keeping it live. */
+static KbValue tableLoad(GenKernel *k, MlirType type, KbValue byteOffset, int64_t align) {
+  KbBuilder *b = k->b;
+  KbValue ptr = kbGepDyn(b, k->table, byteOffset);
+  MlirNamedAttribute attrs[2] = {kbNamed(b, "alignment", mlirIntegerAttrGet(b->i64, align)),
+                                 kbNamed(b, "invariant", mlirUnitAttrGet(b->ctx))};
+  return mlirOperationGetResult(kbOp(b, "llvm.load", 1, &type, 1, &ptr, 2, attrs), 0);
+}
 KbValue genTableU32(GenKernel *k, KbValue byteOffset) {
-  return kbLoad(k->b, k->b->i32, kbGepDyn(k->b, k->table, byteOffset), 4);
+  return tableLoad(k, k->b->i32, byteOffset, 4);
 }
 KbValue genTableU64(GenKernel *k, KbValue byteOffset) {
-  return kbLoad(k->b, k->b->i64, kbGepDyn(k->b, k->table, byteOffset), 8);
+  return tableLoad(k, k->b->i64, byteOffset, 8);
 }
 
 KbValue genSharedPtr(GenKernel *k, KbValue addr) {
@@ -608,7 +617,7 @@ KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor) {
 
 KbValue genMoeTensorMap(GenKernel *k, KbValue slot) {
   KbBuilder *b = k->b;
-  return kbGepDyn(b, k->params, kbAddI(b, kbMulI(b, slot, NVFP4_ABI_TMAP_BYTES), NVFP4_ABI_MOE_TMAPS));
+  return kbGepDyn(b, k->table, kbMulI(b, slot, NVFP4_ABI_TMAP_BYTES));
 }
 
 void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]) {
@@ -625,7 +634,7 @@ void genPrefetchPrologueMaps(GenKernel *k) {
   KbBuilder *b = k->b;
   const MlirNvfp4KernelConfig *cfg = k->cfg;
   const bool contiguous = cfg->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS;
-  if (!contiguous && (k->patchable || !nvfp4_abi_table_inline(cfg->numGroups))) return;
+  if (k->patchable) return; /* group 0's slots may hold raw addresses, not maps */
   const MlirNvfp4Tensor tensors[4] = {cfg->roleM.data, cfg->roleN.data, cfg->roleM.scales,
                                       cfg->roleN.scales};
   for (int i = 0; i < 4; ++i) {

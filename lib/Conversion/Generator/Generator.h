@@ -14,7 +14,7 @@
  *                  role table, so that swap-AB is a permutation and not a copy;
  *   map patching   the kernel-side half of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): each
  *                  CTA's copies of the tensor-map templates with the raw addresses of
- *                  the parameter block (TensorMapPatch.c).
+ *                  the device table (TensorMapPatch.c).
  *
  * The sm_100a kernel (lib/Conversion/Sm100/) composes these with its tcgen05 MMA and
  * epilogue emitters.
@@ -29,7 +29,8 @@ typedef struct GenKernel {
   KbBuilder *b;
   const MlirNvfp4KernelConfig *cfg;
   KbValue params;   /* !llvm.ptr: the by-value parameter block */
-  KbValue table;    /* !llvm.ptr: the group table (inline in params, or global) */
+  KbValue table;    /* !llvm.ptr: the device table at HDR_TABLE (group table, or the
+                       contiguous form's shared tensor maps) */
   KbValue smem;     /* i32 shared address of the 1024-aligned dynamic smem base */
   KbValue tid, warp, lane;
   KbValue ctaRank;  /* rank of this CTA in its cluster (constant 0 without clusters) */
@@ -40,7 +41,7 @@ typedef struct GenKernel {
 } GenKernel;
 
 /* Sets up the common values: thread coordinates, the aligned shared-memory base from the
- * module's dynamic shared-memory symbol, and the group table (inline or from the header). */
+ * module's dynamic shared-memory symbol, and the device table (the header's HDR_TABLE). */
 void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
                    KbValue params, const char *dynSmemGlobal);
 
@@ -52,7 +53,9 @@ void genKernelInit(GenKernel *k, KbBuilder *b, const MlirNvfp4KernelConfig *cfg,
  * or writes past the M rows of A and C. */
 void genBuildSchedule(GenKernel *k);
 
-/* u32 / u64 loads from the parameter block and from the group table. */
+/* u32 / u64 loads from the parameter block and from the device table (the latter marked
+ * invariant, ld.global.nc: only the host writes the table, before the launch; without it
+ * the sm_90a stream-K consumers of bf16 C with alpha spill). */
 KbValue genParamU32(GenKernel *k, uint32_t byteOffset);
 KbValue genParamU64(GenKernel *k, uint32_t byteOffset);
 KbValue genTableU32(GenKernel *k, KbValue byteOffset);
@@ -164,7 +167,7 @@ KbValue genTensorMap(GenKernel *k, KbValue group, MlirNvfp4Tensor tensor);
  * rows are the tile's tileN / ctaGroup). */
 KbValue genTileTensorMap(GenKernel *k, GenTile *t, MlirNvfp4Tensor tensor);
 /* The contiguous form: tensor map `slot` (i32; NVFP4_ABI_MOE_TMAP_*, then the ladder) of
- * the parameter block. */
+ * the device table. */
 KbValue genMoeTensorMap(GenKernel *k, KbValue slot);
 /* base + v, or v when base is null (no base). */
 KbValue genAddBase(KbBuilder *b, KbValue base, KbValue v);
@@ -175,10 +178,11 @@ void genRoleTensorMaps(GenKernel *k, GenTile *t, KbValue maps[4]);
 KbValue genRoleNRows(GenKernel *k, GenTile *t);
 
 /* The prologue's tensor-map prefetch, for the thread that calls it, before
- * griddepcontrol.wait: the four operand maps that no previous grid can write — the
- * contiguous form's shared maps, or group 0's of an inline group table (a CTA's first tile
- * is most often group 0's: the table lists the groups by descending work) — so that the
- * descriptor fetch overlaps the previous grid. A global table, or maps a launch may patch,
+ * griddepcontrol.wait: the four operand maps of the first tile — the contiguous form's
+ * shared maps, or group 0's of the group table (a CTA's first tile is most often group 0's:
+ * the table lists the groups by descending work) — so that the descriptor fetch overlaps
+ * the previous grid. The device table is written by the host in stream order, never by a
+ * kernel, so no previous grid can write it. Maps a launch may patch (a patchable kernel)
  * are read after the wait only: nothing is prefetched then. */
 void genPrefetchPrologueMaps(GenKernel *k);
 
@@ -197,7 +201,7 @@ KbValue genCAddress(GenKernel *k, GenTile *t, KbValue row, KbValue col);
 /* ---- tensor maps patched by the kernel (TensorMapPatch.c) -------------------------------- */
 
 /* Makes the kernel patchable (or not: then the two functions below emit nothing and
- * genTensorMap always returns the parameter block's maps); a patchable kernel reads the
+ * genTensorMap always returns the device table's maps); a patchable kernel reads the
  * header flag and its copies' address. Called once, after genKernelInit. */
 void genTensorMapPatchInit(GenKernel *k, bool patchable);
 /* Every thread of the CTA, before the prologue's CTA barrier: when the launch patches its

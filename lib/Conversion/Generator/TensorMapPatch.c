@@ -3,7 +3,7 @@
  * of tensor maps, every CTA writes its own copy of each group's map templates with those
  * addresses (tensormap.replace) before its first TMA, and the threads that issue TMA
  * acquire the copies they use. Without the header flag none of this runs and genTensorMap
- * returns the maps of the parameter block; kernels built without it have none of it. */
+ * returns the maps of the device table; kernels built without it have none of it. */
 #include "Generator.h"
 
 #include "../Nvvm.h"

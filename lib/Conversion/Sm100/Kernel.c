@@ -36,7 +36,8 @@ void nvfp4BuildSm100Kernel(KbBuilder *b, const MlirNvfp4KernelConfig *cfg, KbVal
   nvTcRelinquish(b, cg);
   kbEndIf(b);
   /* Programmatic dependent launch: everything above touches only this CTA's shared memory,
-   * Tensor Memory and the parameter block, so it overlaps the previous grid; every global
+   * Tensor Memory, the parameter block and the host-written device table (its tensor-map
+   * prefetch), so it overlaps the previous grid; every global
    * access below (the offsets, the map copies, the operands, alpha, C) comes after. */
   nvGridDepWait(b);
   /* The contiguous form: every CTA schedules the experts' tiles from the device-resident

@@ -8,7 +8,7 @@
  * may straddle a 128-row atom). FP4 bytes go through UINT8 tensor maps (Hopper has no 16U4
  * maps): x is a byte offset along K, 128 per stage; the scale maps count int64 elements,
  * 256 per stage (KernelABI.h). The contiguous form (nvfp4.moe_matmul) reads the shared
- * maps of the parameter block from the expert's first rows, its token tile through the box
+ * maps of the device table from the expert's first rows, its token tile through the box
  * ladder (a BALANCED_N plan: one box per set bit of the tile's 16-row count).
  */
 #include "Sm90Kernel.h"

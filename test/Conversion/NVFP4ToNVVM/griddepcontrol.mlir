@@ -3,8 +3,9 @@
 // sm_100a contiguous (MoE) form, sm_90a, the sm_90a contiguous form — has exactly one
 // griddepcontrol.wait, which every thread executes after the prologue (mbarrier
 // initialisation, the prefetch of the four operand maps of group 0 or of the contiguous
-// form's shared maps, which no previous grid writes; Tensor Memory allocation; sm_90a: the
-// scale table) and before the CTA
+// form's shared maps — in the device table, which the host writes in stream order and no
+// previous grid writes, whatever the group count (G64 below: 64 groups); Tensor Memory
+// allocation; sm_90a: the scale table) and before the CTA
 // barrier, with no global access (a !llvm.ptr<1> load or store, a TMA) before it — the MoE
 // forms' expert-schedule scan, which reads the offsets, comes after it — and exactly one
 // griddepcontrol.launch_dependents, in the TMA producer after its tile loop (its block
@@ -12,8 +13,16 @@
 // The metadata records carry NVFP4_META_FLAG_PDL (flags 0x10). The CPU target checks the
 // order dynamically (test/CpuSim/griddep.test).
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
+// RUN: %python %S/../../Dialect/nvfp4/Inputs/gen_groups.py 64 | nvfp4-opt --nvfp4-lower-grouped-matmul | FileCheck %s --check-prefix=G64
+// G64-LABEL: llvm.func @g64_swap_n128(
+// G64-NOT: !llvm.ptr<1>
+// G64-NOT: nvvm.cp.async.bulk.tensor
+// G64: nvvm.mbarrier.init
+// G64-COUNT-4: nvvm.prefetch tensormap
+// G64-NOT: nvvm.prefetch
+// G64: nvvm.griddepcontrol wait
 
-// CHECK: @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000010000000
+// CHECK: @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100006400000010000000
 // CHECK-LABEL: llvm.func @pdl100_ab_n128(
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
@@ -99,7 +108,7 @@ func.func @pdlmoe100(%a: memref<?x?xf4E2M1FN>, %b: memref<4x?x?xf4E2M1FN>, %sfa:
 
 // sm_90a: after the barriers and the scale table, before the prologue's CTA barrier; the
 // producer warpgroup signals after its loop.
-// CHECK: @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100005A00000010000000
+// CHECK: @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100005A00000010000000
 // CHECK-LABEL: llvm.func @pdl90_swap_n64(
 // CHECK-NOT: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor

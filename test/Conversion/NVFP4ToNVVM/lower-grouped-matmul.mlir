@@ -5,19 +5,20 @@
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
 // The default family of one group: ab_n128, swap_n128, swap_n256 in one module, a
-// 3 x 256-byte metadata table (ABI 5), parameter block 64 + 704 = 768 bytes. Each kernel
-// carries its plan (nvfp4.plan: the role map, shared-memory regions, mbarriers, TMEM) for
+// 3 x 256-byte metadata table (ABI 6), a 64-byte parameter block (the header; the group
+// table lives in device memory at its HDR_TABLE, byte 32, which the kernel loads and
+// reads through a generic pointer). Each kernel carries its plan (nvfp4.plan: the role map, shared-memory regions, mbarriers, TMEM) for
 // the passes after the lowering.
 // CHECK-LABEL: func.func @default_family
 // CHECK-SAME: nvfp4.kernel = @k1_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @k1_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">]
-// Record 0: magic "NVF4", ABI 5, 256-byte record, sm 100, flags 0x10 (NVFP4_META_FLAG_PDL),
+// Record 0: magic "NVF4", ABI 6, 256-byte record, sm 100, flags 0x10 (NVFP4_META_FLAG_PDL),
 // block 192 x 1 x 1.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000010000000C0000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100006400000010000000C0000000
 // CHECK-SAME: : tensor<768xi8>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<768 x i8>
 // CHECK: llvm.mlir.global external @nvfp4_dyn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-// CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
+// CHECK: llvm.func @k1_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<64 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvfp4.plan = ["variant ab_n128", "threads 192", "cluster 1", "dyn_smem {{[0-9]+}}",
 // CHECK-SAME: "role 0 3 epilogue", "role 4 4 producer", "role 5 5 mma", "smem 0 {{[0-9]+}} 5 {{[0-9]+}} stage",
 // CHECK-SAME: "stagepart 0 16384 M-role tile", "stagepart 16384 16384 N-role tile",
@@ -124,9 +125,9 @@ func.func @ab_tma_store(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1
 // -----
 
 // ab_n64_st (direct stores), 2 groups: no staging buffers, so 8 stages (8 + 8 + 2 + 2 = 20
-// mbarriers); instruction descriptor 0x08100480; parameter block 64 + 2 * 704 = 1472
-// bytes; expect_tx 16384 + 8192 + 2048 + 2048; 16-byte global stores, no TMA store.
-// CHECK-LABEL: llvm.func @k64_ab_n64_st(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<1472 x i8>, nvvm.grid_constant})
+// mbarriers); instruction descriptor 0x08100480; parameter block 64 bytes whatever the
+// group count (ABI 6); expect_tx 16384 + 8192 + 2048 + 2048; 16-byte global stores, no TMA store.
+// CHECK-LABEL: llvm.func @k64_ab_n64_st(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<64 x i8>, nvvm.grid_constant})
 // CHECK-COUNT-20: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: llvm.mlir.constant(28672 : i32) : i32

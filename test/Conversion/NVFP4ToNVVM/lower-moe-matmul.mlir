@@ -1,12 +1,17 @@
 // Lowering of nvfp4.moe_matmul (the contiguous MoE form) and of the epilogue options of
-// nvfp4.grouped_matmul: the parameter block of the shared tensor maps, the expert schedule
+// nvfp4.grouped_matmul: the parameter block (header + problem record; the shared tensor maps
+// in the device table at HDR_TABLE), the expert schedule
 // every CTA builds from the device-resident offsets (a shared-memory scan between CTA
 // barriers), alpha, the C element types, and the direct-store path of tiles that reach
 // past their expert's rows.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul | FileCheck %s
 
-// AB, bf16 C, alpha, 8 experts: 128 + 5 maps * 128 = 768 parameter bytes.
-// CHECK-LABEL: llvm.func @m8_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
+// AB, bf16 C, alpha, 8 experts: a 128-byte parameter block (ABI 6), the 5 maps (640 bytes)
+// in the device table whose address is the header's HDR_TABLE (byte 32): a generic pointer.
+// CHECK-LABEL: llvm.func @m8_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK: %[[TP:.*]] = llvm.getelementptr %arg0[32] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT: %[[TA:.*]] = llvm.load %[[TP]] {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK-NEXT: llvm.inttoptr %[[TA]] : i64 to !llvm.ptr
 // The schedule: M, N and the offsets' address from the problem record,
 // each thread's experts (8 <= 192: one each), then the scan.
 // CHECK: llvm.getelementptr %arg0[88] : (!llvm.ptr) -> !llvm.ptr, i8
@@ -49,9 +54,10 @@ func.func @ab_bf16_alpha(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1
 // -----
 
 // swap-AB with N per expert up to 256, f32 C, no alpha, 256 experts: 5 maps plus the
-// ladder of A maps with boxes of 8, 16, 32, 64, 128 rows = 128 + 10 * 128 = 1408 bytes.
+// ladder of A maps with boxes of 8, 16, 32, 64, 128 rows: 10 maps (1280 bytes) in the device
+// table, the same 128-byte parameter block.
 // The map of a tile is chosen by its N (select chain on 8 << i); two experts per thread.
-// CHECK-LABEL: llvm.func @m256_swap_n256(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<1408 x i8>, nvvm.grid_constant})
+// CHECK-LABEL: llvm.func @m256_swap_n256(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK-NOT: llvm.fmul
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK-NOT: llvm.fmul
@@ -75,9 +81,10 @@ func.func @swap_f32(%a: memref<?x?xf4E2M1FN>, %b: memref<256x?x?xf4E2M1FN>,
 
 // 1024 experts (the most): the schedule takes 16 KB of shared memory; the default family.
 // CHECK-LABEL: gpu.module @nvfp4_moe_matmul_e1024_module
-// CHECK: llvm.func @nvfp4_moe_matmul_e1024_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>
-// CHECK: llvm.func @nvfp4_moe_matmul_e1024_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<1280 x i8>
-// CHECK: llvm.func @nvfp4_moe_matmul_e1024_swap_n256(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<1408 x i8>
+// Every variant's parameter block is 128 bytes, whatever its map count (5, 10, 11).
+// CHECK: llvm.func @nvfp4_moe_matmul_e1024_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>
+// CHECK: llvm.func @nvfp4_moe_matmul_e1024_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>
+// CHECK: llvm.func @nvfp4_moe_matmul_e1024_swap_n256(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>
 func.func @e1024(%a: memref<?x256xf4E2M1FN>, %b: memref<1024x128x256xf4E2M1FN>,
     %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<1024x1x4x32x4x4xf8E4M3FN>,
     %c: memref<?x128xf16>, %off: memref<1025xi32>) {

@@ -6,12 +6,12 @@
 // block-scaled mma.sync with byte-id 0, thread-id-a q % 2 and thread-id-b q.
 // RUN: nvfp4-opt %s --split-input-file --nvfp4-lower-grouped-matmul --verify-diagnostics | FileCheck %s
 
-// Record 0: "NVF4", ABI 5, 256 bytes, target_sm 120 (0x78), flags 0, block 288 (0x120); no
+// Record 0: "NVF4", ABI 6, 256 bytes, target_sm 120 (0x78), flags 0, block 288 (0x120); no
 // cost-model constants (no decode). The plan: warp 8 produces, warps 0-7 issue the mma.sync.
 // CHECK-LABEL: gpu.module @rtx_module [#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100007800000000000000200100000100000001000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100007800000000000000200100000100000001000000
 // CHECK-SAME: 00000000000000000000000000000000736D5F3132306100000000000000000000000000"> : tensor<768xi8>
-// CHECK: llvm.func @rtx_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
+// CHECK: llvm.func @rtx_ab_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<64 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvfp4.plan = ["variant ab_n128", "threads 288", "cluster 1", "dyn_smem 74784",
 // CHECK-SAME: "role 8 8 producer", "role 0 7 mmasync", "smem 0 73728 2 36864 stage",
 // CHECK-SAME: "barrier 73728 2 1 full", "barrier 73744 2 8 empty"]

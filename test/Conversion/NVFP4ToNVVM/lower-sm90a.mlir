@@ -6,7 +6,7 @@
 
 // The default sm_90a family: swap_n128, swap_n64, swap_n192, then swap_n128_m192,
 // swap_n64_m192 and swap_n128_m192_sk, 6 x 256-byte records.
-// Record 0: "NVF4", ABI 5, 256 bytes, sm 90, flags 0x10 (NVFP4_META_FLAG_PDL; native: no
+// Record 0: "NVF4", ABI 6, 256 bytes, sm 90, flags 0x10 (NVFP4_META_FLAG_PDL; native: no
 // emulation workspace),
 // block 640 x 1 x 1 (five warpgroups), cluster 1 x 1 x 1; its cost model: decode rows 70
 // (0x46), token share 900 per mille (0x384). The plan: warpgroup 0 produces, 1-2 consume,
@@ -15,10 +15,10 @@
 // CHECK-SAME: nvfp4.kernel = @h0_module
 // CHECK-NOT: nvfp4.grouped_matmul
 // CHECK-LABEL: gpu.module @h0_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx88">]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100005A000000100000008002000001000000010000000100000001000000010000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100005A000000100000008002000001000000010000000100000001000000010000
 // CHECK-SAME: 00000000000000003000000066030000736D5F3930610000
 // CHECK-SAME: tensor<1536xi8>
-// CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<768 x i8>, nvvm.grid_constant})
+// CHECK: llvm.func @h0_swap_n128(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<64 x i8>, nvvm.grid_constant})
 // CHECK-SAME: attributes {nvfp4.plan = ["variant swap_n128", "threads 640", "cluster 1", "dyn_smem {{[0-9]+}}",
 // CHECK-SAME: "role 0 3 producer", "role 4 11 consumer", "role 12 19 decoder", "smem 0
 // CHECK-SAME: nvvm.kernel, nvvm.minctasm = 1 : i32, nvvm.reqntid = array<i32: 640, 1, 1>}
@@ -178,7 +178,7 @@ func.func @sm90_n192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2M1FN>
 // scale factors (a tile starts at row 0 or 64 of an atom row): expect_tx 24576 + 4096 + 4096
 // + 128 x the token rows. The chunk loop is not unrolled (measured: 2 % slower unrolled).
 // CHECK-LABEL: gpu.module @h4_module
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100005A0000001000000080020000010000000100000001000000010000000100000060480300C0000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100005A0000001000000080020000010000000100000001000000010000000100000060480300C0000000
 // CHECK-LABEL: llvm.func @h4_swap_n128_m192(
 // CHECK-SAME: nvvm.reqntid = array<i32: 640, 1, 1>
 // CHECK-COUNT-12: nvvm.mbarrier.init
@@ -213,7 +213,7 @@ func.func @sm90_n128_m192(%a: memref<?x7168xf4E2M1FN>, %b: memref<4096x7168xf4E2
 // complete the tile). Nothing spins: the counter read is compared
 // once, no loop around it.
 // CHECK-LABEL: gpu.module @h7_module
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100005A0000001000000080020000010000000100000001000000010000000100000060480300C0000000{{([0-9A-F]{56})}}00010300{{([0-9A-F]{216})}}07000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100005A0000001000000080020000010000000100000001000000010000000100000060480300C0000000{{([0-9A-F]{56})}}00010300{{([0-9A-F]{216})}}07000000
 // Its chunk loop is swap_n128_m192's (one chunk per trip: 4 wgmmas), nothing wider than 128.
 // UNROLL-LABEL: llvm.func @h7_swap_n128_m192_sk(
 // UNROLL-COUNT-4: m64n128k16.f32

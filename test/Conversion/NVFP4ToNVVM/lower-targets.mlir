@@ -7,7 +7,7 @@
 
 // Record 0: "NVF4", ABI 3, 256 bytes, target_sm 100 (0x64); the target string "sm_100f".
 // CHECK-LABEL: gpu.module @family_module [#nvvm.target<O = 3, chip = "sm_100f", features = "+ptx88", verifyTarget = false>]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E5646340500000000010000640000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E5646340600000000010000640000
 // CHECK: llvm.func @family_ab_n128(
 // CHECK: nvvm.tcgen05.alloc
 // CHECK: nvvm.tcgen05.mma.block_scale
@@ -26,7 +26,7 @@ func.func @family(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,
 
 // Record 0: target_sm 103 (0x67).
 // CHECK-LABEL: gpu.module @b300_module [#nvvm.target<O = 3, chip = "sm_103a", features = "+ptx88", verifyTarget = false>]
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E5646340500000000010000670000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E5646340600000000010000670000
 // CHECK: llvm.func @b300_ab_n128(
 // CHECK: nvvm.tcgen05.mma.block_scale
 func.func @b300(%a: memref<?x256xf4E2M1FN>, %b: memref<128x256xf4E2M1FN>,

@@ -9,7 +9,7 @@
 // RUN: FileCheck %s < %t.mlir
 // RUN: grep -c "llvm.inline_asm.*tensormap.replace.tile.global_address.global.b1024.b64" %t.mlir | FileCheck %s --check-prefix=TWO
 // RUN: grep -c "llvm.inline_asm.*fence.proxy.tensormap::generic.acquire.gpu" %t.mlir | FileCheck %s --check-prefix=TEN
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E564634050000000001000{{[0-9A-F]}}5A00000014000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E564634060000000001000{{[0-9A-F]}}5A00000014000000
 // CHECK-LABEL: llvm.func @patched90_swap_n128(
 // CHECK: nvvm.reqntid = array<i32: 640, 1, 1>
 // CHECK: llvm.getelementptr %arg0[12]

@@ -2,7 +2,8 @@
 // KernelABI.h, NVFP4_ABI_FLAG_PATCH_TMAPS): the metadata says so (flag 4), each kernel has
 // one tensormap.replace and one release in its prologue, acquires for the maps each role
 // issues TMA on (A, B, SFA, SFB in the producer, C in a TMA-store epilogue), and picks its
-// maps from the parameter block or its patched copies at run time. Kernels without the
+// maps from the device table (at the header's HDR_TABLE, byte 32) or its patched copies at
+// run time. Kernels without the
 // attribute have none of it (lower-grouped-matmul.mlir counts their inline asm).
 // RUN: nvfp4-opt %s --nvfp4-lower-grouped-matmul | FileCheck %s
 // RUN: nvfp4-opt %s --nvfp4-lower-grouped-matmul -o %t.mlir
@@ -16,9 +17,10 @@
 // RUN: %if ptxas %{ nvfp4-run --info %t.proxy.cubin | FileCheck %s --check-prefix=PROXY %}
 
 // Record 0's flags: NVFP4_META_FLAG_PATCH_TMAPS | NVFP4_META_FLAG_PDL.
-// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463405000000000100006400000014000000
+// CHECK: llvm.mlir.global external constant @nvfp4_kernel_metadata(dense<"0x4E56463406000000000100006400000014000000
 // CHECK-LABEL: llvm.func @patched_ab_n128(
-// The header flag and the copies' address.
+// The device table, the header flag and the copies' address.
+// CHECK: llvm.getelementptr %arg0[32]
 // CHECK: llvm.getelementptr %arg0[12]
 // CHECK: llvm.getelementptr %arg0[40]
 // CHECK-DAG: llvm.inline_asm has_side_effects "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;", "l,l,~{memory}"

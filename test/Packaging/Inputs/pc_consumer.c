@@ -18,7 +18,7 @@ int main(void) {
   m.block[0] = 192, m.block[1] = m.block[2] = 1;
   m.cluster[0] = m.cluster[1] = m.cluster[2] = 1;
   m.tile_m = m.tile_n = 128, m.tile_k = 256, m.stages = 4;
-  m.max_groups = 2, m.param_bytes = nvfp4_abi_param_bytes(2);
+  m.max_groups = 2, m.param_bytes = NVFP4_ABI_PARAM_BYTES;
   m.k_granule = 64, m.sfn_atoms = m.sfm_atoms = 1;
   m.variant_count = 1, m.cta_group = 1, m.m_box_rows = m.n_box_rows = 128;
   strcpy(m.kernel_name, "consumer_kernel");

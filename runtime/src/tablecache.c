@@ -1,0 +1,211 @@
+/* tablecache.c — the device copies of a plan's table (KernelABI.h, ABI 6: the group table of
+ * the pointer-array form, the shared tensor maps of the contiguous form), which the kernel
+ * reads at the header's HDR_TABLE.
+ *
+ * A cache of N device copies, content-addressed (a hash of the image, then memcmp against
+ * the image the copy holds) and replaced least recently used first. A launch whose table is
+ * in the cache copies nothing, so two back-to-back launches keep their programmatic
+ * dependent launch overlap; a launch whose table is new copies it with cuMemcpyHtoDAsync on
+ * the launch's stream, from page-locked memory (cuMemHostAlloc), before the kernel: the
+ * copy is ordered after every earlier launch of the stream, which may still read the copy
+ * it overwrites, and before the kernel that reads it.
+ *
+ * Each device copy has its own page-locked image, the source of its copies, rewritten only
+ * when the copy is replaced. An event recorded after each copy tells when the source may be
+ * rewritten: replacing a copy whose last upload has not executed yet waits for that event.
+ * A copy used by a launch under stream capture is pinned for the cache's life: the graph's
+ * memcpy node reads its page-locked image and its kernel node the device copy at every
+ * replay, so neither is ever rewritten (no event is recorded under capture either). A copy
+ * *uploaded* under capture holds its table only once a replay has run the graph's copy, so
+ * it serves that graph alone: no later lookup finds it, inside a capture or outside.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct table_copy {
+  uint64_t dev;          /* device copy (64-B aligned) */
+  unsigned char *host;   /* page-locked: the image the copy holds, source of its uploads */
+  CUevent copied;        /* recorded after the last upload (valid when `pending`) */
+  uint64_t hash, last_use; /* last_use 0: empty */
+  int pending;           /* an upload was recorded on `copied` */
+  int pinned;            /* read by a captured graph: never rewritten */
+  int graph_only;        /* uploaded under capture: valid in that graph's replays only */
+} table_copy;
+
+struct nvfp4rt_table_cache_ {
+  uint32_t count;
+  size_t bytes, stride;
+  uint64_t tick;
+  int last;              /* the copy of the last nvfp4rt_table_cache_use_ (-1: none) */
+  uint64_t uploads, hits;
+  CUdeviceptr dev_base;
+  unsigned char *host_base;
+  table_copy copies[];
+};
+
+/* Four independent multiply-xor lanes over 8-byte words (the image is a multiple of 64
+ * bytes): a few hundred nanoseconds for a 5.6 KB table. */
+static uint64_t hash_image(const unsigned char *p, size_t bytes) {
+  uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
+                   0x27D4EB2F165667C5ull};
+  for (size_t i = 0; i + 32 <= bytes; i += 32)
+    for (int l = 0; l < 4; l++) {
+      uint64_t w;
+      memcpy(&w, p + i + 8 * (size_t)l, 8);
+      h[l] = (h[l] ^ w) * 0x100000001B3ull;
+      h[l] ^= h[l] >> 29;
+    }
+  return (h[0] ^ (h[1] << 1)) + (h[2] ^ (h[3] >> 1)) + bytes;
+}
+
+void nvfp4rt_table_cache_destroy_(nvfp4rt_table_cache_ *c) {
+  if (!c) return;
+  for (uint32_t i = 0; i < c->count; i++)
+    if (c->copies[i].copied) NVFP4RT_CU(cuEventDestroy)(c->copies[i].copied);
+  if (c->host_base) NVFP4RT_CU(cuMemFreeHost)(c->host_base);
+  if (c->dev_base) NVFP4RT_CU(cuMemFree)(c->dev_base);
+  free(c);
+}
+
+nvfp4rt_status nvfp4rt_table_cache_create_(uint32_t count, size_t bytes,
+                                           nvfp4rt_table_cache_ **out) {
+  *out = NULL;
+  if (count == 0 || count > NVFP4RT_TABLE_CACHE_MAX || bytes == 0)
+    return NVFP4RT_FAIL(NVFP4RT_STATUS_INVALID_ARGUMENT,
+                        "table cache of %u copies of %zu bytes (1..%u copies)", count, bytes,
+                        NVFP4RT_TABLE_CACHE_MAX);
+  nvfp4rt_table_cache_ *c = calloc(1, sizeof *c + sizeof(table_copy) * count);
+  if (!c) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "table cache: malloc failed");
+  c->count = count;
+  c->bytes = bytes;
+  c->stride = (bytes + 255) / 256 * 256;
+  c->last = -1;
+  const size_t total = c->stride * count;
+  CUresult r = NVFP4RT_CU(cuMemAlloc)(&c->dev_base, total);
+  const char *call = "cuMemAlloc";
+  void *host = NULL;
+  if (r == CUDA_SUCCESS) {
+    call = "cuMemHostAlloc";
+    r = NVFP4RT_CU(cuMemHostAlloc)(&host, total, 0);
+    c->host_base = host;
+  }
+  for (uint32_t i = 0; r == CUDA_SUCCESS && i < count; i++) {
+    call = "cuEventCreate";
+    r = NVFP4RT_CU(cuEventCreate)(&c->copies[i].copied, CU_EVENT_DISABLE_TIMING);
+    c->copies[i].dev = c->dev_base + c->stride * i;
+    c->copies[i].host = c->host_base + c->stride * i;
+  }
+  if (r != CUDA_SUCCESS) {
+    nvfp4rt_table_cache_destroy_(c);
+    return nvfp4rt_set_cu_error_(r, call, __FILE__, __LINE__,
+                                 "table cache: %u device copies of %zu bytes", count, bytes);
+  }
+  *out = c;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* The copy to overwrite: an empty one, else the least recently used one not pinned; -1 if
+ * every copy is pinned. */
+static int victim(const nvfp4rt_table_cache_ *c) {
+  int best = -1;
+  for (uint32_t i = 0; i < c->count; i++) {
+    const table_copy *t = &c->copies[i];
+    if (t->pinned) continue;
+    if (!t->last_use) return (int)i;
+    if (best < 0 || t->last_use < c->copies[best].last_use) best = (int)i;
+  }
+  return best;
+}
+
+/* Waits until the last upload from copy t's page-locked image has executed. */
+static nvfp4rt_status wait_source(table_copy *t) {
+  if (!t->pending) return NVFP4RT_STATUS_OK;
+  CUresult r = NVFP4RT_CU(cuEventQuery)(t->copied);
+  if (r == CUDA_ERROR_NOT_READY) r = NVFP4RT_CU(cuEventSynchronize)(t->copied);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuEventSynchronize", __FILE__, __LINE__, "%s",
+                                 "table cache: waiting for an earlier table upload");
+  t->pending = 0;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* Uploads `image` into copy v on `stream`. On failure the copy is left empty. */
+static nvfp4rt_status upload(nvfp4rt_table_cache_ *c, int v, const unsigned char *image,
+                             uint64_t hash, CUstream stream, int capturing) {
+  table_copy *t = &c->copies[v];
+  nvfp4rt_status st = wait_source(t);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  t->last_use = 0;
+  memcpy(t->host, image, c->bytes);
+  CUresult r = NVFP4RT_CU(cuMemcpyHtoDAsync)((CUdeviceptr)t->dev, t->host, c->bytes, stream);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuMemcpyHtoDAsync", __FILE__, __LINE__,
+                                 "table of %zu bytes to device copy %d of %u", c->bytes, v,
+                                 c->count);
+  if (!capturing) {
+    r = NVFP4RT_CU(cuEventRecord)(t->copied, stream);
+    if (r != CUDA_SUCCESS) {
+      /* the copy is queued but cannot be tracked: let it finish before the source may be
+       * rewritten */
+      NVFP4RT_CU(cuStreamSynchronize)(stream);
+      return nvfp4rt_set_cu_error_(r, "cuEventRecord", __FILE__, __LINE__, "%s",
+                                   "table cache: after a table upload");
+    }
+    t->pending = 1;
+  }
+  t->graph_only = capturing;
+  t->hash = hash;
+  c->uploads++;
+  return NVFP4RT_STATUS_OK;
+}
+
+nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *c, const unsigned char *image,
+                                        int changed, CUstream stream, uint64_t *dev) {
+  CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = NVFP4RT_CU(cuStreamIsCapturing)(stream, &cs);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuStreamIsCapturing", __FILE__, __LINE__, "%s",
+                                 "table cache: the launch's stream");
+  const int capturing = cs != CU_STREAM_CAPTURE_STATUS_NONE;
+  int v = changed || c->last < 0 || c->copies[c->last].graph_only ? -1 : c->last;
+  if (v < 0) {
+    const uint64_t h = hash_image(image, c->bytes);
+    for (uint32_t i = 0; v < 0 && i < c->count; i++) {
+      const table_copy *t = &c->copies[i];
+      if (t->last_use && !t->graph_only && t->hash == h && memcmp(t->host, image, c->bytes) == 0)
+        v = (int)i;
+    }
+    if (v >= 0) {
+      c->hits++;
+    } else {
+      v = victim(c);
+      if (v < 0)
+        return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
+                            "table cache: all %u device tables hold tables of launches "
+                            "captured in CUDA graphs (kept for the plan's life); a new table "
+                            "needs a larger table_cache (nvfp4rt_plan_options) or a new plan",
+                            c->count);
+      nvfp4rt_status st = upload(c, v, image, h, stream, capturing);
+      if (st != NVFP4RT_STATUS_OK) {
+        c->last = -1;
+        return st;
+      }
+    }
+  }
+  table_copy *t = &c->copies[v];
+  t->last_use = ++c->tick;
+  if (capturing) t->pinned = 1;
+  c->last = v;
+  *dev = t->dev;
+  return NVFP4RT_STATUS_OK;
+}
+
+void nvfp4rt_table_cache_info_(const nvfp4rt_table_cache_ *c, uint32_t *count, uint32_t *bytes,
+                               uint64_t *uploads, uint64_t *hits) {
+  *count = c ? c->count : 0;
+  *bytes = c ? (uint32_t)c->bytes : 0;
+  *uploads = c ? c->uploads : 0;
+  *hits = c ? c->hits : 0;
+}
