@@ -418,10 +418,9 @@ NVFP4RT_API nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan,
  * the launches of one plan must be stream-ordered (one stream, or streams synchronised
  * with each other), as for KERNEL_PATCH. Replacing a copy whose previous upload has not
  * executed yet waits for it (the page-locked source is rewritten). Under stream capture the
- * copy a launch uses is kept for the plan's life (the graph reads it at every replay), and a
- * table copied under capture serves that graph alone (its copy runs at replays only);
- * UNSUPPORTED when a new table finds every copy so kept (a larger table_cache, or a new
- * plan). */
+ * launch reads a copy of its own, uploaded at once outside the graph (the thread's capture
+ * mode relaxed for the allocation) and kept unchanged for the plan's life: the graph holds
+ * the kernel alone. */
 NVFP4RT_API nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *plan, void *stream);
 /* Whether the plan's launches carry the programmatic-stream-serialization attribute now
  * (the option, the environment, the variant's metadata, the device and the driver). */

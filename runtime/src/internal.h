@@ -67,7 +67,8 @@ static inline int nvfp4rt_uint8_maps_(const nvfp4_kernel_metadata *m) {
   X(cuMemFreeHost, (void *))                                                               \
   X(cuEventQuery, (CUevent))                                                               \
   X(cuEventSynchronize, (CUevent))                                                         \
-  X(cuStreamIsCapturing, (CUstream, CUstreamCaptureStatus *))
+  X(cuStreamIsCapturing, (CUstream, CUstreamCaptureStatus *))                              \
+  X(cuThreadExchangeStreamCaptureMode, (CUstreamCaptureMode *))
 
 #define NVFP4RT_DECLARE_PFN(name, params) typedef CUresult(CUDAAPI *nvfp4rt_pfn_##name) params;
 NVFP4RT_CU_SYMBOLS(NVFP4RT_DECLARE_PFN)
@@ -179,8 +180,8 @@ void nvfp4rt_table_cache_destroy_(nvfp4rt_table_cache_ *cache);
 /* The device address of a copy of `image` (the cache's `bytes`) that a kernel launched next
  * on `stream` reads: a copy holding it already (no copy; `changed` 0 says the image is the
  * one of the previous call, which needs no lookup), else the least recently used copy
- * overwritten with cuMemcpyHtoDAsync on `stream`. Under stream capture the copy used is
- * pinned for the cache's life; UNSUPPORTED when a new image finds every copy pinned. */
+ * overwritten with cuMemcpyHtoDAsync on `stream`. Under stream capture a kept copy, uploaded
+ * outside the graph at capture time and never rewritten (the graph holds no copy). */
 nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *cache, const unsigned char *image,
                                         int changed, CUstream stream, uint64_t *dev);
 /* Its copies, their bytes, the uploads made and the lookups served without one so far (all

@@ -13,11 +13,14 @@
  * Each device copy has its own page-locked image, the source of its copies, rewritten only
  * when the copy is replaced. An event recorded after each copy tells when the source may be
  * rewritten: replacing a copy whose last upload has not executed yet waits for that event.
- * A copy used by a launch under stream capture is pinned for the cache's life: the graph's
- * memcpy node reads its page-locked image and its kernel node the device copy at every
- * replay, so neither is ever rewritten (no event is recorded under capture either). A copy
- * *uploaded* under capture holds its table only once a replay has run the graph's copy, so
- * it serves that graph alone: no later lookup finds it, inside a capture or outside.
+ *
+ * A launch under stream capture never reads a copy of the ring and puts no copy in the
+ * graph: it reads a *kept* copy, uploaded at capture time outside the graph (the thread's
+ * capture mode relaxed for the allocation, a synchronous copy on the cache's own
+ * non-blocking stream) and kept, unchanged, for the cache's life. A replay is then the
+ * kernel alone, as before tables moved to device memory (a copy node in the graph cost the
+ * H100 about 10 us per replay of B4), the ring is never pinned, and a launch outside
+ * capture whose table a kept copy holds reads that copy too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +33,13 @@ typedef struct table_copy {
   CUevent copied;        /* recorded after the last upload (valid when `pending`) */
   uint64_t hash, last_use; /* last_use 0: empty */
   int pending;           /* an upload was recorded on `copied` */
-  int pinned;            /* read by a captured graph: never rewritten */
-  int graph_only;        /* uploaded under capture: valid in that graph's replays only */
 } table_copy;
+
+/* A copy uploaded for a captured launch: immutable, freed with the cache. */
+typedef struct kept_copy {
+  uint64_t dev, hash;
+  unsigned char *host;   /* page-locked: the source of its one upload, and its image */
+} kept_copy;
 
 struct nvfp4rt_table_cache_ {
   uint32_t count;
@@ -42,6 +49,9 @@ struct nvfp4rt_table_cache_ {
   uint64_t uploads, hits;
   CUdeviceptr dev_base;
   unsigned char *host_base;
+  CUstream side;         /* the kept copies' uploads (created at the first) */
+  kept_copy *kept;
+  uint32_t nkept, capkept;
   table_copy copies[];
 };
 
@@ -62,6 +72,12 @@ static uint64_t hash_image(const unsigned char *p, size_t bytes) {
 
 void nvfp4rt_table_cache_destroy_(nvfp4rt_table_cache_ *c) {
   if (!c) return;
+  for (uint32_t i = 0; i < c->nkept; i++) {
+    NVFP4RT_CU(cuMemFree)((CUdeviceptr)c->kept[i].dev);
+    NVFP4RT_CU(cuMemFreeHost)(c->kept[i].host);
+  }
+  free(c->kept);
+  if (c->side) NVFP4RT_CU(cuStreamDestroy)(c->side);
   for (uint32_t i = 0; i < c->count; i++)
     if (c->copies[i].copied) NVFP4RT_CU(cuEventDestroy)(c->copies[i].copied);
   if (c->host_base) NVFP4RT_CU(cuMemFreeHost)(c->host_base);
@@ -106,13 +122,11 @@ nvfp4rt_status nvfp4rt_table_cache_create_(uint32_t count, size_t bytes,
   return NVFP4RT_STATUS_OK;
 }
 
-/* The copy to overwrite: an empty one, else the least recently used one not pinned; -1 if
- * every copy is pinned. */
+/* The copy to overwrite: an empty one, else the least recently used one. */
 static int victim(const nvfp4rt_table_cache_ *c) {
   int best = -1;
   for (uint32_t i = 0; i < c->count; i++) {
     const table_copy *t = &c->copies[i];
-    if (t->pinned) continue;
     if (!t->last_use) return (int)i;
     if (best < 0 || t->last_use < c->copies[best].last_use) best = (int)i;
   }
@@ -133,7 +147,7 @@ static nvfp4rt_status wait_source(table_copy *t) {
 
 /* Uploads `image` into copy v on `stream`. On failure the copy is left empty. */
 static nvfp4rt_status upload(nvfp4rt_table_cache_ *c, int v, const unsigned char *image,
-                             uint64_t hash, CUstream stream, int capturing) {
+                             uint64_t hash, CUstream stream) {
   table_copy *t = &c->copies[v];
   nvfp4rt_status st = wait_source(t);
   if (st != NVFP4RT_STATUS_OK) return st;
@@ -144,20 +158,65 @@ static nvfp4rt_status upload(nvfp4rt_table_cache_ *c, int v, const unsigned char
     return nvfp4rt_set_cu_error_(r, "cuMemcpyHtoDAsync", __FILE__, __LINE__,
                                  "table of %zu bytes to device copy %d of %u", c->bytes, v,
                                  c->count);
-  if (!capturing) {
-    r = NVFP4RT_CU(cuEventRecord)(t->copied, stream);
-    if (r != CUDA_SUCCESS) {
-      /* the copy is queued but cannot be tracked: let it finish before the source may be
-       * rewritten */
-      NVFP4RT_CU(cuStreamSynchronize)(stream);
-      return nvfp4rt_set_cu_error_(r, "cuEventRecord", __FILE__, __LINE__, "%s",
-                                   "table cache: after a table upload");
-    }
-    t->pending = 1;
+  r = NVFP4RT_CU(cuEventRecord)(t->copied, stream);
+  if (r != CUDA_SUCCESS) {
+    /* the copy is queued but cannot be tracked: let it finish before the source may be
+     * rewritten */
+    NVFP4RT_CU(cuStreamSynchronize)(stream);
+    return nvfp4rt_set_cu_error_(r, "cuEventRecord", __FILE__, __LINE__, "%s",
+                                 "table cache: after a table upload");
   }
-  t->graph_only = capturing;
+  t->pending = 1;
   t->hash = hash;
   c->uploads++;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* The kept copy holding `image`, or -1. */
+static int find_kept(const nvfp4rt_table_cache_ *c, const unsigned char *image, uint64_t h) {
+  for (uint32_t i = 0; i < c->nkept; i++)
+    if (c->kept[i].hash == h && memcmp(c->kept[i].host, image, c->bytes) == 0) return (int)i;
+  return -1;
+}
+
+/* A new kept copy of `image`, uploaded now, outside the capture the calling thread's stream
+ * is in: the thread's capture mode is relaxed for the allocations, and the copy runs on the
+ * cache's own non-blocking stream, synchronously. On failure nothing is kept. */
+static nvfp4rt_status keep(nvfp4rt_table_cache_ *c, const unsigned char *image, uint64_t h,
+                           uint64_t *dev) {
+  if (c->nkept == c->capkept) {
+    const uint32_t cap = c->capkept ? 2 * c->capkept : 4;
+    kept_copy *grown = realloc(c->kept, sizeof *grown * cap);
+    if (!grown) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "table cache: malloc failed");
+    c->kept = grown;
+    c->capkept = cap;
+  }
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  CUresult r = NVFP4RT_CU(cuThreadExchangeStreamCaptureMode)(&mode);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuThreadExchangeStreamCaptureMode", __FILE__, __LINE__,
+                                 "%s", "table cache: a table for a captured launch");
+  const char *call = "cuStreamCreate";
+  if (!c->side) r = NVFP4RT_CU(cuStreamCreate)(&c->side, CU_STREAM_NON_BLOCKING);
+  CUdeviceptr d = 0;
+  void *host = NULL;
+  if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemAlloc)(&d, c->bytes), call = "cuMemAlloc";
+  if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemHostAlloc)(&host, c->bytes, 0), call = "cuMemHostAlloc";
+  if (r == CUDA_SUCCESS) {
+    memcpy(host, image, c->bytes);
+    r = NVFP4RT_CU(cuMemcpyHtoDAsync)(d, host, c->bytes, c->side), call = "cuMemcpyHtoDAsync";
+  }
+  if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuStreamSynchronize)(c->side), call = "cuStreamSynchronize";
+  NVFP4RT_CU(cuThreadExchangeStreamCaptureMode)(&mode); /* the caller's mode again */
+  if (r != CUDA_SUCCESS) {
+    if (d) NVFP4RT_CU(cuMemFree)(d);
+    if (host) NVFP4RT_CU(cuMemFreeHost)(host);
+    return nvfp4rt_set_cu_error_(r, call, __FILE__, __LINE__,
+                                 "table cache: a %zu-byte table for a captured launch", c->bytes);
+  }
+  c->kept[c->nkept++] = (kept_copy){.dev = d, .hash = h, .host = host};
+  c->uploads++;
+  *dev = d;
   return NVFP4RT_STATUS_OK;
 }
 
@@ -168,26 +227,33 @@ nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *c, const unsigned 
   if (r != CUDA_SUCCESS)
     return nvfp4rt_set_cu_error_(r, "cuStreamIsCapturing", __FILE__, __LINE__, "%s",
                                  "table cache: the launch's stream");
-  const int capturing = cs != CU_STREAM_CAPTURE_STATUS_NONE;
-  int v = changed || c->last < 0 || c->copies[c->last].graph_only ? -1 : c->last;
+  if (cs != CU_STREAM_CAPTURE_STATUS_NONE) { /* a kept copy, never one of the ring */
+    const uint64_t h = hash_image(image, c->bytes);
+    const int k = find_kept(c, image, h);
+    if (k < 0) return keep(c, image, h, dev);
+    c->hits++;
+    *dev = c->kept[k].dev;
+    return NVFP4RT_STATUS_OK;
+  }
+  int v = changed || c->last < 0 ? -1 : c->last;
   if (v < 0) {
     const uint64_t h = hash_image(image, c->bytes);
     for (uint32_t i = 0; v < 0 && i < c->count; i++) {
       const table_copy *t = &c->copies[i];
-      if (t->last_use && !t->graph_only && t->hash == h && memcmp(t->host, image, c->bytes) == 0)
-        v = (int)i;
+      if (t->last_use && t->hash == h && memcmp(t->host, image, c->bytes) == 0) v = (int)i;
+    }
+    const int k = v < 0 ? find_kept(c, image, h) : -1;
+    if (k >= 0) { /* a table a captured launch uploaded: read its kept copy */
+      c->hits++;
+      c->last = -1;
+      *dev = c->kept[k].dev;
+      return NVFP4RT_STATUS_OK;
     }
     if (v >= 0) {
       c->hits++;
     } else {
       v = victim(c);
-      if (v < 0)
-        return NVFP4RT_FAIL(NVFP4RT_STATUS_UNSUPPORTED,
-                            "table cache: all %u device tables hold tables of launches "
-                            "captured in CUDA graphs (kept for the plan's life); a new table "
-                            "needs a larger table_cache (nvfp4rt_plan_options) or a new plan",
-                            c->count);
-      nvfp4rt_status st = upload(c, v, image, h, stream, capturing);
+      nvfp4rt_status st = upload(c, v, image, h, stream);
       if (st != NVFP4RT_STATUS_OK) {
         c->last = -1;
         return st;
@@ -196,7 +262,6 @@ nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *c, const unsigned 
   }
   table_copy *t = &c->copies[v];
   t->last_use = ++c->tick;
-  if (capturing) t->pinned = 1;
   c->last = v;
   *dev = t->dev;
   return NVFP4RT_STATUS_OK;

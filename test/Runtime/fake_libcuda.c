@@ -71,7 +71,8 @@ static const char *const kCounted[] = {"cuTensorMapEncodeTiled", "cuTensorMapRep
                                        "cuModuleLoadData",       "cuStreamCreate",
                                        "cuEventCreate",          "cuMemcpyHtoDAsync",
                                        "cuMemHostAlloc",         "cuEventSynchronize",
-                                       "cuStreamIsCapturing"};
+                                       "cuStreamIsCapturing",
+                                       "cuThreadExchangeStreamCaptureMode"};
 enum { N_COUNTED = sizeof kCounted / sizeof kCounted[0] };
 static long g_count[N_COUNTED];
 static long g_fail_replace_after = -1;
@@ -397,8 +398,23 @@ static CUresult fake_cuTensorMapReplaceAddress(CUtensorMap *map, void *address) 
   memcpy(map, &address, sizeof address);
   return CUDA_SUCCESS;
 }
+/* Streams being captured, and the calling thread's capture mode: as the driver, an
+ * allocation while a capture is under way needs the thread's mode relaxed. */
+static int g_capturing_streams;
+static _Thread_local CUstreamCaptureMode g_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static int capture_forbids_alloc(void) {
+  return g_capturing_streams > 0 && g_capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+}
+static CUresult fake_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  count("cuThreadExchangeStreamCaptureMode");
+  const CUstreamCaptureMode was = g_capture_mode;
+  g_capture_mode = *mode;
+  *mode = was;
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuMemAlloc(CUdeviceptr *d, size_t bytes) {
   count("cuMemAlloc");
+  if (capture_forbids_alloc()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   void *p = NULL;
   const int max_mb = env_int("NVFP4_FAKE_CUDA_MAX_ALLOC_MB", 0);
   if (max_mb > 0 && bytes > ((size_t)max_mb << 20)) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -425,6 +441,7 @@ static int is_pinned(const void *p, size_t n) {
 static CUresult fake_cuMemHostAlloc(void **p, size_t bytes, unsigned int flags) {
   (void)flags;
   count("cuMemHostAlloc");
+  if (capture_forbids_alloc()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (fail_now("cuMemHostAlloc")) return CUDA_ERROR_OUT_OF_MEMORY;
   for (int i = 0; i < MAX_PINNED; i++)
     if (!g_pinned[i].base) {
@@ -525,6 +542,7 @@ static CUresult fake_cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) 
   fake_stream *st = stream_of(s);
   if (st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = 1;
+  g_capturing_streams++;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
@@ -536,6 +554,7 @@ static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
   fg->nrec = st->nrec;
   st->rec = NULL;
   st->nrec = st->cap = st->capturing = 0;
+  g_capturing_streams--;
   *g = (CUgraph)fg;
   return CUDA_SUCCESS;
 }
@@ -595,6 +614,7 @@ static const struct { const char *name; void *fn; } kTable[] = {
     FAKE_ENTRY(cuGraphExecDestroy), FAKE_ENTRY(cuGraphDestroy), FAKE_ENTRY(cuMemcpyHtoDAsync),
     FAKE_ENTRY(cuMemHostAlloc), FAKE_ENTRY(cuMemFreeHost), FAKE_ENTRY(cuEventQuery),
     FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuStreamIsCapturing),
+    FAKE_ENTRY(cuThreadExchangeStreamCaptureMode),
 };
 
 FAKE_API CUresult cuInit(unsigned int flags) {
