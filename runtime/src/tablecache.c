@@ -228,6 +228,7 @@ nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *c, const unsigned 
     return nvfp4rt_set_cu_error_(r, "cuStreamIsCapturing", __FILE__, __LINE__, "%s",
                                  "table cache: the launch's stream");
   if (cs != CU_STREAM_CAPTURE_STATUS_NONE) { /* a kept copy, never one of the ring */
+    c->last = -1; /* the next launch looks its table up: the ring's last copy is not it */
     const uint64_t h = hash_image(image, c->bytes);
     const int k = find_kept(c, image, h);
     if (k < 0) return keep(c, image, h, dev);

@@ -454,6 +454,19 @@ static int test_tables(const char *cubin) {
   EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK); /* a: kept, not the ring's */
   const uint64_t kept_a = tables_now(plan).table;
   EXPECT_STATUS(nvfp4rt_graph_capture_end(ctx, stream, &exec), NVFP4RT_STATUS_OK);
+  /* the same table again outside the capture, no re-plan: its kept copy, not the ring's
+   * last copy (which holds the table launched before the capture) */
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, b.g, NG), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_graph_capture_begin(ctx, stream), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  void *exec_b = NULL;
+  EXPECT_STATUS(nvfp4rt_graph_capture_end(ctx, stream, &exec_b), NVFP4RT_STATUS_OK);
+  reset_c(ctx, &b);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  T_CHECK(tables_now(plan).table == kept_b && c_zeroed(ctx, &b.g[0]),
+          "capture, then a launch of the captured table with no re-plan: b's kept copy");
+  nvfp4rt_graph_destroy(ctx, exec_b);
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, a.g, NG), NVFP4RT_STATUS_OK);
   T_CHECK(kept_a != ring_a && kept_b != ring_a && kept_a != kept_b &&
               tables_now(plan).uploaded == 3 &&
               fake_count("cuThreadExchangeStreamCaptureMode") == relaxed0 + 4,
