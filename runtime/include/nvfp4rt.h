@@ -344,6 +344,10 @@ typedef struct nvfp4rt_plan_info {
   uint64_t tables_uploaded;   /* cumulative cuMemcpyHtoDAsync of a table (launches that
                                  found their table in no copy) */
   uint64_t table_cache_hits;  /* launches whose new table a copy already held (no copy) */
+  /* 3.2: the bytes those uploads copied to the device: only the part of the table a
+   * launch reads (the pointer-array form: the maps and records of its groups, one copy
+   * spanning both when they are at most 16 KB apart; the contiguous form: all of it). */
+  uint64_t table_bytes_uploaded;
 } nvfp4rt_plan_info;
 
 /* Chooses a variant (nvfp4rt_select_variant), validates, encodes every tensor map, packs

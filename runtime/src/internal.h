@@ -177,16 +177,38 @@ void nvfp4rt_plan_info_end_(nvfp4rt_plan_info *caller, const nvfp4rt_plan_info *
 nvfp4rt_status nvfp4rt_table_cache_create_(uint32_t count, size_t bytes,
                                            nvfp4rt_table_cache_ **out);
 void nvfp4rt_table_cache_destroy_(nvfp4rt_table_cache_ *cache);
-/* The device address of a copy of `image` (the cache's `bytes`) that a kernel launched next
- * on `stream` reads: a copy holding it already (no copy; `changed` 0 says the image is the
- * one of the previous call, which needs no lookup), else the least recently used copy
- * overwritten with cuMemcpyHtoDAsync on `stream`. Under stream capture a kept copy, uploaded
- * outside the graph at capture time and never rewritten (the graph holds no copy). */
+/* The part of a table image a launch's kernel reads: one or two ordered byte ranges of the
+ * image (bytes[1] 0: one), and the group count they belong to (0: the whole table). The
+ * cache hashes, compares and copies these bytes only. */
+typedef struct nvfp4rt_table_extent_ {
+  uint32_t off[2], bytes[2];
+  uint32_t groups;
+} nvfp4rt_table_extent_;
+/* The pointer-array form's (a table of max_groups slots, KernelABI.h): the tensor maps of
+ * slots 0..n-1, [0, 640 n), and their records, [record_offset(max_groups, 0), + 64 n). The
+ * kernel reads no slot at or beyond the header's group count (lib/Conversion/Generator). */
+nvfp4rt_table_extent_ nvfp4rt_table_extent_groups_(uint32_t max_groups, uint32_t n);
+/* The whole of a `bytes`-byte table (the contiguous form's shared maps). */
+nvfp4rt_table_extent_ nvfp4rt_table_extent_whole_(size_t bytes);
+/* The largest gap between an extent's two ranges that one copy spans, rather than one
+ * copy per range. A cuMemcpyHtoDAsync costs a few microseconds of driver time on the host
+ * and a DMA's fixed latency on the device, while 16 KB more over PCIe (about 25 GB/s) take
+ * under a microsecond: up to this gap one copy is cheaper than two. A 16-group table's gap
+ * is at most 9.6 KB (one copy), a 256-group table's exceeds it up to 230 groups. */
+#define NVFP4RT_TABLE_GAP_MAX 16384u
+/* The device address of a copy of part `used` of `image` (the cache's `bytes`) that a kernel
+ * launched next on `stream` reads: a copy holding that part already (no copy; `changed` 0
+ * says the image is the one of the previous call, which needs no lookup), else the least
+ * recently used copy overwritten with cuMemcpyHtoDAsync on `stream` (its bytes outside
+ * `used` left as they were). Under stream capture a kept copy, uploaded outside the graph at
+ * capture time and never rewritten (the graph holds no copy). */
 nvfp4rt_status nvfp4rt_table_cache_use_(nvfp4rt_table_cache_ *cache, const unsigned char *image,
-                                        int changed, CUstream stream, uint64_t *dev);
-/* Its copies, their bytes, the uploads made and the lookups served without one so far (all
- * 0 for a NULL cache). */
+                                        const nvfp4rt_table_extent_ *used, int changed,
+                                        CUstream stream, uint64_t *dev);
+/* Its copies, their bytes, the uploads made, the lookups served without one and the bytes
+ * copied to the device so far (all 0 for a NULL cache). */
 void nvfp4rt_table_cache_info_(const nvfp4rt_table_cache_ *cache, uint32_t *count,
-                               uint32_t *bytes, uint64_t *uploads, uint64_t *hits);
+                               uint32_t *bytes, uint64_t *uploads, uint64_t *hits,
+                               uint64_t *bytes_uploaded);
 
 #endif /* NVFP4RT_INTERNAL_H */

@@ -407,7 +407,8 @@ nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
   if (st != NVFP4RT_STATUS_OK) return st;
   /* the tensor maps' device copy: in the cache, or uploaded now on `stream` */
   uint64_t table = 0;
-  st = nvfp4rt_table_cache_use_(pl->tables, pl->block + NVFP4_ABI_MOE_PARAM_BYTES,
+  const nvfp4rt_table_extent_ used = nvfp4rt_table_extent_whole_(MOE_TABLE_BYTES);
+  st = nvfp4rt_table_cache_use_(pl->tables, pl->block + NVFP4_ABI_MOE_PARAM_BYTES, &used,
                                 pl->table_changed, (CUstream)stream, &table);
   if (st != NVFP4RT_STATUS_OK) return st;
   pl->table_changed = 0;

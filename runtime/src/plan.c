@@ -1039,8 +1039,9 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
   }
   /* the group table's device copy: in the cache, or uploaded now on `stream` */
   uint64_t table = 0;
+  const nvfp4rt_table_extent_ used = nvfp4rt_table_extent_groups_(meta->max_groups, p->num_groups);
   nvfp4rt_status st = nvfp4rt_table_cache_use_(p->tables, p->block + NVFP4_ABI_HEADER_BYTES,
-                                               p->table_changed, (CUstream)stream, &table);
+                                               &used, p->table_changed, (CUstream)stream, &table);
   if (st != NVFP4RT_STATUS_OK) return st;
   p->table_changed = 0;
   put_u64(p->block, NVFP4_ABI_HDR_TABLE, table);
@@ -1178,7 +1179,7 @@ void nvfp4rt_plan_info_end_(nvfp4rt_plan_info *caller, const nvfp4rt_plan_info *
                             const nvfp4rt_table_cache_ *tables) {
   nvfp4rt_plan_info full = *info;
   nvfp4rt_table_cache_info_(tables, &full.table_cache, &full.table_bytes, &full.tables_uploaded,
-                            &full.table_cache_hits);
+                            &full.table_cache_hits, &full.table_bytes_uploaded);
   size_t size = caller->struct_size ? caller->struct_size : offsetof(nvfp4rt_plan_info, table_cache);
   if (size > sizeof full) size = sizeof full;
   full.struct_size = size;

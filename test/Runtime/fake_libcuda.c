@@ -15,6 +15,7 @@
  *     whether a stream captures;
  *   - the device tables (plans' table caches): cuMemcpyHtoDAsync copies at once outside
  *     capture; nvfp4_fake_cuda_last_copy_stream / _last_copy_bytes describe the last call,
+ *     nvfp4_fake_cuda_copied_bytes sums the bytes of every call,
  *     cuMemHostAlloc must have given its source (else CUDA_ERROR_INVALID_VALUE: a pageable
  *     source would not be captured, and would make the driver synchronise), and
  *     nvfp4_fake_cuda_fail_next(NAME) makes the next call of cuMemHostAlloc,
@@ -100,9 +101,10 @@ static int fail_now(const char *name) {
   g_fail_next[0] = 0;
   return 1;
 }
-/* The stream and size of the last cuMemcpyHtoDAsync. */
+/* The stream and size of the last cuMemcpyHtoDAsync, and the bytes of all of them so far. */
 FAKE_API CUstream nvfp4_fake_cuda_last_copy_stream;
 FAKE_API size_t nvfp4_fake_cuda_last_copy_bytes;
+FAKE_API unsigned long long nvfp4_fake_cuda_copied_bytes;
 /* The geometry of the last cuLaunchKernelEx. */
 FAKE_API unsigned nvfp4_fake_cuda_last_grid, nvfp4_fake_cuda_last_block,
     nvfp4_fake_cuda_last_cluster;
@@ -465,6 +467,7 @@ static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, C
   count("cuMemcpyHtoDAsync");
   nvfp4_fake_cuda_last_copy_stream = stream;
   nvfp4_fake_cuda_last_copy_bytes = n;
+  __atomic_fetch_add(&nvfp4_fake_cuda_copied_bytes, (unsigned long long)n, __ATOMIC_RELAXED);
   if (fail_now("cuMemcpyHtoDAsync") || !d || !is_pinned(s, n)) return CUDA_ERROR_INVALID_VALUE;
   fake_stream *st = stream_of(stream);
   if (!st->capturing) {

@@ -8,13 +8,17 @@
  * parameters; the table cache (the group table's device copies: uploaded on the launch's
  * stream only when no copy holds it, hits without a copy, LRU replacement, copies used under
  * capture kept, failing driver calls reported); the target check of module loading on fake
- * devices of several compute capabilities. Usage: runtime-fake-test tmap PATCH_CUBIN
- * PROBE_CUBIN | graph PATCH_CUBIN | tables PATCH_CUBIN | load CUBIN... */
+ * devices of several compute capabilities; the part of the table a launch copies (the maps
+ * and records of its groups only, of kernels of many groups; re-plans between group counts;
+ * the cache's own key, which ignores the slots a launch does not read). Usage:
+ * runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN | tables PATCH_CUBIN |
+ * extent CUBIN... | cache | load CUBIN... */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* the table cache's internal interface (runtime/src) */
 #include "nvfp4rt.h"
 #include "test_util.h"
 
@@ -37,6 +41,7 @@ static void (*fake_fail_replace_after)(long);
 static void (*fake_fail_next)(const char *);
 static void **fake_last_copy_stream;
 static size_t *fake_last_copy_bytes;
+static unsigned long long *fake_copied_bytes;
 
 static nvfp4rt_context *open_fake(void) {
   nvfp4rt_context *ctx = NULL;
@@ -49,9 +54,10 @@ static nvfp4rt_context *open_fake(void) {
     fake_fail_next = (void (*)(const char *))dlsym(h, "nvfp4_fake_cuda_fail_next");
     fake_last_copy_stream = (void **)dlsym(h, "nvfp4_fake_cuda_last_copy_stream");
     fake_last_copy_bytes = (size_t *)dlsym(h, "nvfp4_fake_cuda_last_copy_bytes");
+    fake_copied_bytes = (unsigned long long *)dlsym(h, "nvfp4_fake_cuda_copied_bytes");
   }
   if (st != NVFP4RT_STATUS_OK || !fake_count || !fake_fail_replace_after || !fake_fail_next ||
-      !fake_last_copy_stream || !fake_last_copy_bytes) {
+      !fake_last_copy_stream || !fake_last_copy_bytes || !fake_copied_bytes) {
     printf("FAIL: the fake libcuda is not loaded (NVFP4RT_LIBCUDA_PATH=%s): %s\n",
            path ? path : "", nvfp4rt_last_error_message());
     exit(1);
@@ -339,6 +345,20 @@ static tstate tables_now(const nvfp4rt_plan *plan) {
   return t;
 }
 
+/* Does the device table of the plan's last launch (HDR_TABLE) hold what its kernel reads of
+ * the plan's image: the tensor maps and records of table slots 0..num_groups-1? (The rest
+ * of a device copy is never copied, never read.) */
+static int device_table_current(const nvfp4rt_plan_info *info) {
+  const unsigned char *block = info->param_block, *image = block + NVFP4_ABI_HEADER_BYTES;
+  const unsigned char *dev = (const unsigned char *)(uintptr_t)u64(block + NVFP4_ABI_HDR_TABLE);
+  const uint32_t n = info->num_groups;
+  const uint32_t max_groups = info->table_bytes / NVFP4_ABI_GROUP_BYTES;
+  const uint32_t rec0 = nvfp4_abi_record_offset(max_groups, 0);
+  return dev && nvfp4_meta_read_u32(block, NVFP4_ABI_HDR_NUM_GROUPS) == n &&
+         !memcmp(dev, image, (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * n) &&
+         !memcmp(dev + rec0, image + rec0, (size_t)NVFP4_ABI_GROUP_RECORD_BYTES * n);
+}
+
 /* Points the plan at set `s` and launches on `stream`: 1 when the launch copied a table,
  * 0 when it found its table in the cache, -1 on failure; the device copy it used must hold
  * the plan's table image, and the launch must have written s's C (the fake kernel reads its
@@ -355,10 +375,7 @@ static int tables_call(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const set *s, v
   const tstate t1 = tables_now(plan);
   nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
   nvfp4rt_plan_get_info(plan, &info);
-  T_CHECK(t1.table % 64 == 0 &&
-              !memcmp((const void *)(uintptr_t)t1.table,
-                      (const unsigned char *)info.param_block + NVFP4_ABI_HEADER_BYTES,
-                      info.table_bytes),
+  T_CHECK(t1.table % 64 == 0 && device_table_current(&info),
           "%s: the device table holds the plan's table", what);
   T_CHECK(c_zeroed(ctx, &s->g[0]) && c_zeroed(ctx, &s->g[2]), "%s: the launch wrote the set's C",
           what);
@@ -392,9 +409,16 @@ static int test_tables(const char *cubin) {
   long copies0 = fake_count("cuMemcpyHtoDAsync"), sync0 = fake_count("cuCtxSynchronize");
   long htod0 = fake_count("cuMemcpyHtoD");
   EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  /* of the table, the maps and records of the NG groups: one copy over both (the records
+   * of an 8-group table start 3.2 KB after the third group's maps) */
+  const size_t used = nvfp4_abi_record_offset(meta->max_groups, NG);
+  nvfp4rt_plan_get_info(plan, &info);
   T_CHECK(fake_count("cuMemcpyHtoDAsync") - copies0 == 1 && *fake_last_copy_stream == stream &&
-              *fake_last_copy_bytes == info.table_bytes,
-          "the first launch copies its table on its own stream");
+              *fake_last_copy_bytes == used && info.table_bytes_uploaded == used &&
+              used < info.table_bytes,
+          "the first launch copies the used part of its table (%zu of %u bytes, %llu counted) "
+          "on its own stream", *fake_last_copy_bytes, info.table_bytes,
+          (unsigned long long)info.table_bytes_uploaded);
   for (int i = 0; i < 5; i++) EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
   EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, a.g, NG), NVFP4RT_STATUS_OK); /* same set */
   EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
@@ -472,7 +496,8 @@ static int test_tables(const char *cubin) {
               fake_count("cuThreadExchangeStreamCaptureMode") == relaxed0 + 4,
           "capture: a and b in kept copies apart from the ring, the mode relaxed and restored "
           "for each");
-  const size_t tbytes = nvfp4_abi_table_bytes(meta->max_groups);
+  /* a kept copy holds what a launch reads: as far as the last record of its NG groups */
+  const size_t tbytes = nvfp4_abi_record_offset(meta->max_groups, NG);
   unsigned char *kept = malloc(tbytes);
   memcpy(kept, (const void *)(uintptr_t)kept_a, tbytes);
   /* c, b, c, b ... outside the graph: b is found in its kept copy, c copied once into the
@@ -569,6 +594,198 @@ static int test_tables(const char *cubin) {
   return t_summary("tables");
 }
 
+/* ---- the part of the table a launch copies ----------------------------------------------- */
+
+enum { XG = 8 };
+/* XG groups of small shapes in "device" memory (group i: M = 64 (i + 1), N = 128, K = 256). */
+typedef struct xset { uint64_t p[XG][5]; nvfp4rt_group g[XG]; } xset;
+
+static void make_xset(nvfp4rt_context *ctx, xset *s) {
+  for (uint32_t i = 0; i < XG; i++) {
+    const uint32_t m = 64 * (i + 1), n = 128, k = 256;
+    const size_t sz[5] = {(size_t)m * k / 2, (size_t)n * k / 2, (m + 127) / 128 * (k / 64) * 512,
+                          (n + 127) / 128 * (k / 64) * 512, (size_t)(m + 1) * n * 2};
+    for (int t = 0; t < 5; t++) nvfp4rt_mem_alloc(ctx, sz[t], &s->p[i][t]);
+    s->g[i] = (nvfp4rt_group){s->p[i][0], s->p[i][1], s->p[i][2], s->p[i][3], s->p[i][4],
+                              m, n, k, n, 0, 0, 0};
+  }
+}
+
+static void free_xset(nvfp4rt_context *ctx, xset *s) {
+  for (int i = 0; i < XG; i++)
+    for (int t = 0; t < 5; t++) nvfp4rt_mem_free(ctx, s->p[i][t]);
+}
+
+/* The copies and bytes a changed launch of n groups of a max_groups table makes: the maps
+ * and records of the n groups, as one copy when the gap between them is at most 16 KB. */
+static void expected_copies(uint32_t max_groups, uint32_t n, long *copies, uint64_t *bytes) {
+  const uint64_t maps = (uint64_t)NVFP4_ABI_GROUP_TMAPS_BYTES * n;
+  const uint64_t gap = nvfp4_abi_record_offset(max_groups, 0) - maps;
+  *copies = gap <= 16384 ? 1 : 2;
+  *bytes = maps + (uint64_t)NVFP4_ABI_GROUP_RECORD_BYTES * n + (gap <= 16384 ? gap : 0);
+}
+
+/* Re-plans `plan` to the first n groups of `s` and launches it: checks the copies and bytes
+ * (want_copy: a miss, else a hit with no copy), the device table the kernel reads, and that
+ * the launch wrote every group's C. */
+static void extent_call(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const xset *s, uint32_t n,
+                        uint32_t max_groups, int want_copy, void *stream, const char *what) {
+  for (uint32_t i = 0; i < n; i++)
+    nvfp4rt_memset_async(ctx, s->g[i].c, 0xAB, (size_t)(s->g[i].m + 1) * s->g[i].ldc * 2, NULL);
+  nvfp4rt_plan_info i0 = NVFP4RT_PLAN_INFO_INIT, i1 = NVFP4RT_PLAN_INFO_INIT;
+  nvfp4rt_plan_get_info(plan, &i0);
+  const long c0 = fake_count("cuMemcpyHtoDAsync");
+  const unsigned long long b0 = *fake_copied_bytes;
+  EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, s->g, n), NVFP4RT_STATUS_OK);
+  EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+  nvfp4rt_plan_get_info(plan, &i1);
+  long copies = 0;
+  uint64_t bytes = 0;
+  if (want_copy) expected_copies(max_groups, n, &copies, &bytes);
+  T_CHECK(fake_count("cuMemcpyHtoDAsync") - c0 == copies && *fake_copied_bytes - b0 == bytes &&
+              i1.table_bytes_uploaded - i0.table_bytes_uploaded == bytes &&
+              i1.tables_uploaded - i0.tables_uploaded == (uint64_t)want_copy &&
+              i1.table_cache_hits - i0.table_cache_hits == (uint64_t)!want_copy,
+          "%s: %ld copies of %llu bytes (want %ld of %llu), %s", what,
+          fake_count("cuMemcpyHtoDAsync") - c0, *fake_copied_bytes - b0, copies,
+          (unsigned long long)bytes, want_copy ? "an upload" : "a hit");
+  T_CHECK(i1.num_groups == n && device_table_current(&i1),
+          "%s: the device table holds the maps and records of the %u groups", what, n);
+  int written = 1;
+  for (uint32_t i = 0; i < n; i++) written &= c_zeroed(ctx, &s->g[i]);
+  T_CHECK(written, "%s: the launch wrote the C of all %u groups", what, n);
+}
+
+/* Kernels of many groups (the cubins' variant 0, at least XG groups): a launch copies the
+ * maps and records of its groups, not the max_groups table; re-plans between 8 and 2 groups
+ * find their tables (16 copies) or overwrite the one copy (table_cache 1) with tables that
+ * stay current where the kernel reads. */
+static int test_extent(int ncubins, char **cubins) {
+  nvfp4rt_context *ctx = open_fake();
+  void *stream = NULL;
+  EXPECT_STATUS(nvfp4rt_stream_create(ctx, &stream), NVFP4RT_STATUS_OK);
+  xset s;
+  make_xset(ctx, &s);
+  for (int ci = 0; ci < ncubins; ci++) {
+    nvfp4rt_module *mod = NULL;
+    EXPECT_STATUS(nvfp4rt_module_load_file(ctx, cubins[ci], &mod), NVFP4RT_STATUS_OK);
+    if (!mod) continue;
+    const uint32_t G = nvfp4rt_module_variant(mod, 0)->max_groups;
+    T_CHECK(G >= XG, "%s: %u groups, the test needs %u", cubins[ci], G, XG);
+    if (G < XG) {
+      nvfp4rt_module_destroy(mod);
+      continue;
+    }
+    for (int copies = 16; copies >= 1; copies -= 15) {
+      nvfp4rt_plan_options po = NVFP4RT_PLAN_OPTIONS_INIT;
+      po.variant = 0;
+      po.table_cache = (uint32_t)copies;
+      nvfp4rt_plan *plan = NULL;
+      EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, s.g, 2, &po, &plan), NVFP4RT_STATUS_OK);
+      if (!plan) break;
+      const int ring = copies > 1;
+      extent_call(ctx, plan, &s, 2, G, 1, stream, "2 groups");
+      extent_call(ctx, plan, &s, XG, G, 1, stream, "2 -> 8 groups");
+      extent_call(ctx, plan, &s, 2, G, !ring, stream, "8 -> 2 groups");
+      extent_call(ctx, plan, &s, XG, G, !ring, stream, "2 -> 8 groups again");
+      nvfp4rt_plan_info info = NVFP4RT_PLAN_INFO_INIT;
+      nvfp4rt_plan_get_info(plan, &info);
+      long c2, c8;
+      uint64_t b2, b8;
+      expected_copies(G, 2, &c2, &b2);
+      expected_copies(G, XG, &c8, &b8);
+      if (ring)
+        printf("extent: %u-group kernel (table %u bytes): 2 groups copy %llu bytes in %ld "
+               "call(s), 8 groups %llu in %ld\n", G, info.table_bytes, (unsigned long long)b2,
+               c2, (unsigned long long)b8, c8);
+      printf("extent: %u-group kernel, table_cache %d, 2 -> 8 -> 2 -> 8 groups: %llu uploads, "
+             "%llu hits, %llu bytes copied\n", G, copies,
+             (unsigned long long)info.tables_uploaded, (unsigned long long)info.table_cache_hits,
+             (unsigned long long)info.table_bytes_uploaded);
+      nvfp4rt_plan_destroy(plan);
+    }
+    nvfp4rt_module_destroy(mod);
+  }
+  free_xset(ctx, &s);
+  nvfp4rt_stream_destroy(ctx, stream);
+  nvfp4rt_context_destroy(ctx);
+  return t_summary("extent");
+}
+
+/* The table cache itself (internal.h) on images of a 16- and a 256-group table: its key is
+ * the extent's bytes and group count, so images that differ only outside the extent are one
+ * entry; an upload leaves a device copy's bytes outside the extent as they were. */
+static int test_cache(void) {
+  nvfp4rt_context *ctx = open_fake();
+  CUstream stream = NULL;
+  EXPECT_STATUS(nvfp4rt_stream_create(ctx, (void **)&stream), NVFP4RT_STATUS_OK);
+  const uint32_t G = 16, B = nvfp4_abi_table_bytes(G), rec0 = nvfp4_abi_record_offset(G, 0);
+  unsigned char *a = aligned_alloc(64, B), *b = aligned_alloc(64, B);
+  for (uint32_t i = 0; i < B; i++) a[i] = (unsigned char)(i * 7 + 1);
+  nvfp4rt_table_cache_ *c = NULL;
+  EXPECT_STATUS(nvfp4rt_table_cache_create_(2, B, &c), NVFP4RT_STATUS_OK);
+  if (!c) return t_summary("cache");
+  const nvfp4rt_table_extent_ two = nvfp4rt_table_extent_groups_(G, 2);
+  const nvfp4rt_table_extent_ three = nvfp4rt_table_extent_groups_(G, 3);
+  uint64_t da = 0, db = 0, dc = 0, up = 0, hits = 0, bytes = 0;
+  uint32_t count = 0, tb = 0;
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, a, &two, 1, stream, &da), NVFP4RT_STATUS_OK);
+  /* b: a with other bytes in slot 2 and beyond (maps and records): outside the extent */
+  memcpy(b, a, B);
+  memset(b + nvfp4_abi_tmaps_offset(2), 0x55, (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * (G - 2));
+  memset(b + nvfp4_abi_record_offset(G, 2), 0x66, (size_t)NVFP4_ABI_GROUP_RECORD_BYTES * (G - 2));
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, b, &two, 1, stream, &db), NVFP4RT_STATUS_OK);
+  nvfp4rt_table_cache_info_(c, &count, &tb, &up, &hits, &bytes);
+  T_CHECK(da && db == da && up == 1 && hits == 1 && bytes == rec0 + 2u * 64u,
+          "two images differing only in slots >= 2: one entry (%llu uploads, %llu hits, %llu bytes)",
+          (unsigned long long)up, (unsigned long long)hits, (unsigned long long)bytes);
+  printf("cache: two 2-group images differing only in unused slots: one entry\n");
+  /* the same bytes for 3 groups: another key (the count), copied */
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, a, &three, 1, stream, &dc), NVFP4RT_STATUS_OK);
+  nvfp4rt_table_cache_info_(c, &count, &tb, &up, &hits, &bytes);
+  T_CHECK(dc && dc != da && up == 2, "a 3-group extent of the same image: another entry");
+  /* a byte of group 1's record: another table */
+  b[nvfp4_abi_record_offset(G, 1) + 5] ^= 1;
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, b, &two, 1, stream, &db), NVFP4RT_STATUS_OK);
+  nvfp4rt_table_cache_info_(c, &count, &tb, &up, &hits, &bytes);
+  T_CHECK(up == 3 && (db == da || db == dc), "a changed record of group 1: copied");
+  printf("cache: the group count and the used bytes are the key\n");
+  nvfp4rt_table_cache_destroy_(c);
+  free(a);
+  free(b);
+
+  /* 256 groups, 2 used: two copies (maps, records; 161 KB apart), the rest of the device
+   * copy untouched */
+  const uint32_t G2 = 256, B2 = nvfp4_abi_table_bytes(G2), r2 = nvfp4_abi_record_offset(G2, 0);
+  a = aligned_alloc(64, B2);
+  for (uint32_t i = 0; i < B2; i++) a[i] = (unsigned char)(i * 13 + 3);
+  EXPECT_STATUS(nvfp4rt_table_cache_create_(1, B2, &c), NVFP4RT_STATUS_OK);
+  if (!c) return t_summary("cache");
+  const nvfp4rt_table_extent_ used = nvfp4rt_table_extent_groups_(G2, 2);
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, a, &used, 1, stream, &da), NVFP4RT_STATUS_OK);
+  unsigned char *dev = (unsigned char *)(uintptr_t)da;
+  memset(dev, 0xEE, B2);
+  a[3] ^= 1; /* a new table: the one copy is overwritten */
+  const long c0 = fake_count("cuMemcpyHtoDAsync");
+  const unsigned long long b0 = *fake_copied_bytes;
+  EXPECT_STATUS(nvfp4rt_table_cache_use_(c, a, &used, 1, stream, &db), NVFP4RT_STATUS_OK);
+  int outside = 1;
+  for (uint32_t i = 0; i < B2; i++)
+    if (!(i < 1280 || (i >= r2 && i < r2 + 128))) outside &= dev[i] == 0xEE;
+  T_CHECK(db == da && fake_count("cuMemcpyHtoDAsync") - c0 == 2 &&
+              *fake_copied_bytes - b0 == 1280 + 128 && !memcmp(dev, a, 1280) &&
+              !memcmp(dev + r2, a + r2, 128) && outside,
+          "256 groups, 2 used: %ld copies of %llu bytes in all, nothing else written",
+          fake_count("cuMemcpyHtoDAsync") - c0, *fake_copied_bytes - b0);
+  printf("cache: 2 of 256 groups: 2 copies, %llu of %u bytes, the rest untouched\n",
+         *fake_copied_bytes - b0, B2);
+  nvfp4rt_table_cache_destroy_(c);
+  free(a);
+  nvfp4rt_stream_destroy(ctx, stream);
+  nvfp4rt_context_destroy(ctx);
+  return t_summary("cache");
+}
+
 /* Loads each cubin on the fake device (its compute capability from NVFP4_FAKE_CUDA_CC):
  * one line per cubin with its target, the status and message, and how many images the
  * driver was asked to load (a refused target must not reach the driver). */
@@ -597,8 +814,10 @@ int main(int argc, char **argv) {
   if (argc >= 4 && !strcmp(argv[1], "tmap")) return test_tmap(argv[2], argv[3]);
   if (argc >= 3 && !strcmp(argv[1], "graph")) return test_graph(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "tables")) return test_tables(argv[2]);
+  if (argc >= 3 && !strcmp(argv[1], "extent")) return test_extent(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "cache")) return test_cache();
   if (argc >= 3 && !strcmp(argv[1], "load")) return test_load(argc - 2, argv + 2);
   printf("usage: runtime-fake-test tmap PATCH_CUBIN PROBE_CUBIN | graph PATCH_CUBIN | "
-         "tables PATCH_CUBIN | load CUBIN...\n");
+         "tables PATCH_CUBIN | extent CUBIN... | cache | load CUBIN...\n");
   return 2;
 }
