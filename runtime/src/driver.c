@@ -159,6 +159,13 @@ nvfp4rt_status nvfp4rt_context_make_current(nvfp4rt_context *ctx) {
   return NVFP4RT_STATUS_OK;
 }
 
+nvfp4rt_status nvfp4rt_ensure_current_(const nvfp4rt_context *ctx) {
+  CUcontext cur = NULL;
+  if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != ctx->ctx)
+    NVFP4RT_CU_CALL(cuCtxSetCurrent, (ctx->ctx));
+  return NVFP4RT_STATUS_OK;
+}
+
 const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt_context *ctx) {
   return ctx ? &ctx->info : NULL;
 }

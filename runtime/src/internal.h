@@ -119,6 +119,11 @@ struct nvfp4rt_module {
   CUfunction functions[NVFP4_METADATA_MAX_VARIANTS]; /* variant i's kernel */
 };
 
+/* Makes `ctx` current on the calling thread unless it is already (cuCtxGetCurrent first, so
+ * that the common case is one cheap query): what plans do before a driver call that needs
+ * their context (driver.c). CUDA_ERROR naming cuCtxSetCurrent on failure. */
+nvfp4rt_status nvfp4rt_ensure_current_(const nvfp4rt_context *ctx);
+
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
 
 /* The options both forms' plans keep beyond the variant and the tensor-map mode. */

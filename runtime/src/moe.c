@@ -249,13 +249,6 @@ struct nvfp4rt_moe_plan {
   void *params[1];
 };
 
-static nvfp4rt_status make_current(nvfp4rt_module *mod) {
-  CUcontext cur = NULL;
-  if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
-    NVFP4RT_CU_CALL(cuCtxSetCurrent, (mod->ctx->ctx));
-  return NVFP4RT_STATUS_OK;
-}
-
 static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p) {
   const nvfp4rt_metadata_table *table = &pl->mod->table;
   const uint32_t sms = (uint32_t)pl->mod->ctx->info.sm_count;
@@ -280,7 +273,7 @@ static nvfp4rt_status replan(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_problem *p)
    * written before it is read): grown (never per launch) when a larger grid needs more */
   uint64_t ws = pl->workspace, ws_bytes = pl->workspace_bytes, new_ws = 0;
   if (meta->workspace_per_cta && (uint64_t)meta->workspace_per_cta * grid > ws_bytes) {
-    if ((st = make_current(pl->mod)) != NVFP4RT_STATUS_OK) return st;
+    if ((st = nvfp4rt_ensure_current_(pl->mod->ctx)) != NVFP4RT_STATUS_OK) return st;
     CUdeviceptr d = 0;
     const uint64_t need = (uint64_t)meta->workspace_per_cta * grid;
     CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)need);
@@ -383,7 +376,7 @@ nvfp4rt_status nvfp4rt_moe_plan_create(nvfp4rt_module *mod, const nvfp4rt_moe_pr
   }
   memset(pl->block, 0, MOE_BLOCK_BYTES);
   memset(pl->scratch, 0, MOE_BLOCK_BYTES);
-  st = make_current(mod);
+  st = nvfp4rt_ensure_current_(mod->ctx);
   if (st == NVFP4RT_STATUS_OK)
     st = nvfp4rt_table_cache_create_(extras.table_cache, MOE_TABLE_BYTES, &pl->tables);
   if (st == NVFP4RT_STATUS_OK) st = replan(pl, p);
@@ -403,7 +396,7 @@ nvfp4rt_status nvfp4rt_moe_plan_update(nvfp4rt_moe_plan *pl, const nvfp4rt_moe_p
 nvfp4rt_status nvfp4rt_moe_plan_launch(nvfp4rt_moe_plan *pl, void *stream) {
   if (!pl) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "moe_plan_launch: plan is NULL");
   if (pl->grid == 0) return NVFP4RT_STATUS_OK; /* M = 0 or N = 0: nothing to do */
-  nvfp4rt_status st = make_current(pl->mod);
+  nvfp4rt_status st = nvfp4rt_ensure_current_(pl->mod->ctx);
   if (st != NVFP4RT_STATUS_OK) return st;
   /* the tensor maps' device copy: in the cache, or uploaded now on `stream` */
   uint64_t table = 0;

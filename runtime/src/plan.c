@@ -730,9 +730,8 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
       (meta->variant_flags & NVFP4_META_VFLAG_STREAM_K)) {
     uint64_t need = (uint64_t)meta->workspace_per_cta * grid;
     if (need > ws_bytes) {
-      CUcontext cur = NULL;
-      if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != p->mod->ctx->ctx)
-        NVFP4RT_CU_CALL(cuCtxSetCurrent, (p->mod->ctx->ctx));
+      nvfp4rt_status cst = nvfp4rt_ensure_current_(p->mod->ctx);
+      if (cst != NVFP4RT_STATUS_OK) return cst;
       CUdeviceptr d = 0;
       CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)need);
       if (r != CUDA_SUCCESS)
@@ -905,30 +904,20 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
   memset(p->block, 0, p->block_alloc);
   memset(p->scratch, 0, p->block_alloc);
   for (size_t i = 0; i < nkeys; i++) p->keys[i].data_type = p->next_keys[i].data_type = EMPTY_KEY;
-  {
-    CUcontext cur = NULL;
-    CUresult r = CUDA_SUCCESS;
-    if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
-      r = NVFP4RT_CU(cuCtxSetCurrent)(mod->ctx->ctx);
-    st = r == CUDA_SUCCESS
-             ? nvfp4rt_table_cache_create_(extras.table_cache,
-                                           nvfp4_abi_table_bytes(meta->max_groups), &p->tables)
-             : nvfp4rt_set_cu_error_(r, "cuCtxSetCurrent", __FILE__, __LINE__, "%s",
-                                     "plan_create");
-    if (st != NVFP4RT_STATUS_OK) {
-      nvfp4rt_plan_destroy(p);
-      return st;
-    }
+  st = nvfp4rt_ensure_current_(mod->ctx);
+  if (st == NVFP4RT_STATUS_OK)
+    st = nvfp4rt_table_cache_create_(extras.table_cache, nvfp4_abi_table_bytes(meta->max_groups),
+                                     &p->tables);
+  if (st != NVFP4RT_STATUS_OK) {
+    nvfp4rt_plan_destroy(p);
+    return st;
   }
   if (mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
-    /* the templates, then one copy per CTA (the grid never exceeds the SM count) */
+    /* the templates, then one copy per CTA (the grid never exceeds the SM count); the
+     * context is current (above) */
     const uint64_t bytes = (uint64_t)maps_bytes * (1u + (uint32_t)mod->ctx->info.sm_count);
-    CUcontext cur = NULL;
-    CUresult r = CUDA_SUCCESS;
-    if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != mod->ctx->ctx)
-      r = NVFP4RT_CU(cuCtxSetCurrent)(mod->ctx->ctx);
     CUdeviceptr d = 0;
-    if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)bytes);
+    CUresult r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)bytes);
     if (r != CUDA_SUCCESS) {
       nvfp4rt_plan_destroy(p);
       return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
@@ -1023,9 +1012,8 @@ nvfp4rt_status nvfp4rt_plan_update_pointers(nvfp4rt_plan *plan, const nvfp4rt_gr
 nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
   if (!p) return NVFP4RT_FAIL(NVFP4RT_STATUS_NULL_POINTER, "plan_launch: plan is NULL");
   if (p->grid == 0) return NVFP4RT_STATUS_OK; /* every group empty: nothing to do */
-  CUcontext cur = NULL;
-  if (NVFP4RT_CU(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || cur != p->mod->ctx->ctx)
-    NVFP4RT_CU_CALL(cuCtxSetCurrent, (p->mod->ctx->ctx));
+  nvfp4rt_status cst = nvfp4rt_ensure_current_(p->mod->ctx);
+  if (cst != NVFP4RT_STATUS_OK) return cst;
   /* Stream-K: the kernel returns every flag it uses to zero, so the workspace is zeroed
    * (in stream order) only when its layout is new: a new allocation or another variant's
    * slot size. */

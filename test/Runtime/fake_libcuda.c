@@ -73,7 +73,8 @@ static const char *const kCounted[] = {"cuTensorMapEncodeTiled", "cuTensorMapRep
                                        "cuEventCreate",          "cuMemcpyHtoDAsync",
                                        "cuMemHostAlloc",         "cuEventSynchronize",
                                        "cuStreamIsCapturing",
-                                       "cuThreadExchangeStreamCaptureMode"};
+                                       "cuThreadExchangeStreamCaptureMode",
+                                       "cuCtxSetCurrent"};
 enum { N_COUNTED = sizeof kCounted / sizeof kCounted[0] };
 static long g_count[N_COUNTED];
 static long g_fail_replace_after = -1;
@@ -171,7 +172,11 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) { (void)d; return CUDA_SUCCESS; }
-static CUresult fake_cuCtxSetCurrent(CUcontext c) { g_current = c; return CUDA_SUCCESS; }
+static CUresult fake_cuCtxSetCurrent(CUcontext c) {
+  count("cuCtxSetCurrent");
+  g_current = c;
+  return CUDA_SUCCESS;
+}
 static CUresult fake_cuCtxGetCurrent(CUcontext *c) { *c = g_current; return CUDA_SUCCESS; }
 static CUresult fake_cuCtxSynchronize(void) { count("cuCtxSynchronize"); return CUDA_SUCCESS; }
 

@@ -15,6 +15,7 @@
  * extent CUBIN... | cache | load CUBIN... */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -656,6 +657,14 @@ static void extent_call(nvfp4rt_context *ctx, nvfp4rt_plan *plan, const xset *s,
   T_CHECK(written, "%s: the launch wrote the C of all %u groups", what, n);
 }
 
+/* A launch from a thread where no context is current (a new thread). */
+typedef struct launch_job { nvfp4rt_plan *plan; void *stream; nvfp4rt_status st; } launch_job;
+static void *launch_thread(void *arg) {
+  launch_job *j = arg;
+  j->st = nvfp4rt_plan_launch(j->plan, j->stream);
+  return NULL;
+}
+
 /* Kernels of many groups (the cubins' variant 0, at least XG groups): a launch copies the
  * maps and records of its groups, not the max_groups table; re-plans between 8 and 2 groups
  * find their tables (16 copies) or overwrite the one copy (table_cache 1) with tables that
@@ -684,6 +693,25 @@ static int test_extent(int ncubins, char **cubins) {
       EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, s.g, 2, &po, &plan), NVFP4RT_STATUS_OK);
       if (!plan) break;
       const int ring = copies > 1;
+      if (ci == 0 && ring) {
+        /* the plan's context is made current only where it is not: never on this thread,
+         * once on a new one */
+        const long set0 = fake_count("cuCtxSetCurrent");
+        for (int i = 0; i < 3; i++) EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+        launch_job job = {plan, stream, NVFP4RT_STATUS_COUNT_};
+        pthread_t th;
+        T_CHECK(pthread_create(&th, NULL, launch_thread, &job) == 0, "a launching thread");
+        pthread_join(th, NULL);
+        EXPECT_STATUS(job.st, NVFP4RT_STATUS_OK);
+        T_CHECK(fake_count("cuCtxSetCurrent") - set0 == 1,
+                "context: %ld cuCtxSetCurrent for 3 launches here and 1 on a new thread (want 1)",
+                fake_count("cuCtxSetCurrent") - set0);
+        printf("extent: the plan's context set only on a thread where it is not current\n");
+        nvfp4rt_plan_destroy(plan);
+        plan = NULL;
+        EXPECT_STATUS(nvfp4rt_plan_create_ex(mod, s.g, 2, &po, &plan), NVFP4RT_STATUS_OK);
+        if (!plan) break;
+      }
       extent_call(ctx, plan, &s, 2, G, 1, stream, "2 groups");
       extent_call(ctx, plan, &s, XG, G, 1, stream, "2 -> 8 groups");
       extent_call(ctx, plan, &s, 2, G, !ring, stream, "8 -> 2 groups");
