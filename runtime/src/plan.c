@@ -537,6 +537,19 @@ struct nvfp4rt_plan {
    * device area (templates, then every CTA's patched copies). */
   unsigned char *tmpl, *tmpl_next;
   uint64_t tmap_area, tmap_area_bytes;
+  /* KERNEL_PATCH template uploads, never behind cuCtxSynchronize: `tmpl_src` (page-locked)
+   * is the source of every upload, `tmpl_copied` recorded after the last stream-ordered one
+   * (`tmpl_queued`: not yet known to have run); `tmpl_side` runs the synchronous ones into an
+   * area no launch has read. `tmpl_pending`: the area lacks the current templates, which the
+   * next launch copies. `area_launched` / `area_captured`: a launch / a captured launch read
+   * the current area. Areas a graph may still read are retired, never rewritten, and freed
+   * with the plan. */
+  unsigned char *tmpl_src;
+  CUevent tmpl_copied;
+  CUstream tmpl_side;
+  int tmpl_queued, tmpl_pending, area_launched, area_captured;
+  uint64_t *retired;
+  uint32_t nretired, capretired;
   CUlaunchConfig cfg;
   CUlaunchAttribute attrs[2];
   void *params[1];
@@ -705,6 +718,113 @@ static void write_raw_addresses(const nvfp4rt_group *groups, const nvfp4rt_plan_
   }
 }
 
+/* KERNEL_PATCH: room for one more retired area (before anything is changed). */
+static nvfp4rt_status reserve_retired(nvfp4rt_plan *p) {
+  if (p->nretired < p->capretired) return NVFP4RT_STATUS_OK;
+  const uint32_t cap = p->capretired ? 2 * p->capretired : 4;
+  uint64_t *grown = realloc(p->retired, sizeof *grown * cap);
+  if (!grown) return NVFP4RT_FAIL(NVFP4RT_STATUS_OUT_OF_MEMORY, "plan: malloc failed");
+  p->retired = grown;
+  p->capretired = cap;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* KERNEL_PATCH: waits until the last stream-ordered template upload has run (its source,
+ * tmpl_src, is about to be rewritten). */
+static nvfp4rt_status wait_templates_source(nvfp4rt_plan *p) {
+  if (!p->tmpl_queued) return NVFP4RT_STATUS_OK;
+  CUresult r = NVFP4RT_CU(cuEventQuery)(p->tmpl_copied);
+  if (r == CUDA_ERROR_NOT_READY) r = NVFP4RT_CU(cuEventSynchronize)(p->tmpl_copied);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuEventSynchronize", __FILE__, __LINE__, "%s",
+                                 "waiting for an earlier tensor-map template upload");
+  p->tmpl_queued = 0;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* KERNEL_PATCH: copies the templates of slots 0..n-1 of `tmpl` into `area` now, on the
+ * plan's own stream, and waits for the copy: for an area no launch has read (a new plan's,
+ * or a new one), so nothing can be reading what it overwrites. The kernel reads the
+ * templates of slots below the header's group count only. */
+static nvfp4rt_status upload_templates_now(nvfp4rt_plan *p, uint64_t area,
+                                           const unsigned char *tmpl, uint32_t n) {
+  nvfp4rt_status st = wait_templates_source(p);
+  if (st != NVFP4RT_STATUS_OK) return st;
+  const size_t bytes = (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * n;
+  memcpy(p->tmpl_src, tmpl, bytes);
+  const char *call = "cuMemcpyHtoDAsync";
+  CUresult r = NVFP4RT_CU(cuMemcpyHtoDAsync)((CUdeviceptr)area, p->tmpl_src, bytes, p->tmpl_side);
+  if (r == CUDA_SUCCESS) r = NVFP4RT_CU(cuStreamSynchronize)(p->tmpl_side), call = "cuStreamSynchronize";
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, call, __FILE__, __LINE__, "tensor-map templates of %u groups",
+                                 n);
+  p->templates_uploaded++;
+  return NVFP4RT_STATUS_OK;
+}
+
+/* KERNEL_PATCH, a launch on `stream`: brings the area's templates up to date before the
+ * kernel. Outside capture the pending templates are copied on `stream` (ordered after the
+ * plan's earlier launches, which may still read the ones they overwrite, and before this
+ * kernel). A captured launch must not leave a copy in the graph (each replay would pay for
+ * it) nor overwrite an area earlier launches may still read: with templates pending it
+ * moves to a new area, uploaded now (the thread's capture mode relaxed for the
+ * allocation, as the table cache's kept copies), and the old one is retired. Either way the
+ * area a captured launch read is never rewritten: the next template change moves on. */
+static nvfp4rt_status launch_templates(nvfp4rt_plan *p, CUstream stream) {
+  CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = NVFP4RT_CU(cuStreamIsCapturing)(stream, &cs);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuStreamIsCapturing", __FILE__, __LINE__, "%s",
+                                 "kernel-patch launch");
+  nvfp4rt_status st = NVFP4RT_STATUS_OK;
+  if (cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+    if (p->tmpl_pending) {
+      if ((st = reserve_retired(p)) != NVFP4RT_STATUS_OK) return st;
+      CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+      r = NVFP4RT_CU(cuThreadExchangeStreamCaptureMode)(&mode);
+      if (r != CUDA_SUCCESS)
+        return nvfp4rt_set_cu_error_(r, "cuThreadExchangeStreamCaptureMode", __FILE__, __LINE__,
+                                     "%s", "kernel-patch templates for a captured launch");
+      CUdeviceptr d = 0;
+      r = NVFP4RT_CU(cuMemAlloc)(&d, (size_t)p->tmap_area_bytes);
+      if (r == CUDA_SUCCESS) st = upload_templates_now(p, d, p->tmpl, p->num_groups);
+      NVFP4RT_CU(cuThreadExchangeStreamCaptureMode)(&mode); /* the caller's mode again */
+      if (r != CUDA_SUCCESS)
+        return nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
+                                     "tensor-map area of %llu bytes for a captured launch",
+                                     (unsigned long long)p->tmap_area_bytes);
+      if (st != NVFP4RT_STATUS_OK) {
+        NVFP4RT_CU(cuMemFree)(d);
+        return st;
+      }
+      p->retired[p->nretired++] = p->tmap_area;
+      p->tmap_area = d;
+      put_u64(p->block, NVFP4_ABI_HDR_TMAP_AREA, d);
+      p->tmpl_pending = 0;
+    }
+    p->area_captured = 1;
+  } else if (p->tmpl_pending) {
+    if ((st = wait_templates_source(p)) != NVFP4RT_STATUS_OK) return st;
+    const size_t bytes = (size_t)NVFP4_ABI_GROUP_TMAPS_BYTES * p->num_groups;
+    memcpy(p->tmpl_src, p->tmpl, bytes);
+    r = NVFP4RT_CU(cuMemcpyHtoDAsync)((CUdeviceptr)p->tmap_area, p->tmpl_src, bytes, stream);
+    if (r != CUDA_SUCCESS)
+      return nvfp4rt_set_cu_error_(r, "cuMemcpyHtoDAsync", __FILE__, __LINE__,
+                                   "tensor-map templates of %u groups", p->num_groups);
+    r = NVFP4RT_CU(cuEventRecord)(p->tmpl_copied, stream);
+    if (r != CUDA_SUCCESS) {
+      NVFP4RT_CU(cuStreamSynchronize)(stream); /* the source may be rewritten at once */
+      return nvfp4rt_set_cu_error_(r, "cuEventRecord", __FILE__, __LINE__, "%s",
+                                   "after a tensor-map template upload");
+    }
+    p->tmpl_queued = 1;
+    p->tmpl_pending = 0;
+    p->templates_uploaded++;
+  }
+  p->area_launched = 1;
+  return NVFP4RT_STATUS_OK;
+}
+
 /* Builds the next image in p->scratch (variant, layout, tensor maps, records); commits
  * it on success, else leaves the plan as it was. */
 static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint32_t n) {
@@ -778,21 +898,38 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
   if (st == NVFP4RT_STATUS_OK)
     st = nvfp4rt_param_pack(meta, groups, n, L, ws, ws_bytes, 0, p->scratch, p->block_alloc);
   if (st == NVFP4RT_STATUS_OK) nvfp4rt_plan_extras_write_(&p->extras, p->scratch);
+  /* New templates (a shape changed), never behind a synchronisation: into the area now if
+   * no launch has read it; into a new area now if a captured launch read it (a graph may
+   * replay that one: it is retired, never rewritten); else by the next launch, on its
+   * stream (launch_templates). */
+  uint64_t area = p->tmap_area, new_area = 0;
+  int defer = 0;
+  if (st == NVFP4RT_STATUS_OK && upload) {
+    if (!p->area_launched) {
+      st = upload_templates_now(p, area, p->tmpl_next, n);
+    } else if (p->area_captured) {
+      st = reserve_retired(p);
+      CUdeviceptr d = 0;
+      CUresult r = st == NVFP4RT_STATUS_OK ? NVFP4RT_CU(cuMemAlloc)(&d, (size_t)p->tmap_area_bytes)
+                                           : CUDA_SUCCESS;
+      if (r != CUDA_SUCCESS)
+        st = nvfp4rt_set_cu_error_(r, "cuMemAlloc", __FILE__, __LINE__,
+                                   "tensor-map area of %llu bytes",
+                                   (unsigned long long)p->tmap_area_bytes);
+      if (st == NVFP4RT_STATUS_OK) {
+        new_area = area = d;
+        st = upload_templates_now(p, area, p->tmpl_next, n);
+      }
+    } else {
+      defer = 1;
+    }
+  }
   if (st == NVFP4RT_STATUS_OK && patch) {
     nvfp4_meta_write_u32(p->scratch, NVFP4_ABI_HDR_FLAGS, NVFP4_ABI_FLAG_PATCH_TMAPS);
-    put_u64(p->scratch, NVFP4_ABI_HDR_TMAP_AREA, p->tmap_area);
-  }
-  /* New templates (a shape changed): after the work queued in the context, which may still
-   * read the old ones. */
-  if (st == NVFP4RT_STATUS_OK && upload) {
-    CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
-    if (r == CUDA_SUCCESS)
-      r = NVFP4RT_CU(cuMemcpyHtoD)((CUdeviceptr)p->tmap_area, p->tmpl_next, maps_bytes);
-    if (r != CUDA_SUCCESS)
-      st = nvfp4rt_set_cu_error_(r, "cuMemcpyHtoD", __FILE__, __LINE__,
-                                 "tensor-map templates of %u groups", meta->max_groups);
+    put_u64(p->scratch, NVFP4_ABI_HDR_TMAP_AREA, area);
   }
   if (st != NVFP4RT_STATUS_OK) {
+    if (new_area) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_area);
     if (new_ws) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
     p->tmaps_encoded = encoded_before;
     p->tmaps_replaced = replaced_before;
@@ -806,6 +943,10 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     CUresult r = NVFP4RT_CU(cuCtxSynchronize)();
     if (r != CUDA_SUCCESS) {
       NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_ws);
+      if (new_area) NVFP4RT_CU(cuMemFree)((CUdeviceptr)new_area);
+      /* templates uploaded into the kept area are not the plan's: the next launch puts the
+       * plan's back */
+      if (upload && !defer && !new_area) p->tmpl_pending = 1;
       return nvfp4rt_set_cu_error_(r, "cuCtxSynchronize", __FILE__, __LINE__,
                                    "%s", "before freeing the outgrown workspace");
     }
@@ -826,7 +967,12 @@ static nvfp4rt_status replan(nvfp4rt_plan *p, const nvfp4rt_group *groups, uint3
     unsigned char *tm = p->tmpl;
     p->tmpl = p->tmpl_next;
     p->tmpl_next = tm;
-    p->templates_uploaded += upload ? 1u : 0u;
+    if (upload) p->tmpl_pending = defer;
+    if (new_area) {
+      p->retired[p->nretired++] = p->tmap_area;
+      p->tmap_area = new_area;
+      p->area_launched = p->area_captured = 0;
+    }
   }
   memcpy(p->last, groups, sizeof *groups * n);
   p->table_changed = 1; /* the launch finds or uploads its device copy (HDR_TABLE) */
@@ -925,6 +1071,20 @@ nvfp4rt_status nvfp4rt_plan_create_ex(nvfp4rt_module *mod, const nvfp4rt_group *
     }
     p->tmap_area = d;
     p->tmap_area_bytes = bytes;
+    /* the uploads' page-locked source, its event and the plan's own stream */
+    void *src = NULL;
+    const char *call = "cuMemHostAlloc";
+    r = NVFP4RT_CU(cuMemHostAlloc)(&src, maps_bytes, 0);
+    p->tmpl_src = src;
+    if (r == CUDA_SUCCESS)
+      r = NVFP4RT_CU(cuEventCreate)(&p->tmpl_copied, CU_EVENT_DISABLE_TIMING), call = "cuEventCreate";
+    if (r == CUDA_SUCCESS)
+      r = NVFP4RT_CU(cuStreamCreate)(&p->tmpl_side, CU_STREAM_NON_BLOCKING), call = "cuStreamCreate";
+    if (r != CUDA_SUCCESS) {
+      nvfp4rt_plan_destroy(p);
+      return nvfp4rt_set_cu_error_(r, call, __FILE__, __LINE__, "%s",
+                                   "kernel-patch template uploads");
+    }
   }
   p->cfg.gridDimY = p->cfg.gridDimZ = 1;
   p->cfg.attrs = p->attrs;
@@ -1024,6 +1184,11 @@ nvfp4rt_status nvfp4rt_plan_launch(nvfp4rt_plan *p, void *stream) {
                                       (CUstream)stream));
     p->ws_zeroed = p->workspace;
     p->ws_zeroed_stride = meta->workspace_per_cta;
+  }
+  /* kernel-patch: the templates of a shape change, on `stream` */
+  if (p->mode == NVFP4RT_TMAP_UPDATE_KERNEL_PATCH) {
+    nvfp4rt_status tst = launch_templates(p, (CUstream)stream);
+    if (tst != NVFP4RT_STATUS_OK) return tst;
   }
   /* the group table's device copy: in the cache, or uploaded now on `stream` */
   uint64_t table = 0;
@@ -1201,6 +1366,11 @@ void nvfp4rt_plan_destroy(nvfp4rt_plan *p) {
   if (p->workspace) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->workspace);
   nvfp4rt_table_cache_destroy_(p->tables);
   if (p->tmap_area) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->tmap_area);
+  for (uint32_t i = 0; i < p->nretired; i++) NVFP4RT_CU(cuMemFree)((CUdeviceptr)p->retired[i]);
+  free(p->retired);
+  if (p->tmpl_side) NVFP4RT_CU(cuStreamDestroy)(p->tmpl_side);
+  if (p->tmpl_copied) NVFP4RT_CU(cuEventDestroy)(p->tmpl_copied);
+  if (p->tmpl_src) NVFP4RT_CU(cuMemFreeHost)(p->tmpl_src);
   free(p->tmpl);
   free(p->tmpl_next);
   free(p->last);

@@ -130,6 +130,23 @@ static int c_zeroed(nvfp4rt_context *ctx, const nvfp4rt_group *g) {
   return bad == 0;
 }
 
+/* KERNEL_PATCH: does the device area of `info` hold, for every map of each group of
+ * `groups` (table slot kSlot[g]), the template encoded for its shapes (the address aside)? */
+static int templates_hold(const nvfp4_kernel_metadata *meta, const nvfp4rt_plan_info *info,
+                          const nvfp4rt_group *groups, uint32_t maps_per_group) {
+  for (int g = 0; g < NG; g++)
+    for (uint32_t t = 0; t < maps_per_group; t++) {
+      nvfp4rt_tmap_args args;
+      _Alignas(64) unsigned char fresh[128];
+      nvfp4rt_tmap_args_for(meta, &groups[g], (nvfp4rt_tmap_kind)t, &args);
+      nvfp4rt_tmap_encode(&args, fresh);
+      const unsigned char *tmpl = (const unsigned char *)(uintptr_t)info->tmap_area +
+                                  nvfp4_abi_tmaps_offset(kSlot[g]) + NVFP4_ABI_TMAP_BYTES * t;
+      if (memcmp(tmpl + 8, fresh + 8, 120) != 0) return 0;
+    }
+  return 1;
+}
+
 static int test_tmap(const char *patch_cubin, const char *probe_cubin) {
   nvfp4rt_context *ctx = open_fake();
   nvfp4rt_module *mod = NULL, *probe = NULL;
@@ -232,20 +249,69 @@ static int test_tmap(const char *patch_cubin, const char *probe_cubin) {
                   info.templates_uploaded == 1,
               "kernel-patch: header flags %u, area %llu bytes, %llu uploads", flags,
               (unsigned long long)info.tmap_area_bytes, (unsigned long long)info.templates_uploaded);
-      /* a shape change: the group's templates are encoded again and uploaded */
+      /* a shape change: the group's templates are encoded again, and uploaded by the next
+       * launch on its stream, with no synchronisation */
+      void *stream = NULL;
+      EXPECT_STATUS(nvfp4rt_stream_create(ctx, &stream), NVFP4RT_STATUS_OK);
       counts s0 = snap();
+      const long async0 = fake_count("cuMemcpyHtoDAsync");
       EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, c.g, NG), NVFP4RT_STATUS_OK);
       nvfp4rt_group shaped[NG] = {c.g[0], c.g[1], c.g[2]};
       shaped[1].k = 256;
       EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, shaped, NG), NVFP4RT_STATUS_OK);
       counts s1 = snap();
       nvfp4rt_plan_get_info(plan, &info);
-      T_CHECK(s1.enc - s0.enc == 4 && info.templates_uploaded == 2 && s1.htod - s0.htod == 1 &&
-                  s1.sync - s0.sync == 1,
-              "kernel-patch: shape change: %ld encodes, %llu uploads", s1.enc - s0.enc,
-              (unsigned long long)info.templates_uploaded);
-      printf("tmap: kernel-patch: a shape change encodes %ld maps and uploads the templates once\n",
-             s1.enc - s0.enc);
+      T_CHECK(s1.enc - s0.enc == 4 && info.templates_uploaded == 1 && s1.htod == s0.htod &&
+                  s1.sync == s0.sync && fake_count("cuMemcpyHtoDAsync") == async0,
+              "kernel-patch: shape change: %ld encodes, %llu uploads, nothing copied before the "
+              "launch", s1.enc - s0.enc, (unsigned long long)info.templates_uploaded);
+      const uint64_t area0 = info.tmap_area;
+      EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+      counts s2 = snap();
+      nvfp4rt_plan_get_info(plan, &info);
+      T_CHECK(info.templates_uploaded == 2 && s2.sync == s0.sync && s2.htod == s0.htod &&
+                  fake_count("cuMemcpyHtoDAsync") - async0 == 2 && *fake_last_copy_stream == stream &&
+                  info.tmap_area == area0 && templates_hold(meta, &info, shaped, maps_per_group),
+              "kernel-patch: the launch copies the templates (and the table) on its stream, no "
+              "synchronisation (%llu uploads, %ld synchronisations)",
+              (unsigned long long)info.templates_uploaded, s2.sync - s0.sync);
+      printf("tmap: kernel-patch: a shape change encodes %ld maps; the next launch uploads the "
+             "templates on its stream, %ld synchronisations\n", s1.enc - s0.enc, s2.sync - s0.sync);
+      /* another shape change, then a captured launch: a new area, uploaded outside the graph;
+       * the graph holds no copy; the next shape change moves on to another area, and the
+       * graph's keeps its templates */
+      shaped[1].k = 512;
+      EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, shaped, NG), NVFP4RT_STATUS_OK);
+      void *exec = NULL;
+      EXPECT_STATUS(nvfp4rt_graph_capture_begin(ctx, stream), NVFP4RT_STATUS_OK);
+      EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+      EXPECT_STATUS(nvfp4rt_graph_capture_end(ctx, stream, &exec), NVFP4RT_STATUS_OK);
+      nvfp4rt_plan_get_info(plan, &info);
+      const uint64_t area1 = info.tmap_area;
+      T_CHECK(area1 != area0 && info.templates_uploaded == 3 && templates_hold(meta, &info, shaped, maps_per_group) &&
+                  u64((const unsigned char *)info.param_block + NVFP4_ABI_HDR_TMAP_AREA) == area1,
+              "kernel-patch: a captured launch after a shape change reads a new area");
+      nvfp4rt_plan_info captured = info;
+      nvfp4rt_group captured_shapes[NG] = {shaped[0], shaped[1], shaped[2]};
+      const long replay0 = fake_count("cuMemcpyHtoDAsync");
+      EXPECT_STATUS(nvfp4rt_graph_launch(ctx, exec, stream), NVFP4RT_STATUS_OK);
+      T_CHECK(fake_count("cuMemcpyHtoDAsync") == replay0, "kernel-patch: the replay copies nothing");
+      shaped[1].k = 1024;
+      EXPECT_STATUS(nvfp4rt_plan_update_pointers(plan, shaped, NG), NVFP4RT_STATUS_OK);
+      nvfp4rt_plan_get_info(plan, &info);
+      T_CHECK(info.tmap_area != area1 && info.tmap_area != area0 && info.templates_uploaded == 4 &&
+                  templates_hold(meta, &info, shaped, maps_per_group) &&
+                  templates_hold(meta, &captured, captured_shapes, maps_per_group),
+              "kernel-patch: a shape change after a capture moves to a new area, the graph's "
+              "area keeps its templates");
+      EXPECT_STATUS(nvfp4rt_plan_launch(plan, stream), NVFP4RT_STATUS_OK);
+      counts s3 = snap();
+      T_CHECK(s3.sync == s0.sync && s3.htod == s0.htod, "kernel-patch: %ld synchronisations",
+              s3.sync - s0.sync);
+      printf("tmap: kernel-patch: a captured launch after a shape change reads a new area "
+             "uploaded outside the graph; the graph's area is never rewritten\n");
+      nvfp4rt_graph_destroy(ctx, exec);
+      nvfp4rt_stream_destroy(ctx, stream);
     }
     if (mode == NVFP4RT_TMAP_UPDATE_REPLACE_ADDRESS) {
       /* the 4th replacement fails: the block is as it was, the plan still launches */
