@@ -65,7 +65,8 @@ typedef struct result {
   char kernel[NVFP4_META_KERNEL_NAME_BYTES];
   stats host, update, e2e, kernel_only, chain;
   uint64_t encoded, replaced, uploaded;
-  uint64_t tables_uploaded, table_hits; /* over the whole technique, warm-up included */
+  uint64_t tables_uploaded, table_hits, table_bytes; /* over the whole technique, warm-up
+                                                          included */
   uint32_t table_cache;
   int checked, pass;
   uint64_t mismatches, outside_writes;
@@ -178,6 +179,7 @@ static int elapsed_us(state *S, double *us) {
 static void table_counters(result *R, const nvfp4rt_plan_info *info) {
   R->tables_uploaded = info->tables_uploaded;
   R->table_hits = info->table_cache_hits;
+  R->table_bytes = info->table_bytes_uploaded;
   R->table_cache = info->table_cache;
 }
 
@@ -415,9 +417,10 @@ static void print_json(const state *S, const fresh_opts *o, const result *R) {
   print_stats("e2e", R->e2e);
   print_stats("kernel", R->kernel_only);
   print_stats("chain", R->chain);
-  printf("\"table_cache\": %u, \"tables_uploaded\": %llu, \"table_cache_hits\": %llu, ",
+  printf("\"table_cache\": %u, \"tables_uploaded\": %llu, \"table_cache_hits\": %llu, "
+         "\"table_bytes_uploaded\": %llu, ",
          R->table_cache, (unsigned long long)R->tables_uploaded,
-         (unsigned long long)R->table_hits);
+         (unsigned long long)R->table_hits, (unsigned long long)R->table_bytes);
   printf("\"maps_encoded\": %llu, \"maps_replaced\": %llu, \"templates_uploaded\": %llu, "
          "\"checked\": %s, \"pass\": %s, \"mismatches\": %llu, \"outside_writes\": %llu}\n",
          (unsigned long long)R->encoded, (unsigned long long)R->replaced,

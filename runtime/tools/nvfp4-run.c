@@ -520,7 +520,8 @@ int main(int argc, char **argv) {
            "\"replan_cached_us\": %.3f, \"replan_reencoded\": %llu, \"reference_ms\": %.1f, "
            "\"ldc_pad\": %u, \"outside_checked\": %llu, \"outside_writes\": %llu, "
            "\"pdl\": %s, \"param_bytes\": %u, \"table_bytes\": %u, \"table_cache\": %u, "
-           "\"tables_uploaded\": %llu, \"table_cache_hits\": %llu",
+           "\"tables_uploaded\": %llu, \"table_cache_hits\": %llu, "
+           "\"table_bytes_uploaded\": %llu",
            info.grid, info.total_tiles, o.check ? "true" : "false", pass ? "true" : "false",
            (unsigned long long)chk.mismatches, json_num(jn[0], chk.max_abs, 6),
            json_num(jn[1], chk.max_rel, 6), dev_us, dev_min, o.iters,
@@ -530,7 +531,8 @@ int main(int argc, char **argv) {
            (unsigned long long)chk.outside_checked, (unsigned long long)chk.outside_writes,
            nvfp4rt_plan_uses_pdl(plan) ? "true" : "false", fin.param_bytes, fin.table_bytes,
            fin.table_cache, (unsigned long long)fin.tables_uploaded,
-           (unsigned long long)fin.table_cache_hits);
+           (unsigned long long)fin.table_cache_hits,
+           (unsigned long long)fin.table_bytes_uploaded);
     if (o.pdl_pair)
       printf(", \"pdl_pair_us_median\": %.3f, \"no_pdl_pair_us_median\": %.3f, "
              "\"pdl_pair_in_effect\": %s", pdl_us[0], pdl_us[1], pdl_on[0] ? "true" : "false");
