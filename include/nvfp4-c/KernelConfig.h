@@ -136,9 +136,11 @@ typedef struct MlirNvfp4VariantSpec {
   MlirNvfp4Form form;
   uint32_t tileM;                  /* M-role rows of a CTA's tile; 0: 128 (sm_90a also 192:
                                       one consumer warpgroup per 64 rows) */
-  bool streamK;                    /* sm_90a: the stream-K schedule ("_sk"): each CTA an
-                                      equal share of all tiles' stages, split tiles reduced
-                                      through the workspace (NVFP4_META_VFLAG_STREAM_K) */
+  bool streamK;                    /* the stream-K schedule ("_sk"; sm_90a, and sm_100a
+                                      1-CTA pointer-array variants of tile_n <= 128 without
+                                      the fused epilogue): each CTA an equal share of all
+                                      tiles' stages, split tiles reduced through the
+                                      workspace (NVFP4_META_VFLAG_STREAM_K) */
   bool swiglu;                     /* the fused SwiGLU + NVFP4 epilogue (epilogue =
                                       "swiglu_nvfp4"; output FP4): B holds 2I gate/up rows,
                                       one N = 256 MMA per 128 features (sm_100a ab_n256_st) */
@@ -206,12 +208,6 @@ typedef struct MlirNvfp4Sm90Plan {
   MlirNvfp4BarrierArray decodedFull, decodedEmpty;
   uint32_t lutOffset;        /* 256 x u32: E4M3 scale code -> BF16x2 {S, S} */
   uint32_t producerRegs, consumerRegs, decoderRegs; /* setmaxnreg per warpgroup role */
-  /* stream-K: the cost of one 256-K stage of a tile is tileN + streamKCost (token rows; the
-   * weight decode of the stage is worth streamKCost of them: the cost model below at this
-   * tile's weight rows); a CTA's workspace has two slots (Sm90/Epilogue.c), each
-   * skFlagBytes of counters and stage ends, then skSlotBytes of partial sums per consumer
-   * warpgroup */
-  uint32_t streamKCost, skSlotBytes, skFlagBytes;
 } MlirNvfp4Sm90Plan;
 
 /* The sm_120a plan's own parts (docs/kernel-sm120a.md): consumer warps 0..consumerWarps-1
@@ -308,6 +304,14 @@ typedef struct MlirNvfp4KernelConfig {
   uint32_t variantFlags;   /* NVFP4_META_VFLAG_* beyond DYNAMIC_N */
   bool snakeOrder;         /* tile schedule: every other pass over the CTAs runs backwards */
   bool streamK;            /* stream-K schedule (spec.streamK): GenTile.kBegin / kEnd */
+  /* Stream-K, every target: the cost of one 256-K stage of a tile of group g is tile_n_g +
+   * streamKCost (the scheduler's unit; sm_90a: token rows, the weight decode of the stage
+   * being worth streamKCost of them at this tile's weight rows; sm_100a: 128-byte rows
+   * loaded, the M role's 128 of them). A CTA's workspace has two slots (its first tile's
+   * share when that starts past stage 0, its last tile's when that is split), each
+   * skFlagBytes of counters and stage ends, then skSlotBytes of partial sums per group of
+   * epilogue threads (sm_90a: per consumer warpgroup; sm_100a: one, the 4 epilogue warps) */
+  uint32_t streamKCost, skSlotBytes, skFlagBytes;
   uint32_t workspacePerCta;/* bytes of device workspace per CTA (metadata), or 0 */
   MlirNvfp4Sm90Plan sm90;  /* sm_90a only (zero otherwise) */
   MlirNvfp4Sm120Plan sm120;/* sm_120a only (zero otherwise) */

@@ -166,8 +166,25 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.tileM && s.tileM != MLIR_NVFP4_TILE_M)
     return fail(msg, msgSize, "an sm_100a tile has 128 M-role rows per CTA (_m192 is an sm_90a "
                               "variant)");
-  if (s.streamK)
-    return fail(msg, msgSize, "the stream-K schedule (_sk) is implemented for target sm_90a only");
+  /* The stream-K schedule (docs/kernel-sm100a.md, "Stream-K"): one CTA per share (the
+   * schedule splits by CTA, not by pair), the group table to cut shares from, the plain
+   * epilogue that sums fp32 partials (the fused one would have to reduce gate and up
+   * first), and tile_n <= 128 (a slot holds 128 x tile_n fp32: 64 KiB at 128). */
+  if (s.streamK && s.ctaGroup != 1)
+    return fail(msg, msgSize, "the sm_100a stream-K schedule (_sk) is built for 1-CTA variants "
+                              "only (ab_n64_sk, ab_n128_sk, swap_n64_sk, swap_n128_sk): a CTA "
+                              "pair's shares would be split across two CTAs");
+  if (s.streamK && s.swiglu)
+    return fail(msg, msgSize, "the fused epilogue \"swiglu_nvfp4\" has no stream-K variant: "
+                              "a split tile's gate and up partial sums would have to be reduced "
+                              "before the activation");
+  if (s.streamK && s.tileN > 128)
+    return fail(msg, msgSize, "the sm_100a stream-K schedule (_sk) is built for tile_n 64 and "
+                              "128 (a workspace slot holds 128 x tile_n fp32 partial sums)");
+  if (s.streamK && s.form == MLIR_NVFP4_FORM_CONTIGUOUS)
+    return fail(msg, msgSize, "the stream-K schedule (_sk) is built for the pointer-array form "
+                              "(nvfp4.grouped_matmul): its shares are cut from the group table, "
+                              "which nvfp4.moe_matmul does not have");
   if (s.epilogue != MLIR_NVFP4_EPILOGUE_DIRECT_STORE && s.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
     return fail(msg, msgSize, "unknown epilogue");
   if (s.epilogue == MLIR_NVFP4_EPILOGUE_DIRECT_STORE &&
@@ -325,6 +342,19 @@ static bool planVariant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
   cfg->roles[MLIR_NVFP4_ROLE_EPILOGUE] = (MlirNvfp4WarpRange){0, MLIR_NVFP4_NUM_EPILOGUE_WARPS};
   cfg->roles[MLIR_NVFP4_ROLE_PRODUCER] = (MlirNvfp4WarpRange){MLIR_NVFP4_PRODUCER_WARP, 1};
   cfg->roles[MLIR_NVFP4_ROLE_MMA] = (MlirNvfp4WarpRange){MLIR_NVFP4_MMA_WARP, 1};
+  if (spec.streamK) {
+    /* A stage's cost is the 128-byte rows it loads: the M role's 128 and the group's
+     * tile_n of the N role (the scale factors, 3 % more, are left out); the MMA time of a
+     * stage grows with tile_n too. Partial sums: the 128 epilogue threads' tile_n fp32 each
+     * (float4 j of thread r at 16 (128 j + r): coalesced), after 128 bytes of counter and
+     * stage end; two slots per CTA (Generator/StreamK.h). */
+    cfg->streamK = true;
+    cfg->variantFlags |= NVFP4_META_VFLAG_STREAM_K;
+    cfg->streamKCost = MLIR_NVFP4_TILE_M;
+    cfg->skFlagBytes = 128u;
+    cfg->skSlotBytes = MLIR_NVFP4_TILE_M * spec.tileN * 4u;
+    cfg->workspacePerCta = 2u * (cfg->skFlagBytes + cfg->skSlotBytes);
+  }
   return planFinish(cfg, top, scanBytes, MLIR_NVFP4_MAX_DYN_SMEM,
                     "the plan exceeds the shared-memory limit", msg, msgSize);
 }
@@ -583,10 +613,10 @@ static bool planSm90Variant(MlirNvfp4KernelConfig *cfg, uint32_t numGroups,
     cfg->streamK = true;
     cfg->variantFlags |= NVFP4_META_VFLAG_STREAM_K;
     const uint32_t weightsPm = 1000u * tileM - cfg->costTokenSharePermille * (tileM - 128u);
-    p->streamKCost = cfg->costDecodeRows * tileM * 1000u / weightsPm;
-    p->skFlagBytes = 128u;
-    p->skSlotBytes = 128u * (spec.tileN / 2u) * 4u;
-    cfg->workspacePerCta = 2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes);
+    cfg->streamKCost = cfg->costDecodeRows * tileM * 1000u / weightsPm;
+    cfg->skFlagBytes = 128u;
+    cfg->skSlotBytes = 128u * (spec.tileN / 2u) * 4u;
+    cfg->workspacePerCta = 2u * (cfg->skFlagBytes + p->consumerGroups * cfg->skSlotBytes);
   }
   return true;
 }
@@ -749,7 +779,7 @@ void mlirNvfp4KernelConfigPrint(const MlirNvfp4KernelConfig *cfg, void *file) {
             cfg->sm120.nBlocks, cfg->sm120.producerWarp);
   if (cfg->streamK)
     fprintf(f, "  stream-K: stage cost tile_n + %u, workspace %u bytes per CTA\n",
-            cfg->sm90.streamKCost, cfg->workspacePerCta);
+            cfg->streamKCost, cfg->workspacePerCta);
   fprintf(f, "  dynamic smem %u bytes, tmem %u columns allocated\n", cfg->dynSmemBytes,
           cfg->tmemCols);
   static const char *const types[] = {"f16", "bf16", "f32", "fp4 (swiglu_nvfp4)"};

@@ -165,7 +165,7 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   /* the cost model (KernelConfig.h): T + D W / (W - S (W - 128)) per stage */
   check(c->costDecodeRows == MLIR_NVFP4_SM90_DECODE_ROWS &&
             c->costTokenSharePermille == MLIR_NVFP4_SM90_TOKEN_SHARE_PERMILLE &&
-            (!c->streamK || c->sm90.streamKCost == (c->tileM > 128 ? 67u : 48u)),
+            (!c->streamK || c->streamKCost == (c->tileM > 128 ? 67u : 48u)),
         "sm90 cost model: decode rows 70, token share 900, stream-K stage cost 70 / 100", name);
   check(c->dynSmemBytes <= MLIR_NVFP4_MAX_DYN_SMEM, "sm90: smem within the opt-in limit", name);
   for (uint32_t i = 0; i < c->numSmemRegions; ++i) {
@@ -237,10 +237,10 @@ static void sm90Invariants(const MlirNvfp4KernelConfig *c, const char *name) {
   check(c->streamK == c->spec.streamK &&
             !!(c->variantFlags & NVFP4_META_VFLAG_STREAM_K) == c->streamK &&
             (c->streamK ? c->workspacePerCta ==
-                                  2u * (p->skFlagBytes + p->consumerGroups * p->skSlotBytes) &&
-                              p->skSlotBytes == 128u * c->tileN / 2u * 4u &&
-                              p->skFlagBytes >= 8u * p->consumerGroups &&
-                              p->streamKCost == (c->tileM > 128 ? 67u : 48u)
+                                  2u * (c->skFlagBytes + p->consumerGroups * c->skSlotBytes) &&
+                              c->skSlotBytes == 128u * c->tileN / 2u * 4u &&
+                              c->skFlagBytes >= 8u * p->consumerGroups &&
+                              c->streamKCost == (c->tileM > 128 ? 67u : 48u)
                         : c->workspacePerCta == (c->spec.form == MLIR_NVFP4_FORM_CONTIGUOUS
                                                      ? (16u * (c->numGroups + 1u) + 127u) / 128u * 128u
                                                      : 0u)),

@@ -436,7 +436,7 @@ static SkGroup skGroup(GenKernel *k, KbValue g, KbValue numGroups, KbValue total
   r.tiles = kbZExt(b, kbSub(b, kbSelect(b, inRange, nextStart, total), r.start), b->i64);
   KbValue kk = recordU32(k, g, NVFP4_ABI_GRP_K);
   r.stages = kbZExt(b, kbUDiv(b, kbAddI(b, kk, k->cfg->tileK - 1), kbI32(b, k->cfg->tileK)), b->i64);
-  r.cost = kbZExt(b, kbAddI(b, recordU32(k, g, NVFP4_ABI_GRP_TILE_N), k->cfg->sm90.streamKCost),
+  r.cost = kbZExt(b, kbAddI(b, recordU32(k, g, NVFP4_ABI_GRP_TILE_N), k->cfg->streamKCost),
                   b->i64);
   return r;
 }

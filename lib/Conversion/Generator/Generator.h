@@ -149,7 +149,7 @@ typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
  *
  * With the plan's streamK (one CTA per cluster, the pointer-array form), the stages of all
  * tiles in table order form one sequence in which a stage of group g's tiles costs
- * tile_n_g + sm90.streamKCost; CTA c takes the stages whose cost position (the cost of
+ * tile_n_g + streamKCost; CTA c takes the stages whose cost position (the cost of
  * the stages before them) lies in [c L, (c + 1) L), L = ceil(total cost / CTAs), and `body`
  * runs once per tile it touches with kBegin / kEnd its stages of that tile. Its first tile
  * may start at kBegin > 0, its last end at kEnd < kIters; the CTAs that share a tile's

@@ -29,6 +29,7 @@
  */
 #include "Sm90Kernel.h"
 
+#include "../Generator/StreamK.h"
 #include "../Nvvm.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -307,52 +308,57 @@ void sm90Epilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
 
 #define SK_MAX_ACC 96 /* accumulator registers of a consumer thread at T = 192 */
 
-/* Slot `which` (0: CTA `cta`'s first tile's share, when that starts past stage 0; 1: its
- * last tile's, when that is split and starts at stage 0) of CTA `cta`'s workspace: the
- * counters (u32 at 4 wg, in slot 1: stages published for the tile), the stage ends (u32 at
- * 64 + 4 wg: the end of the share whose sums follow), then per warpgroup its partial sums,
- * float4 j of thread wt at 16 (128 j + wt) (coalesced). */
-static KbValue skSlot(Sm90Kernel *k, KbValue cta, KbValue which) {
-  KbBuilder *b = k->g.b;
-  const uint32_t stride = k->g.cfg->workspacePerCta / 2;
-  KbValue ws = genParamU64(&k->g, NVFP4_ABI_HDR_WORKSPACE);
-  KbValue index = kbAdd(b, kbMulI(b, kbZExt(b, cta, b->i64), 2), kbZExt(b, which, b->i64));
-  return kbAdd(b, ws, kbMulI(b, index, stride));
-}
-
-static KbValue skWord(Sm90Kernel *k, KbValue slot, uint32_t offset) {
-  KbBuilder *b = k->g.b;
-  return kbAdd(b, slot, kbZExt(b, kbAddI(b, kbMulI(b, k->c.wg, 4), offset), b->i64));
-}
-
+/* A warpgroup's partial sums in a slot (../Generator/StreamK.h): float4 j of thread wt at
+ * 16 (128 j + wt) after the words (coalesced), skSlotBytes per warpgroup. */
 static KbValue skPartials(Sm90Kernel *k, KbValue slot) {
   KbBuilder *b = k->g.b;
-  const MlirNvfp4Sm90Plan *p = &k->g.cfg->sm90;
-  KbValue off = kbAdd(b, kbMulI(b, k->c.wg, p->skSlotBytes), kbMulI(b, k->c.wt, 16));
-  return kbAdd(b, slot, kbZExt(b, kbAddI(b, off, p->skFlagBytes), b->i64));
+  const MlirNvfp4KernelConfig *cfg = k->g.cfg;
+  KbValue off = kbAdd(b, kbMulI(b, k->c.wg, cfg->skSlotBytes), kbMulI(b, k->c.wt, 16));
+  return kbAdd(b, slot, kbZExt(b, kbAddI(b, off, cfg->skFlagBytes), b->i64));
 }
 
-static KbValue globalPtr(KbBuilder *b, KbValue addr) {
-  return kbIntToPtr(b, addr, mlirLLVMPointerTypeGet(b->ctx, 1));
+typedef struct SkSums {
+  Sm90Kernel *k;
+  uint32_t nacc;
+  KbValue *acc;  /* this share's sums (published) */
+  KbVar *accVar; /* the running sums of the finishing CTA */
+} SkSums;
+
+static void skPublish(void *ctx, KbValue slot) {
+  SkSums *s = ctx;
+  KbBuilder *b = s->k->g.b;
+  int64_t four = 4;
+  MlirType v4 = mlirVectorTypeGet(1, &four, b->f32);
+  KbValue part = skPartials(s->k, slot);
+  for (uint32_t j = 0; j < s->nacc / 4; ++j) {
+    KbValue v = kbUndef(b, v4);
+    for (uint32_t e = 0; e < 4; ++e) v = kbInsert(b, v, s->acc[4 * j + e], kbI32(b, e));
+    kbStore(b, v, genGlobalPtr(b, kbAdd(b, part, kbI64(b, 2048 * j))), 16);
+  }
 }
 
-/* A volatile (ld.volatile: not cached in L1) load of a partial-sum float4. */
-static KbValue volatileLoad(KbBuilder *b, MlirType type, KbValue addr, int64_t align) {
-  KbValue v = kbLoad(b, type, globalPtr(b, addr), align);
-  mlirOperationSetAttributeByName(mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("volatile_"),
-                                  mlirUnitAttrGet(b->ctx));
-  return v;
+static void skAdd(void *ctx, KbValue slot) {
+  SkSums *s = ctx;
+  KbBuilder *b = s->k->g.b;
+  int64_t four = 4;
+  MlirType v4 = mlirVectorTypeGet(1, &four, b->f32);
+  KbValue part = skPartials(s->k, slot);
+  for (uint32_t j = 0; j < s->nacc / 4; ++j) {
+    /* a float4 at a time: the register fence (side effects, like the volatile loads)
+     * keeps the compiler from loading all of them before the adds (the consumers'
+     * registers hold the accumulator) */
+    KbValue v = genVolatileLoad(b, v4, kbAdd(b, part, kbI64(b, 2048 * j)), 16);
+    KbValue sum[4];
+    for (uint32_t e = 0; e < 4; ++e)
+      sum[e] = kbFAdd(b, kbGet(b, s->accVar[4 * j + e]), kbExtract(b, v, kbI32(b, e)));
+    nvRegisterFenceValues(b, sum, 4);
+    for (uint32_t e = 0; e < 4; ++e) kbSet(b, s->accVar[4 * j + e], sum[e]);
+  }
 }
 
-/* A split tile's shares are summed by whichever of its CTAs completes it last; no CTA ever
- * waits for another, so the schedule needs no CTA resident beside any other (MPS, green
- * contexts, other kernels on the SMs). The head (the share with stage 0, usually finished
- * last: the tile ends its share, while the others start theirs with it) first looks at its
- * counter: when every other share is in, it adds them at once, publishing nothing.
- * Otherwise every share is published (partial sums and stage end, then a barrier, then one
- * atomic add of its stage count, acquire-release), and the add that brings the count to
- * kIters makes its CTA the one that sums the others' and stores C; it first returns the
- * counter to zero for the next launch. Every CTA runs the epilogue, one that does not
+/* A split tile's shares are summed by whichever of its CTAs completes it last, one
+ * consumer warpgroup at a time (its own counter, stage end and partial sums), by the
+ * protocol of ../Generator/StreamK.h. Every CTA runs the epilogue, one that does not
  * complete the tile with no rows to store: ptxas cannot tell that the bar.red result is
  * the same in every thread, and the epilogue under that branch spilled (swap_n128_m192_sk:
  * 76 bytes of spill stores). */
@@ -360,99 +366,29 @@ void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   GenKernel *g = &k->g;
   KbBuilder *b = g->b;
   const uint32_t nacc = n / 2 <= SK_MAX_ACC ? n / 2 : SK_MAX_ACC;
-  MlirType v4 = vecType(b, b->f32, 4);
-  KbValue wgBarrier = kbAddI(b, k->c.wg, SM90_BAR_EPILOGUE0);
-  KbValue cta = nvSreg(b, "ctaid.x");
-  KbValue leader = kbCmpI(b, KB_EQ, k->c.wt, 0);
-  KbValue isHead = kbCmpI(b, KB_EQ, t->kBegin, 0);
-  KbValue mine = kbSub(b, t->kEnd, t->kBegin);
+  GenSkShare sh = {.threads = 128, .group = k->c.wg};
+  sh.barrierId = kbAddI(b, k->c.wg, SM90_BAR_EPILOGUE0);
+  sh.cta = nvSreg(b, "ctaid.x");
+  sh.leader = kbCmpI(b, KB_EQ, k->c.wt, 0);
+  sh.isHead = kbCmpI(b, KB_EQ, t->kBegin, 0);
+  sh.mine = kbSub(b, t->kEnd, t->kBegin);
   KbVar accVar[SK_MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) accVar[i] = kbVar(b, b->f32, acc[i]);
-  KbValue whole = kbCmp(b, KB_EQ, mine, t->kIters);
-  KbValue counter = skWord(k, skSlot(k, t->skHead, kbI32(b, 1)), 0);
-  KbVar last = kbVar(b, b->i1, whole); /* this CTA stores the tile */
-
-  kbIf(b, kbXor(b, whole, kbBool(b, true)));
-  {
-    KbVar allIn = kbVar(b, b->i1, kbBool(b, false));
-    kbIf(b, kbAnd(b, leader, isHead));
-    kbSet(b, allIn, kbCmp(b, KB_EQ, nvGlobalAcquireLoadU32(b, counter), kbSub(b, t->kIters, mine)));
-    kbEndIf(b);
-    nvWarpSync(b);
-    kbSet(b, last, nvNamedBarrierOrAt(b, wgBarrier, 128, kbGet(b, allIn)));
-    kbIf(b, kbXor(b, kbGet(b, last), kbBool(b, true)));
-    {
-      /* publish this share: its sums and end stage, then the count */
-      KbValue slot = skSlot(k, cta, kbSelect(b, isHead, kbI32(b, 1), kbI32(b, 0)));
-      KbValue part = skPartials(k, slot);
-      for (uint32_t j = 0; j < nacc / 4; ++j) {
-        KbValue v = kbUndef(b, v4);
-        for (uint32_t e = 0; e < 4; ++e) v = kbInsert(b, v, acc[4 * j + e], kbI32(b, e));
-        kbStore(b, v, globalPtr(b, kbAdd(b, part, kbI64(b, 2048 * j))), 16);
-      }
-      KbVar completes = kbVar(b, b->i1, kbBool(b, false));
-      nvWarpSync(b);
-      nvNamedBarrierAt(b, wgBarrier, 128); /* every thread's sums, then the count */
-      kbIf(b, leader);
-      {
-        kbStore(b, t->kEnd, globalPtr(b, skWord(k, slot, 64)), 4);
-        KbValue before = nvGlobalAtomicAddU32(b, counter, mine);
-        kbSet(b, completes, kbCmp(b, KB_EQ, kbAdd(b, before, mine), t->kIters));
-      }
-      kbEndIf(b);
-      nvWarpSync(b);
-      kbSet(b, last, nvNamedBarrierOrAt(b, wgBarrier, 128, kbGet(b, completes)));
-    }
-    kbEndIf(b);
-  }
-  kbEndIf(b);
+  sh.whole = kbCmp(b, KB_EQ, sh.mine, t->kIters);
+  sh.counter = genSkCounter(g, t, &sh);
+  KbVar last = kbVar(b, b->i1, sh.whole); /* this CTA stores the tile */
+  SkSums sums = {k, nacc, acc, accVar};
+  genSkDecide(g, t, &sh, last, skPublish, &sums);
   KbValue lastV = kbGet(b, last);
   kbIf(b, lastV);
-  {
-    /* every share has been counted: the counter is free for the next launch */
-    kbIf(b, kbAnd(b, leader, kbXor(b, whole, kbBool(b, true))));
-    nvGlobalReleaseStoreU32(b, counter, kbI32(b, 0));
-    kbEndIf(b);
-    /* the other shares, in stage order from the head's (the leader's acquire, then the
-     * barrier, then everyone's loads); this CTA's own is in the registers. A whole tile
-     * has none. */
-    KbVar covered = kbVar(b, b->i32, kbSelect(b, isHead, t->kEnd, kbI32(b, 0)));
-    KbVar next = kbVar(b, b->i32, kbSelect(b, isHead, kbAddI(b, cta, 1), t->skHead));
-    kbWhile(b);
-    kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, covered), t->kIters));
-    {
-      KbValue x = kbGet(b, next);
-      kbIf(b, kbCmp(b, KB_EQ, x, cta));
-      kbSet(b, covered, t->kEnd);
-      kbElse(b);
-      {
-        KbValue which = kbSelect(b, kbCmp(b, KB_EQ, x, t->skHead), kbI32(b, 1), kbI32(b, 0));
-        KbValue slot = skSlot(k, x, which);
-        KbValue part = skPartials(k, slot);
-        for (uint32_t j = 0; j < nacc / 4; ++j) {
-          /* a float4 at a time: the register fence (side effects, like the volatile loads)
-           * keeps the compiler from loading all of them before the adds (the consumers'
-           * registers hold the accumulator) */
-          KbValue v = volatileLoad(b, v4, kbAdd(b, part, kbI64(b, 2048 * j)), 16);
-          KbValue sum[4];
-          for (uint32_t e = 0; e < 4; ++e)
-            sum[e] = kbFAdd(b, kbGet(b, accVar[4 * j + e]), kbExtract(b, v, kbI32(b, e)));
-          nvRegisterFenceValues(b, sum, 4);
-          for (uint32_t e = 0; e < 4; ++e) kbSet(b, accVar[4 * j + e], sum[e]);
-        }
-        kbSet(b, covered, volatileLoad(b, b->i32, skWord(k, slot, 64), 4));
-      }
-      kbEndIf(b);
-      kbSet(b, next, kbAddI(b, x, 1));
-    }
-    kbEndWhile(b);
-  }
+  genSkReset(g, &sh);
+  genSkWalk(g, t, &sh, skAdd, &sums);
   kbEndIf(b);
-  KbValue sums[SK_MAX_ACC];
-  for (uint32_t i = 0; i < nacc; ++i) sums[i] = kbGet(b, accVar[i]);
+  KbValue total[SK_MAX_ACC];
+  for (uint32_t i = 0; i < nacc; ++i) total[i] = kbGet(b, accVar[i]);
   GenTile stored = *t;
   stored.m = kbSelect(b, lastV, t->m, kbI32(b, 0));
-  sm90Epilogue(k, &stored, n, sums);
+  sm90Epilogue(k, &stored, n, total);
 }
 
 void sm90EpilogueFinish(Sm90Kernel *k) {
