@@ -181,6 +181,9 @@ static bool validateSpec(MlirNvfp4VariantSpec s, char *msg, size_t msgSize) {
   if (s.streamK && s.tileN > 128)
     return fail(msg, msgSize, "the sm_100a stream-K schedule (_sk) is built for tile_n 64 and "
                               "128 (a workspace slot holds 128 x tile_n fp32 partial sums)");
+  if (s.streamK && s.epilogue != MLIR_NVFP4_EPILOGUE_TMA_STORE)
+    return fail(msg, msgSize, "the sm_100a stream-K schedule (_sk) is built with the TMA-store "
+                              "epilogue only");
   if (s.streamK && s.form == MLIR_NVFP4_FORM_CONTIGUOUS)
     return fail(msg, msgSize, "the stream-K schedule (_sk) is built for the pointer-array form "
                               "(nvfp4.grouped_matmul): its shares are cut from the group table, "

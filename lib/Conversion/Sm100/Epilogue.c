@@ -23,6 +23,11 @@
  * only (KernelABI.h) and the epilogue stores the remaining (< one chunk) columns itself
  * with predicated element stores; boxes that start past them are not issued.
  *
+ * The stream-K schedule (TMA stores): a CTA whose share of a split tile is not the last
+ * one in publishes it as fp32 partial sums instead of storing C; the one that completes
+ * the tile adds the others' to each chunk of accumulator columns it loads (the section
+ * "stream-K" below, ../Generator/StreamK.h).
+ *
  * The contiguous form shares one C map between the experts: a box must not cross into the
  * next expert's rows. A (sub-)tile whose C rows all belong to its expert goes through the
  * staging boxes; one that reaches past the expert's last row is stored directly from the
@@ -31,6 +36,7 @@
  */
 #include "Sm100Kernel.h"
 
+#include "../Generator/StreamK.h"
 #include "../Nvvm.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
@@ -174,6 +180,147 @@ static void directStoreTile(GenKernel *g, GenTile *t, void *state) {
   genRingAdvance(b, &st->acc.pos);
 }
 
+/* ---- stream-K: the partial sums of a split tile ---------------------------------------------
+ *
+ * With the stream-K schedule a tile's stages may be split between consecutive CTAs
+ * (../Generator/StreamK.h: workspace, protocol). Once per tile, after the accumulator is
+ * complete and before the column loop, the epilogue warps decide whether this CTA publishes
+ * its share or stores C. Publishing, they load every accumulator column the tile uses (64
+ * at a time) and store them as fp32 partial sums — float4 j (accumulator columns 4j ..
+ * 4j + 3) of epilogue thread r at 16 (128 j + r) after the slot's words, so that a warp's
+ * store covers 512 contiguous bytes. The CTA whose atomic add completes the tile (or the
+ * head that finds every other share in) stores it: the normal column loop adds, after each
+ * load of accumulator columns (its own share), the other shares' partial sums of those
+ * columns in stage order from the head's, then converts and stores. The accumulator goes
+ * back to the MMA once the decision is made (a CTA that does not store) or after the
+ * column loop's last load (one that does). */
+
+typedef struct SkTile {
+  GenKernel *g;
+  EpilogueState *st;
+  GenTile *t;
+  KbValue acc;        /* the accumulator's TMEM address for this warp's lanes */
+  GenSkShare share;
+  /* the columns being summed (skAdd): the first (i32) and nvec x 32 of them in vars */
+  KbValue col;
+  uint32_t nvec;
+  KbVar vars[2];
+} SkTile;
+
+static MlirType vec4(KbBuilder *b, MlirType elt) {
+  int64_t n = 4;
+  return mlirVectorTypeGet(1, &n, elt);
+}
+
+/* i64 address of this thread's float4 of accumulator columns col .. col + 3 (i32, a
+ * multiple of 4) in `slot`. */
+static KbValue skPartial(GenKernel *g, KbValue slot, KbValue col) {
+  KbBuilder *b = g->b;
+  KbValue j = kbLShr(b, col, kbI32(b, 2));
+  KbValue off = kbMulI(b, kbAdd(b, kbMulI(b, j, EPI_THREADS), g->tid), 16);
+  return kbAdd(b, slot, kbZExt(b, kbAddI(b, off, g->cfg->skFlagBytes), b->i64));
+}
+
+/* The accumulator columns of the tile: AB all tile_n; swap-AB ceil(tile_n_g / 64) x 64
+ * (the columns its MMAs wrote; the epilogue reads the same). */
+static KbValue skSubTiles(GenKernel *g, GenTile *t) {
+  KbBuilder *b = g->b;
+  if (g->cfg->spec.orientation == MLIR_NVFP4_ORIENTATION_AB)
+    return kbI32(b, g->cfg->tileN / MLIR_NVFP4_STORE_COLS);
+  return kbUDiv(b, kbAddI(b, t->tileN, MLIR_NVFP4_STORE_COLS - 1), kbI32(b, MLIR_NVFP4_STORE_COLS));
+}
+
+static void skPublish(void *ctx, KbValue slot) {
+  SkTile *sk = ctx;
+  GenKernel *g = sk->g;
+  KbBuilder *b = g->b;
+  KbValue subTiles = skSubTiles(g, sk->t);
+  KbVar s = kbVar(b, b->i32, kbI32(b, 0));
+  kbWhile(b);
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, s), subTiles));
+  {
+    KbValue sv = kbGet(b, s);
+    KbValue col0 = kbMulI(b, sv, MLIR_NVFP4_STORE_COLS);
+    KbValue vals[2];
+    sm100EpiLoadColumns(b, kbAdd(b, sk->acc, col0), 2, vals);
+    for (uint32_t q = 0; q < MLIR_NVFP4_STORE_COLS / 4; ++q) {
+      KbValue v = kbUndef(b, vec4(b, b->i32));
+      for (uint32_t e = 0; e < 4; ++e)
+        v = kbInsert(b, v, kbExtract(b, vals[q / 8], kbI32(b, (4 * q + e) % 32)), kbI32(b, e));
+      kbStore(b, v, genGlobalPtr(b, skPartial(g, slot, kbAddI(b, col0, 4 * q))), 16);
+    }
+    kbSet(b, s, kbAddI(b, sv, 1));
+  }
+  kbEndWhile(b);
+}
+
+static void skAdd(void *ctx, KbValue slot) {
+  SkTile *sk = ctx;
+  GenKernel *g = sk->g;
+  KbBuilder *b = g->b;
+  for (uint32_t i = 0; i < sk->nvec; ++i) {
+    KbValue v = kbGet(b, sk->vars[i]);
+    for (uint32_t q = 0; q < 8; ++q) {
+      KbValue p = genVolatileLoad(b, vec4(b, b->f32),
+                                  skPartial(g, slot, kbAddI(b, sk->col, 32 * i + 4 * q)), 16);
+      for (uint32_t e = 0; e < 4; ++e) {
+        KbValue at = kbI32(b, 4 * q + e);
+        KbValue x = kbBitcast(b, kbExtract(b, v, at), b->f32);
+        x = kbFAdd(b, x, kbExtract(b, p, kbI32(b, e)));
+        v = kbInsert(b, v, kbBitcast(b, x, b->i32), at);
+      }
+    }
+    kbSet(b, sk->vars[i], v);
+  }
+}
+
+/* Once per tile, before the column loop: with the stream-K schedule, publishes a share of a
+ * split tile or decides to store it, and opens the region of the CTA that stores (closed
+ * by skEnd); a no-op otherwise. */
+static void skBegin(GenKernel *g, EpilogueState *st, GenTile *t, KbValue acc, SkTile *sk) {
+  KbBuilder *b = g->b;
+  *sk = (SkTile){g, st, t, acc};
+  if (!g->cfg->streamK) return;
+  GenSkShare *sh = &sk->share;
+  sh->barrierId = kbI32(b, EPI_BARRIER_ID);
+  sh->threads = EPI_THREADS;
+  sh->group = kbI32(b, 0);
+  sh->cta = nvSreg(b, "ctaid.x");
+  sh->leader = kbCmpI(b, KB_EQ, g->tid, 0);
+  sh->isHead = kbCmpI(b, KB_EQ, t->kBegin, 0);
+  sh->mine = kbSub(b, t->kEnd, t->kBegin);
+  sh->whole = kbCmp(b, KB_EQ, sh->mine, t->kIters);
+  sh->counter = genSkCounter(g, t, sh);
+  KbVar last = kbVar(b, b->i1, sh->whole); /* this CTA stores the tile */
+  genSkDecide(g, t, sh, last, skPublish, sk);
+  /* A CTA that published its share may still complete the tile (its add was the last):
+   * the accumulator is released only by a CTA that does not store the tile, here, or by
+   * the column loop of the one that does, which reads its own share from it again. */
+  KbValue lastV = kbGet(b, last);
+  kbIf(b, kbXor(b, lastV, kbBool(b, true)));
+  sm100EpiRelease(g, st);
+  kbEndIf(b);
+  kbIf(b, lastV);
+  genSkReset(g, sh);
+}
+
+/* The finishing CTA: adds the other shares' partial sums of accumulator columns col ..
+ * col + 32 n - 1 (col i32) to vals (n vectors of 32 fp32 bit patterns), in place. */
+static void skAddShares(SkTile *sk, KbValue col, uint32_t n, KbValue *vals) {
+  GenKernel *g = sk->g;
+  KbBuilder *b = g->b;
+  if (!g->cfg->streamK) return;
+  sk->col = col;
+  sk->nvec = n;
+  for (uint32_t i = 0; i < n; ++i) sk->vars[i] = kbVar(b, mlirValueGetType(vals[i]), vals[i]);
+  genSkWalk(g, sk->t, &sk->share, skAdd, sk);
+  for (uint32_t i = 0; i < n; ++i) vals[i] = kbGet(b, sk->vars[i]);
+}
+
+static void skEnd(SkTile *sk) {
+  if (sk->g->cfg->streamK) kbEndIf(sk->g->b);
+}
+
 /* ---- TMA stores -------------------------------------------------------------------------- */
 
 /* The thread that issues the TMA stores and waits for them (epilogue thread 0). */
@@ -262,6 +409,8 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
   EpilogueState *st = state;
   sm100EpiLoadAlpha(g, st, t);
   KbValue acc = sm100EpiAcquire(g, st);
+  SkTile sk;
+  skBegin(g, st, t, acc, &sk);
   KbValue row = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* row within the tile */
   KbValue map = genTileTensorMap(g, t, MLIR_NVFP4_TENSOR_C);
   nvPrefetchTensormap(b, map);
@@ -271,6 +420,7 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
     KbValue vals[2];
     sm100EpiLoadColumns(b, kbAddI(b, acc, MLIR_NVFP4_STORE_COLS * s), 2, vals);
     if (s + 1 == subTiles) sm100EpiRelease(g, st);
+    skAddShares(&sk, kbI32(b, MLIR_NVFP4_STORE_COLS * s), 2, vals);
     KbValue col0 = kbAddI(b, t->cCol0, MLIR_NVFP4_STORE_COLS * s);
     if (contiguous(g)) kbIf(b, staged(g, t, t->cRow0, MLIR_NVFP4_TILE_M));
     KbValue buf = beginStaging(g, st);
@@ -287,6 +437,7 @@ static void tmaStoreTileAB(GenKernel *g, GenTile *t, void *state) {
       kbEndIf(b);
     }
   }
+  skEnd(&sk);
   genRingAdvance(b, &st->acc.pos);
 }
 
@@ -313,6 +464,8 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
   EpilogueState *st = state;
   sm100EpiLoadAlpha(g, st, t);
   KbValue acc = sm100EpiAcquire(g, st);
+  SkTile sk;
+  skBegin(g, st, t, acc, &sk);
   const uint32_t epc = chunkElems(g), eb = cfg->cElemBytes;
   KbValue col = kbAdd(b, kbMulI(b, g->warp, 32), g->lane); /* column within the tile */
   KbValue box = kbUDiv(b, col, kbI32(b, cfg->storeBoxCols));
@@ -339,6 +492,7 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
     kbIf(b, kbCmp(b, KB_EQ, kbAddI(b, sv, 1), subTiles));
     sm100EpiRelease(g, st);
     kbEndIf(b);
+    skAddShares(&sk, kbMulI(b, sv, cfg->stagingRows), cfg->stagingRows / 32, vals);
     KbValue row0 = kbAdd(b, t->cRow0, kbMulI(b, sv, cfg->stagingRows));
     if (contiguous(g)) kbIf(b, staged(g, t, row0, cfg->stagingRows));
     KbValue staging = beginStaging(g, st);
@@ -362,6 +516,7 @@ static void tmaStoreTileSwap(GenKernel *g, GenTile *t, void *state) {
     kbSet(b, s, kbAddI(b, sv, 1));
   }
   kbEndWhile(b);
+  skEnd(&sk);
   genRingAdvance(b, &st->acc.pos);
 }
 

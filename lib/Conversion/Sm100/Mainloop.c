@@ -8,7 +8,8 @@
  * (tcgen05.cp.32x128b.warpx4; ordered before the MMAs that read them), issues one
  * tcgen05.mma per K block of 64 and commits empty[s] (and sfFree[slot] when the slots form
  * their own ring). A tile waits accEmpty[b] before its first MMA and commits accFull[b]
- * after its last.
+ * after its last. With the stream-K schedule a tile's stages are this CTA's share of them
+ * (GenTile.kBegin / kEnd), the first MMA of the share starting the accumulator.
  *
  * The fused SwiGLU epilogue's mid-atom kernel (I % 128 == 64 allowed) replaces a K block's
  * N = 256 MMA by a gate and an up MMA of N = 128 for a tile whose up half starts inside its
@@ -117,9 +118,11 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
   KbValue sfnShift = kbUDiv(b, nRowInAtom, kbI32(b, 32));
   KbValue midAtom = cfg->spec.swigluMidAtom ? upMidAtom(g, t) : (MlirValue){NULL};
 
-  KbVar kt = kbVar(b, b->i32, kbI32(b, 0));
+  /* The stages [kBegin, kEnd) of the tile: all of them, or this CTA's share of them with
+   * the stream-K schedule; the share's first MMA ignores the accumulator's old value. */
+  KbVar kt = kbVar(b, b->i32, t->kBegin);
   kbWhile(b);
-  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kIters));
+  kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, kt), t->kEnd));
   {
     genPipeConsumerWait(g, &st->stages);
     if (cfg->spec.pairForward) /* the peer's half of the stage, forwarded */
@@ -140,7 +143,9 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
                            kbAddI(b, kbMulI(b, slot, cfg->sfColsPerSlot), cfg->sfCol0));
     KbValue sfnCol = kbAddI(b, sfmCol, cfg->sfmColsPerSlot);
     KbValue ktv = kbGet(b, kt);
-    KbValue remaining = kbSub(b, t->kSteps, kbMulI(b, ktv, kBlocks)); /* >= 1 */
+    /* K blocks left from this stage on (>= 1; the absolute stage: a ragged last K block
+     * is the last stage's whoever's share it is in) */
+    KbValue remaining = kbSub(b, t->kSteps, kbMulI(b, ktv, kBlocks));
     for (uint32_t j = 0; j < kBlocks; ++j) {
       kbIf(b, kbCmpI(b, KB_UGT, remaining, j));
       /* K block j's scale factors: the M-role atom -> 4 columns; each N-role atom row ->
@@ -157,7 +162,7 @@ static void mmaTile(GenKernel *g, GenTile *t, void *state) {
             cg);
       KbValue adesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->mOffset + opStep * j));
       KbValue bdesc = smemDescriptor(b, opDesc, kbAddI(b, base, cfg->nOffset + opStep * j));
-      KbValue enable = j ? kbBool(b, true) : kbCmpI(b, KB_NE, ktv, 0);
+      KbValue enable = j ? kbBool(b, true) : kbCmp(b, KB_NE, ktv, t->kBegin);
       if (!mlirValueIsNull(midAtom)) {
         kbIf(b, midAtom);
         mmaMidAtom(b, cfg, d, adesc, opDesc, kbAddI(b, base, cfg->nOffset + opStep * j), enable,
