@@ -310,11 +310,14 @@ static void skAddShares(SkTile *sk, KbValue col, uint32_t n, KbValue *vals) {
   GenKernel *g = sk->g;
   KbBuilder *b = g->b;
   if (!g->cfg->streamK) return;
-  sk->col = col;
-  sk->nvec = n;
-  for (uint32_t i = 0; i < n; ++i) sk->vars[i] = kbVar(b, mlirValueGetType(vals[i]), vals[i]);
-  genSkWalk(g, sk->t, &sk->share, skAdd, sk);
-  for (uint32_t i = 0; i < n; ++i) vals[i] = kbGet(b, sk->vars[i]);
+  /* one walk per 32 columns: the running sums of one vector live across the walk */
+  sk->nvec = 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    sk->col = i ? kbAddI(b, col, 32 * i) : col;
+    sk->vars[0] = kbVar(b, mlirValueGetType(vals[i]), vals[i]);
+    genSkWalk(g, sk->t, &sk->share, skAdd, sk);
+    vals[i] = kbGet(b, sk->vars[0]);
+  }
 }
 
 static void skEnd(SkTile *sk) {
