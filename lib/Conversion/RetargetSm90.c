@@ -102,13 +102,24 @@ static const char *patchMetadata(MlirOperation gpuModule, const Nvfp4Sm90Target 
     if (nvfp4_meta_read_u32((unsigned char *)bytes + r * NVFP4_METADATA_BYTES,
                             NVFP4_META_MAGIC) != NVFP4_METADATA_MAGIC)
       return "a metadata record does not start with the nvfp4 magic";
+  /* A stream-K variant's partial sums live in the workspace: a target that takes the
+   * workspace for itself (the tcgen05 emulation: Tensor Memory) cannot run it; one that
+   * takes none (the timing proxy) keeps the variant's. */
+  for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r)
+    if (t->workspacePerCta &&
+        (nvfp4_meta_read_u32((unsigned char *)bytes + r * NVFP4_METADATA_BYTES,
+                             NVFP4_META_VARIANT_FLAGS) & NVFP4_META_VFLAG_STREAM_K))
+      return "a stream-K variant (_sk) keeps its partial sums in the workspace, which this "
+             "build takes for the emulated Tensor Memory: build the _sk variants natively or "
+             "as the timing proxy (--proxy)";
   for (int64_t r = 0; r < n / NVFP4_METADATA_BYTES; ++r) {
     unsigned char *rec = (unsigned char *)bytes + r * NVFP4_METADATA_BYTES;
     nvfp4_meta_write_u32(rec, NVFP4_META_TARGET_SM, 90);
     nvfp4_meta_write_u32(rec, NVFP4_META_FLAGS,
                          (nvfp4_meta_read_u32(rec, NVFP4_META_FLAGS) | t->metadataFlags) &
                              ~t->metadataClearFlags);
-    nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, t->workspacePerCta);
+    if (!(nvfp4_meta_read_u32(rec, NVFP4_META_VARIANT_FLAGS) & NVFP4_META_VFLAG_STREAM_K))
+      nvfp4_meta_write_u32(rec, NVFP4_META_WORKSPACE_PER_CTA, t->workspacePerCta);
     memset(rec + NVFP4_META_TARGET, 0, NVFP4_META_TARGET_BYTES);
     memcpy(rec + NVFP4_META_TARGET, "sm_90a", 6);
   }

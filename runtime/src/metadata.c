@@ -276,9 +276,11 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
       (m->store_box_rows == 0 || m->store_box_rows > 256))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH, "metadata store box of %u rows",
                         m->store_box_rows);
+  /* (the timing proxy of an sm_100a stream-K variant keeps its workspace: the partial
+   * sums; the tcgen05 emulation cannot have one, its Tensor Memory is the workspace) */
   if ((m->variant_flags & NVFP4_META_VFLAG_STREAM_K) &&
       (m->cta_group != 1 || m->workspace_per_cta == 0 || m->form != NVFP4_META_FORM_POINTER_ARRAY ||
-       (m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_PROXY))))
+       (m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC))))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "metadata: a stream-K kernel has one CTA per cluster, the pointer-array "
                         "form, a workspace (%u bytes per CTA) and no emulation",
@@ -326,10 +328,13 @@ nvfp4rt_status nvfp4rt_metadata_decode(const unsigned char *rec, size_t size,
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "mma.sync-emulation cubin with target_sm %u and %u bytes of workspace per "
                         "CTA (expected sm 90, none)", m->target_sm, m->workspace_per_cta);
-  if ((m->flags & NVFP4_META_FLAG_PROXY) && (m->target_sm != 90 || m->workspace_per_cta != 0))
+  if ((m->flags & NVFP4_META_FLAG_PROXY) &&
+      (m->target_sm != 90 ||
+       (m->workspace_per_cta != 0 && !(m->variant_flags & NVFP4_META_VFLAG_STREAM_K))))
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "timing-proxy cubin with target_sm %u and %u bytes of workspace per CTA "
-                        "(expected sm 90, none)", m->target_sm, m->workspace_per_cta);
+                        "(expected sm 90, none but a stream-K variant's)", m->target_sm,
+                        m->workspace_per_cta);
   if ((m->flags & NVFP4_META_FLAG_EMULATION) && m->workspace_per_cta == 0)
     return NVFP4RT_FAIL(NVFP4RT_STATUS_ABI_MISMATCH,
                         "emulation cubin declares no workspace_per_cta");

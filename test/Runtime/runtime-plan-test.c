@@ -452,6 +452,38 @@ static void check_sm90_only_flag(const nvfp4_kernel_metadata *m, uint32_t flag, 
           sm, nvfp4rt_last_error_message());
 }
 
+/* An sm_100a stream-K variant (ab_n128_sk: two slots of 128 + 64 KiB per CTA) as the timing
+ * proxy keeps its workspace (the partial sums) and decodes; the tcgen05 emulation (whose
+ * Tensor Memory is the workspace) and a proxy variant without stream-K that declares a
+ * workspace are refused. */
+static void check_stream_k_proxy(const nvfp4_kernel_metadata *m) {
+  nvfp4_kernel_metadata x = *m, d;
+  unsigned char rec[NVFP4_METADATA_BYTES];
+  x.flags = NVFP4_META_FLAG_PROXY;
+  x.target_sm = 90;
+  snprintf(x.target, sizeof x.target, "sm_90a");
+  snprintf(x.source_target, sizeof x.source_target, "sm_100a");
+  x.variant_flags = NVFP4_META_VFLAG_STREAM_K;
+  x.workspace_per_cta = 131328;
+  nvfp4rt_metadata_encode(&x, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_OK);
+  T_CHECK((d.variant_flags & NVFP4_META_VFLAG_STREAM_K) && d.workspace_per_cta == 131328 &&
+              (d.flags & NVFP4_META_FLAG_PROXY),
+          "stream-K timing proxy: record with its workspace decodes");
+  x.variant_flags = 0;
+  nvfp4rt_metadata_encode(&x, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  T_CHECK(strstr(nvfp4rt_last_error_message(), "none but a stream-K variant's") != NULL,
+          "timing proxy without stream-K but with a workspace refused: %s",
+          nvfp4rt_last_error_message());
+  x.variant_flags = NVFP4_META_VFLAG_STREAM_K;
+  x.flags = NVFP4_META_FLAG_EMULATION;
+  nvfp4rt_metadata_encode(&x, rec);
+  EXPECT_STATUS(nvfp4rt_metadata_decode(rec, sizeof rec, &d), NVFP4RT_STATUS_ABI_MISMATCH);
+  T_CHECK(strstr(nvfp4rt_last_error_message(), "stream-K kernel") != NULL,
+          "stream-K tcgen05 emulation refused: %s", nvfp4rt_last_error_message());
+}
+
 /* Decodes `m` with source target `src` and expects `want`, its message holding `says`. */
 static void expect_source(nvfp4_kernel_metadata m, const char *src, nvfp4rt_status want,
                           const char *says) {
@@ -526,6 +558,7 @@ static int test_meta(void) {
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_PROXY, NVFP4RT_STATUS_ABI_MISMATCH); /* workspace */
   MUTATE(NVFP4_META_FLAGS, NVFP4_META_FLAG_EMULATION_MMA_SYNC, NVFP4RT_STATUS_ABI_MISMATCH);
   check_sm90_only_flag(&m, NVFP4_META_FLAG_PROXY, 100, "sm_100a", "timing-proxy cubin");
+  check_stream_k_proxy(&m);
   check_sm90_only_flag(&m, NVFP4_META_FLAG_EMULATION_MMA_SYNC, 120, "sm_120a",
                        "mma.sync-emulation cubin");
   MUTATE(NVFP4_META_TARGET_SM, 80, NVFP4RT_STATUS_TARGET_MISMATCH);
