@@ -533,10 +533,54 @@ static void sm90Tests(void) {
               !mlirNvfp4VariantSpecParse("swap_n128_sk_m192", 17, 0, &w),
           "swap_n128_m192_sk parses (stream-K) and round-trips; _st_sk and _sk_m192 do not",
           "sm90 names");
-    mlirNvfp4VariantSpecParse("swap_n128_sk", 12, 0, &w);
-    check(!mlirNvfp4KernelConfigInitVariant(&c, 1, w, why, sizeof why) &&
-              strstr(why, "stream-K schedule (_sk) is implemented for target sm_90a only") != NULL,
-          "sm_100a refuses the stream-K schedule with its reason", "swap_n128_sk sm100");
+    /* sm_100a: 1-CTA pointer-array TMA-store variants of tile_n 64 and 128; a stage costs
+     * tile_n + 128 rows; two slots of 128 bytes of words and 128 x tile_n fp32 per CTA */
+    static const char *const skOk[] = {"ab_n64_sk", "ab_n128_sk", "swap_n64_sk", "swap_n128_sk"};
+    for (uint32_t i = 0; i < 4; ++i) {
+      mlirNvfp4VariantSpecParse(skOk[i], strlen(skOk[i]), 0, &w);
+      const bool ok = mlirNvfp4KernelConfigInitVariant(&c, 8, w, why, sizeof why);
+      check(ok && c.streamK && (c.variantFlags & NVFP4_META_VFLAG_STREAM_K) &&
+                !c.snakeOrder && c.streamKCost == 128u && c.skFlagBytes == 128u &&
+                c.skSlotBytes == 128u * c.tileN * 4u &&
+                c.workspacePerCta == 2u * (128u + 512u * c.tileN) &&
+                c.workspacePerCta == (c.tileN == 128 ? 131328u : 65792u),
+            "sm_100a stream-K: stage cost tile_n + 128, two slots of 128 + 512 tile_n bytes per "
+            "CTA (131328 at tile_n 128, 65792 at 64)",
+            skOk[i]);
+    }
+    static const struct { const char *name; bool contiguous; const char *why; } skBad[] = {
+        {"ab_n256_sk", false, "built for tile_n 64 and 128"},
+        {"swap_n192_sk", false, "built for tile_n 64 and 128"},
+        {"ab2_n128_sk", false, "1-CTA variants only"},
+        {"swap2_n128_sk", false, "1-CTA variants only"},
+        {"swap_n128_sk", true, "pointer-array form"}};
+    for (uint32_t i = 0; i < sizeof skBad / sizeof skBad[0]; ++i) {
+      check(mlirNvfp4VariantSpecParse(skBad[i].name, strlen(skBad[i].name), 0, &w), "parses",
+            skBad[i].name);
+      if (skBad[i].contiguous) w.form = MLIR_NVFP4_FORM_CONTIGUOUS;
+      check(!mlirNvfp4KernelConfigInitVariant(&c, 8, w, why, sizeof why) &&
+                strstr(why, skBad[i].why) != NULL,
+            "sm_100a refuses this stream-K variant with its reason", skBad[i].name);
+    }
+    /* the fused epilogue (and a direct store, which no name combines with _sk) */
+    mlirNvfp4VariantSpecParse("ab_n128_sk", 10, 0, &w);
+    w.epilogue = MLIR_NVFP4_EPILOGUE_DIRECT_STORE;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 8, w, why, sizeof why) &&
+              strstr(why, "TMA-store epilogue only") != NULL,
+          "sm_100a refuses stream-K with the direct-store epilogue", "ab_n128 _st _sk");
+    w.tileN = 256;
+    w.swiglu = true;
+    w.output = MLIR_NVFP4_OUTPUT_FP4;
+    check(!mlirNvfp4KernelConfigInitVariant(&c, 8, w, why, sizeof why) &&
+              strstr(why, "no stream-K variant") != NULL,
+          "sm_100a refuses stream-K with the fused epilogue", "ab_n256_st swiglu _sk");
+    /* opt-in: no default sm_100a family has a stream-K variant */
+    MlirNvfp4VariantSpec def[8];
+    uint32_t nd = mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM100A, 128, 0, def, 8);
+    bool anySk = false;
+    for (uint32_t i = 0; i < nd; ++i) anySk |= def[i].streamK;
+    check(nd > 0 && !anySk, "the default sm_100a family has no stream-K variant (opt-in)",
+          "sm100 family");
   }
   mlirNvfp4DefaultFamilySpecsForTarget(MLIR_NVFP4_TARGET_SM90A, 64, 0, fam, 6);
   /* the metadata record of a variant */

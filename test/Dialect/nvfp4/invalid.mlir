@@ -433,19 +433,65 @@ func.func @unknown_target(%a0: memref<128x256xf4E2M1FN>,
 
 // -----
 
-// The stream-K schedule (_sk) exists for sm_90a only.
-func.func @sm100_stream_k(%a0: memref<128x256xf4E2M1FN>,
+// The sm_100a stream-K schedule (_sk) is built for 1-CTA variants: no CTA pair.
+func.func @sm100_stream_k_pair(%a0: memref<128x256xf4E2M1FN>,
     %b0: memref<128x256xf4E2M1FN>,
     %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
     %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
     %c0: memref<128x128xf16>) {
-  // expected-error @+1 {{variant swap_n128_sk: the stream-K schedule (_sk) is implemented for target sm_90a only}}
+  // expected-error @+1 {{variant swap2_n128_sk: the sm_100a stream-K schedule (_sk) is built for 1-CTA variants only (ab_n64_sk, ab_n128_sk, swap_n64_sk, swap_n128_sk): a CTA pair's shares would be split across two CTAs}}
   nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
       b(%b0 : memref<128x256xf4E2M1FN>)
       sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
       sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
       c(%c0 : memref<128x128xf16>)
-      {target = "sm_100a", variants = ["swap_n128", "swap_n128_sk"]}
+      {target = "sm_100a", variants = ["swap_n128_sk", "swap2_n128_sk"]}
+  return
+}
+
+// -----
+
+// ... of tile_n 64 and 128 (a workspace slot holds 128 x tile_n fp32).
+func.func @sm100_stream_k_wide(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error @+1 {{variant ab_n256_sk: the sm_100a stream-K schedule (_sk) is built for tile_n 64 and 128 (a workspace slot holds 128 x tile_n fp32 partial sums)}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", variants = ["ab_n128_sk", "ab_n256_sk"]}
+  return
+}
+
+// -----
+
+// ... without the fused SwiGLU epilogue (gate and up would have to be reduced first).
+func.func @sm100_stream_k_swiglu(%a: memref<?x256xf4E2M1FN>, %b: memref<256x256xf4E2M1FN>, %sfa: memref<?x4x32x4x4xf8E4M3FN>, %sfb: memref<2x4x32x4x4xf8E4M3FN>, %c: memref<?x128xf4E2M1FN>, %alpha: memref<1xf32>, %sfc: memref<?x2x32x4x4xf8E4M3FN>, %gs: memref<1xf32>) {
+  // expected-error @+1 {{variant ab_n128_sk: the fused epilogue "swiglu_nvfp4" has no stream-K variant: a split tile's gate and up partial sums would have to be reduced before the activation}}
+  nvfp4.grouped_matmul a(%a : memref<?x256xf4E2M1FN>) b(%b : memref<256x256xf4E2M1FN>) sfa(%sfa : memref<?x4x32x4x4xf8E4M3FN>) sfb(%sfb : memref<2x4x32x4x4xf8E4M3FN>) c(%c : memref<?x128xf4E2M1FN>) alpha(%alpha : memref<1xf32>) sfc(%sfc : memref<?x2x32x4x4xf8E4M3FN>) gs(%gs : memref<1xf32>)
+      {epilogue = "swiglu_nvfp4", target = "sm_100a", variants = ["ab_n128_sk"]}
+  return
+}
+
+// -----
+
+// ... and the direct-store epilogue has no stream-K form: "_st_sk" is no variant name.
+func.func @sm100_stream_k_direct(%a0: memref<128x256xf4E2M1FN>,
+    %b0: memref<128x256xf4E2M1FN>,
+    %sfa0: memref<1x4x32x4x4xf8E4M3FN>,
+    %sfb0: memref<1x4x32x4x4xf8E4M3FN>,
+    %c0: memref<128x128xf16>) {
+  // expected-error-re @+1 {{unknown variant 'ab_n128_st_sk'{{.*}}}}
+  nvfp4.grouped_matmul a(%a0 : memref<128x256xf4E2M1FN>)
+      b(%b0 : memref<128x256xf4E2M1FN>)
+      sfa(%sfa0 : memref<1x4x32x4x4xf8E4M3FN>)
+      sfb(%sfb0 : memref<1x4x32x4x4xf8E4M3FN>)
+      c(%c0 : memref<128x128xf16>)
+      {target = "sm_100a", variants = ["ab_n128_st_sk"]}
   return
 }
 

@@ -274,6 +274,16 @@ func.func @grouped_f32_stride(%a0: memref<128x256xf4E2M1FN>, %a1: memref<128x256
 
 // -----
 
+// sm_100a: the same refusal.
+func.func @sm100_moe_stream_k(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>, %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>, %c: memref<?x256xf16>, %off: memref<9xi32>) {
+  // expected-error @+1 {{variant swap_n128_sk: the stream-K schedule (_sk) is built for the pointer-array form (nvfp4.grouped_matmul): its shares are cut from the group table, which nvfp4.moe_matmul does not have}}
+  nvfp4.moe_matmul a(%a : memref<?x512xf4E2M1FN>) b(%b : memref<8x256x512xf4E2M1FN>) sfa(%sfa : memref<?x8x32x4x4xf8E4M3FN>) sfb(%sfb : memref<8x2x8x32x4x4xf8E4M3FN>)
+      c(%c : memref<?x256xf16>) offsets(%off : memref<9xi32>) {target = "sm_100a", variants = ["swap_n128", "swap_n128_sk"]}
+  return
+}
+
+// -----
+
 // sm_90a: the stream-K schedule cuts its shares from the group table, which the contiguous
 // form does not have (its default family leaves it out; named, it is refused).
 func.func @sm90_moe_stream_k(%a: memref<?x512xf4E2M1FN>, %b: memref<8x256x512xf4E2M1FN>, %sfa: memref<?x8x32x4x4xf8E4M3FN>, %sfb: memref<8x2x8x32x4x4xf8E4M3FN>, %c: memref<?x256xf16>, %off: memref<9xi32>) {
