@@ -278,7 +278,7 @@ static inline uint64_t nvfp4_abi_moe_sfa_atoms(uint64_t m, uint64_t experts) {
                                               of the group = ceil(rows / ceil(rows / tile_n))
                                               rounded up to n_align), and the table is sorted
                                               by descending tile_n * K (work per tile) */
-#define NVFP4_META_VFLAG_STREAM_K 0x4u     /* stream-K schedule (sm_90a "_sk" variants): the
+#define NVFP4_META_VFLAG_STREAM_K 0x4u     /* stream-K schedule ("_sk" variants): the
                                               grid is one CTA per SM, each takes an equal
                                               share of the stage iterations of all tiles
                                               (cost T + a constant of the variant per tile
