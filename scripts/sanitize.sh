@@ -31,14 +31,18 @@
 #       the sm_90a stream-K variants under three cluster orders and four broken builds (the
 #       stage's longest test): what it drives in the simulator beyond run-sm90a.test, the
 #       global atomic add and bar.red.or, runs here in sim-unit.test (redor, race); the
-#       launcher's --cluster-order runs in the plain stage only.
+#       launcher's --cluster-order runs in the plain stage only;
+#   CpuSim/stream-k-sm100a.test
+#       the sm_100a stream-K variants the same way: their lowering runs here in
+#       Conversion/NVFP4ToNVVM/lower-stream-k-sm100a.mlir, the simulator's tcgen05 paths in
+#       run-ab.test, its atomic add and bar.red.or as above.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/scripts/san-build.sh"
 SAN_BUILD_DIR=${SAN_BUILD_DIR:-$ROOT/build-san}
 checked_build "$SAN_BUILD_DIR" "${SAN_CC:-gcc}" "${SAN_CXX:-g++}"
 export LIT_OPTS=${LIT_OPTS:---time-tests}   # the slowest tests, for CI's time budget
-SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|spills-family|spills-sm120a|spills-sm90a-fused|spills-sm120a-fused|swiglu-cubin|target-parity|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a|sm120a-forms)\.test$|CpuSim/stream-k-sm90a\.test$'
+SAN_FILTER_OUT_DEFAULT='Pipeline/(spills|spills-sm90a|spills-sm90a-options|spills-family|spills-sm120a|spills-sm90a-fused|spills-sm120a-fused|swiglu-cubin|target-parity|emulation-cubin|moe-cubin)\.test$|CpuSim/run-(swap|swap2|ab-st|epilogue-sm90a|moe-sm90a|sm120a-forms)\.test$|CpuSim/stream-k-sm(90|100)a\.test$'
 filter_out=${SAN_FILTER_OUT-$SAN_FILTER_OUT_DEFAULT}
 if [[ -n $filter_out ]]; then   # (an empty LIT_FILTER_OUT would leave out every test)
   export LIT_FILTER_OUT=$filter_out

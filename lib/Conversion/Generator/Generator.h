@@ -14,7 +14,8 @@
  *                  role table, so that swap-AB is a permutation and not a copy;
  *   map patching   the kernel-side half of NVFP4_ABI_FLAG_PATCH_TMAPS (KernelABI.h): each
  *                  CTA's copies of the tensor-map templates with the raw addresses of
- *                  the device table (TensorMapPatch.c).
+ *                  the device table (TensorMapPatch.c);
+ *   stream-K       the split-tile reduction of the stream-K schedule (StreamK.h).
  *
  * The sm_100a kernel (lib/Conversion/Sm100/) composes these with its tcgen05 MMA and
  * epilogue emitters.
@@ -154,7 +155,8 @@ typedef void (*GenTileBody)(GenKernel *k, GenTile *t, void *state);
  * runs once per tile it touches with kBegin / kEnd its stages of that tile. Its first tile
  * may start at kBegin > 0, its last end at kEnd < kIters; the CTAs that share a tile's
  * stages are consecutive: skHead = c, whose share ends in it (its last tile), then c + 1,
- * c + 2, ..., each with that tile first (Sm90/Epilogue.c sums them, waiting for none). */
+ * c + 2, ..., each with that tile first (StreamK.h: the sm_90a and sm_100a epilogues sum them,
+ * waiting for none). */
 void genForEachTile(GenKernel *k, GenTileBody body, void *state);
 
 /* ---- operand roles -------------------------------------------------------------------------- */
