@@ -81,18 +81,26 @@ void genSkReset(GenKernel *g, const GenSkShare *s) {
   kbEndIf(b);
 }
 
-void genSkWalk(GenKernel *g, GenTile *t, const GenSkShare *s, GenSkAddFn add, void *ctx) {
+void genSkWalk(GenKernel *g, GenTile *t, const GenSkShare *s, GenSkAddFn add,
+               GenSkAddOwnFn addOwn, void *ctx) {
   KbBuilder *b = g->b;
-  /* the other shares, in stage order from the head's (the leader's acquire, then the
-   * barrier, then everyone's loads); this CTA's own is in the registers. A whole tile has
-   * none. */
-  KbVar covered = kbVar(b, b->i32, kbSelect(b, s->isHead, t->kEnd, kbI32(b, 0)));
-  KbVar next = kbVar(b, b->i32, kbSelect(b, s->isHead, kbAddI(b, s->cta, 1), t->skHead));
+  /* the shares in stage order from the head's (the leader's acquire, then the barrier, then
+   * everyone's loads); without addOwn the head's own (in the registers) is skipped, and a
+   * whole tile has none to add */
+  KbVar covered, next;
+  if (addOwn) {
+    covered = kbVar(b, b->i32, kbI32(b, 0));
+    next = kbVar(b, b->i32, t->skHead);
+  } else {
+    covered = kbVar(b, b->i32, kbSelect(b, s->isHead, t->kEnd, kbI32(b, 0)));
+    next = kbVar(b, b->i32, kbSelect(b, s->isHead, kbAddI(b, s->cta, 1), t->skHead));
+  }
   kbWhile(b);
   kbWhileDo(b, kbCmp(b, KB_ULT, kbGet(b, covered), t->kIters));
   {
     KbValue x = kbGet(b, next);
     kbIf(b, kbCmp(b, KB_EQ, x, s->cta));
+    if (addOwn) addOwn(ctx);
     kbSet(b, covered, t->kEnd);
     kbElse(b);
     {

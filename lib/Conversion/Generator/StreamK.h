@@ -13,9 +13,8 @@
  * at its counter; when every other share is in, it sums them at once, publishing nothing.
  * Otherwise a share publishes its partial sums and stage end, then a barrier of the group,
  * then its leader's one acquire-release atomic add of its stage count; the CTA whose add
- * brings the count to kIters sums the others' shares (in stage order from the head's, its
- * own from its registers) and stores C, and first returns the counter to zero (a release
- * store) for the next launch.
+ * brings the count to kIters sums the shares (genSkWalk: stage order from the head's) and
+ * stores C, and first returns the counter to zero (a release store) for the next launch.
  */
 #ifndef NVFP4_CONVERSION_GENERATOR_STREAMK_H
 #define NVFP4_CONVERSION_GENERATOR_STREAMK_H
@@ -59,8 +58,15 @@ void genSkDecide(GenKernel *g, GenTile *t, const GenSkShare *s, KbVar last,
 void genSkReset(GenKernel *g, const GenSkShare *s);
 /* Adds the share published in `slot` (i64) to this thread's sums. */
 typedef void (*GenSkAddFn)(void *ctx, KbValue slot);
-/* The finishing CTA: `add` for each other share of the tile in stage order from the head's
- * (its own, in registers, skipped; none for a whole tile). */
-void genSkWalk(GenKernel *g, GenTile *t, const GenSkShare *s, GenSkAddFn add, void *ctx);
+/* Adds this CTA's own share (null slot) to this thread's sums. */
+typedef void (*GenSkAddOwnFn)(void *ctx);
+/* The finishing CTA: `add` for each share of the tile in stage order from the head's.
+ * Without `addOwn` (sm_90a) the sums start as this CTA's own share, which the walk skips:
+ * own + the others in stage order (none for a whole tile). With `addOwn` (sm_100a, whose
+ * own share stays in Tensor Memory) the sums start at -0 and the walk adds every share in
+ * stage order, its own in its place: the same order whichever CTA finishes the tile, so the
+ * sum is the same in every launch (-0 + x = x: a whole tile's sum is its share). */
+void genSkWalk(GenKernel *g, GenTile *t, const GenSkShare *s, GenSkAddFn add,
+               GenSkAddOwnFn addOwn, void *ctx);
 
 #endif /* NVFP4_CONVERSION_GENERATOR_STREAMK_H */

@@ -189,9 +189,10 @@ static void directStoreTile(GenKernel *g, GenTile *t, void *state) {
  * at a time) and store them as fp32 partial sums — float4 j (accumulator columns 4j ..
  * 4j + 3) of epilogue thread r at 16 (128 j + r) after the slot's words, so that a warp's
  * store covers 512 contiguous bytes. The CTA whose atomic add completes the tile (or the
- * head that finds every other share in) stores it: the normal column loop adds, after each
- * load of accumulator columns (its own share), the other shares' partial sums of those
- * columns in stage order from the head's, then converts and stores. The accumulator goes
+ * head that finds every other share in) stores it: the normal column loop sums, after each
+ * load of accumulator columns (its own share), every share of those columns in stage order
+ * from the head's (its own in its place: the same order whichever CTA finishes), then
+ * converts and stores. The accumulator goes
  * back to the MMA once the decision is made (a CTA that does not store) or after the
  * column loop's last load (one that does). */
 
@@ -201,10 +202,11 @@ typedef struct SkTile {
   GenTile *t;
   KbValue acc;        /* the accumulator's TMEM address for this warp's lanes */
   GenSkShare share;
-  /* the columns being summed (skAdd): the first (i32) and nvec x 32 of them in vars */
+  /* the 32 columns being summed: the first (i32), this CTA's own share of them (32 fp32
+   * bit patterns, from Tensor Memory) and the running sums */
   KbValue col;
-  uint32_t nvec;
-  KbVar vars[2];
+  KbValue own;
+  KbVar sum;
 } SkTile;
 
 static MlirType vec4(KbBuilder *b, MlirType elt) {
@@ -258,20 +260,30 @@ static void skAdd(void *ctx, KbValue slot) {
   SkTile *sk = ctx;
   GenKernel *g = sk->g;
   KbBuilder *b = g->b;
-  for (uint32_t i = 0; i < sk->nvec; ++i) {
-    KbValue v = kbGet(b, sk->vars[i]);
-    for (uint32_t q = 0; q < 8; ++q) {
-      KbValue p = genVolatileLoad(b, vec4(b, b->f32),
-                                  skPartial(g, slot, kbAddI(b, sk->col, 32 * i + 4 * q)), 16);
-      for (uint32_t e = 0; e < 4; ++e) {
-        KbValue at = kbI32(b, 4 * q + e);
-        KbValue x = kbBitcast(b, kbExtract(b, v, at), b->f32);
-        x = kbFAdd(b, x, kbExtract(b, p, kbI32(b, e)));
-        v = kbInsert(b, v, kbBitcast(b, x, b->i32), at);
-      }
+  KbValue v = kbGet(b, sk->sum);
+  for (uint32_t q = 0; q < 8; ++q) {
+    KbValue p = genVolatileLoad(b, vec4(b, b->f32), skPartial(g, slot, kbAddI(b, sk->col, 4 * q)), 16);
+    for (uint32_t e = 0; e < 4; ++e) {
+      KbValue at = kbI32(b, 4 * q + e);
+      KbValue x = kbBitcast(b, kbExtract(b, v, at), b->f32);
+      x = kbFAdd(b, x, kbExtract(b, p, kbI32(b, e)));
+      v = kbInsert(b, v, kbBitcast(b, x, b->i32), at);
     }
-    kbSet(b, sk->vars[i], v);
   }
+  kbSet(b, sk->sum, v);
+}
+
+static void skAddOwn(void *ctx) {
+  SkTile *sk = ctx;
+  KbBuilder *b = sk->g->b;
+  KbValue v = kbGet(b, sk->sum);
+  for (uint32_t e = 0; e < 32; ++e) {
+    KbValue at = kbI32(b, e);
+    KbValue x = kbFAdd(b, kbBitcast(b, kbExtract(b, v, at), b->f32),
+                       kbBitcast(b, kbExtract(b, sk->own, at), b->f32));
+    v = kbInsert(b, v, kbBitcast(b, x, b->i32), at);
+  }
+  kbSet(b, sk->sum, v);
 }
 
 /* Once per tile, before the column loop: with the stream-K schedule, publishes a share of a
@@ -304,19 +316,24 @@ static void skBegin(GenKernel *g, EpilogueState *st, GenTile *t, KbValue acc, Sk
   genSkReset(g, sh);
 }
 
-/* The finishing CTA: adds the other shares' partial sums of accumulator columns col ..
- * col + 32 n - 1 (col i32) to vals (n vectors of 32 fp32 bit patterns), in place. */
+/* The finishing CTA: replaces vals (n vectors of 32 fp32 bit patterns: its own share of
+ * accumulator columns col .. col + 32 n - 1, col i32) by the sums of every share of those
+ * columns, added in stage order from the head's (genSkWalk with addOwn: the same order
+ * whichever CTA finishes, so the same C in every launch). */
 static void skAddShares(SkTile *sk, KbValue col, uint32_t n, KbValue *vals) {
   GenKernel *g = sk->g;
   KbBuilder *b = g->b;
   if (!g->cfg->streamK) return;
   /* one walk per 32 columns: the running sums of one vector live across the walk */
-  sk->nvec = 1;
   for (uint32_t i = 0; i < n; ++i) {
     sk->col = i ? kbAddI(b, col, 32 * i) : col;
-    sk->vars[0] = kbVar(b, mlirValueGetType(vals[i]), vals[i]);
-    genSkWalk(g, sk->t, &sk->share, skAdd, sk);
-    vals[i] = kbGet(b, sk->vars[0]);
+    sk->own = vals[i];
+    KbValue negZero = kbUndef(b, mlirValueGetType(vals[i]));
+    for (uint32_t e = 0; e < 32; ++e)
+      negZero = kbInsert(b, negZero, kbI32(b, (int32_t)0x80000000u), kbI32(b, e));
+    sk->sum = kbVar(b, mlirValueGetType(vals[i]), negZero);
+    genSkWalk(g, sk->t, &sk->share, skAdd, skAddOwn, sk);
+    vals[i] = kbGet(b, sk->sum);
   }
 }
 

@@ -382,7 +382,7 @@ void sm90StreamKEpilogue(Sm90Kernel *k, GenTile *t, uint32_t n, KbValue *acc) {
   KbValue lastV = kbGet(b, last);
   kbIf(b, lastV);
   genSkReset(g, &sh);
-  genSkWalk(g, t, &sh, skAdd, &sums);
+  genSkWalk(g, t, &sh, skAdd, NULL, &sums);
   kbEndIf(b);
   KbValue total[SK_MAX_ACC];
   for (uint32_t i = 0; i < nacc; ++i) total[i] = kbGet(b, accVar[i]);
