@@ -6,6 +6,7 @@
  * maps with: nvfp4rt_tmap_update), and the allocation-free cuLaunchKernelEx launch, which
  * finds the group table's device copy in the plan's table cache (tablecache.c) or uploads
  * it in stream order. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,7 +388,19 @@ typedef struct device_model {
                               persistent schedule's (native sm_90a) */
   double launch_s;      /* the fixed cost of every launch (native sm_90a) */
   int snake;            /* tiles dealt in the kernel's snake order (native sm_90a) */
+  /* sm_100a stream-K (and its timing proxy): the finishing CTA walks the other shares of
+   * its split tile once per 32 accumulator columns, each step two dependent global loads
+   * (the share's sums, then its stage end): sk_share_s per share and 32 columns; a stage
+   * costs tile_n + sk_stage_rows in the split (the planner's streamKCost). 0: not modelled */
+  double sk_share_s;
+  uint32_t sk_stage_rows;
 } device_model;
+
+/* A kernel generated for the sm_100 family: natively, or as the timing proxy of one. */
+static int sm100_kernel(const nvfp4_kernel_metadata *m) {
+  if (m->target_sm == 100 || m->target_sm == 103) return 1;
+  return (m->flags & NVFP4_META_FLAG_PROXY) && !strncmp(m->source_target, "sm_10", 5);
+}
 
 static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count) {
   device_model d = {0};
@@ -402,7 +415,8 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
      * m16n8k64 block-scaled mma.sync per 4 clocks) at 2.6 GHz */
     d.dram_bps = 1.79e12 * 0.85;
     d.sm_flops = 4096.0 * 2.6e9;
-  } else if (!(m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC))) {
+  } else if (!(m->flags & (NVFP4_META_FLAG_EMULATION | NVFP4_META_FLAG_EMULATION_MMA_SYNC |
+                           NVFP4_META_FLAG_PROXY))) {
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 5.0e12;
     d.decode_rows = m->cost_decode_rows;
@@ -416,8 +430,28 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
     d.dram_bps = 4.8e12 * 0.85;
     d.sm_flops = 1e30;
   }
+  if (m->flags & NVFP4_META_FLAG_PROXY) {
+    /* The timing proxy (tcgen05 free) on the H100 that measured it (2026-12-06,
+     * docs/performance.md "Small problems"): one 128 x 128 tile costs 5.57 us at K 256 and
+     * 0.194 us per further 256-K stage of 36.9 KB, 190 GB/s into one SM, whatever K; the
+     * intercept is the launch (launch, prologue, the epilogue's tail, the events). */
+    d.launch_s = 5.4e-6;
+    d.sm_bps = 190e9;
+  }
+  if ((m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && sm100_kernel(m)) {
+    /* Fitted on the timing proxy's figures (H100, 2026-12-06, docs/performance.md "Small
+     * problems"): every _sk variant slower than its persistent twin on every case, by 1.7
+     * us on one unsplit tile (the fixed cost below), 0.3-0.55 us per share and 32 columns
+     * on split single tiles, and 1.45-1.7x on B1/B2, whose concurrent CTAs no longer share
+     * the weight tiles in L2 (the work factor). Data movement only: what the split saves in
+     * MMA time on a B200 is not in these figures. */
+    d.stream_k_fixup_s = 2e-6;
+    d.stream_k_work = 1.45;
+    d.sk_share_s = 0.4e-6;
+    d.sk_stage_rows = 128;
+  }
   /* one SM fills its shared memory at about 2.5x its share of DRAM bandwidth */
-  d.sm_bps = 2.5 * d.dram_bps / (sm_count ? sm_count : 1);
+  if (d.sm_bps == 0) d.sm_bps = 2.5 * d.dram_bps / (sm_count ? sm_count : 1);
   return d;
 }
 
@@ -427,6 +461,30 @@ static uint32_t tile_cta(uint64_t i, uint32_t clusters, int snake) {
   const uint64_t pass = i / clusters;
   const uint32_t c = (uint32_t)(i % clusters);
   return snake && (pass & 1u) ? clusters - 1u - c : c;
+}
+
+/* The stream-K reduction's longest walk: over the groups, (shares of a tile - 1) x its
+ * 32-column steps, a tile's shares being the CTAs its stages' cost spans (each CTA takes
+ * 1 / clusters of the total cost, a stage costs tile_n + stage_rows). */
+static double sk_walk_steps(const nvfp4_kernel_metadata *m, const nvfp4rt_group *groups,
+                            const nvfp4rt_plan_layout *L, uint32_t clusters, uint32_t stage_rows) {
+  double total = 0;
+  for (uint32_t s = 0; s < L->num_groups; s++) {
+    const nvfp4rt_group *G = &groups[L->order[s]];
+    total += (double)L->tiles[s] * ((G->k + m->tile_k - 1) / m->tile_k) * (L->tile_n[s] + stage_rows);
+  }
+  const double quota = total / (clusters ? clusters : 1);
+  double worst = 0;
+  for (uint32_t s = 0; s < L->num_groups && quota > 0; s++) {
+    const nvfp4rt_group *G = &groups[L->order[s]];
+    if (!L->tiles[s]) continue;
+    const uint32_t stages = (G->k + m->tile_k - 1) / m->tile_k;
+    double shares = ceil(stages * (double)(L->tile_n[s] + stage_rows) / quota) + 1.0;
+    if (shares > stages) shares = stages;
+    const double steps = (shares - 1.0) * ((L->tile_n[s] + 31) / 32);
+    if (steps > worst) worst = steps;
+  }
+  return worst;
 }
 
 static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group *groups,
@@ -472,6 +530,7 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
     double sum = 0;
     for (uint32_t c = 0; c < clusters; c++) sum += cta_time[c];
     worst = sum / clusters * d.stream_k_work + d.stream_k_fixup_s;
+    if (d.sk_share_s > 0) worst += d.sk_share_s * sk_walk_steps(m, groups, L, clusters, d.sk_stage_rows);
   }
   for (uint32_t c = 0; !(m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && c < clusters; c++)
     if (cta_time[c] > worst) worst = cta_time[c];
