@@ -38,6 +38,11 @@ done
 PROXY_VARIANTS="[$(matrix_attr sm100-proxy)]"
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $PROXY_VARIANTS, nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_proxy.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_proxy.mlir" --proxy -o "$OUT/cubin/proxy_family.cubin"
+# The sm_100a stream-K variants beside their persistent twins, through the proxy (the
+# small-problem-device-run.sh measurement; a family lists at most 16 variants).
+SK_VARIANTS='["ab_n64", "ab_n128", "swap_n64", "swap_n128", "ab_n64_sk", "ab_n128_sk", "swap_n64_sk", "swap_n128_sk"]'
+sed "s/target = \"sm_100a\"/target = \"sm_100a\", variants = $SK_VARIANTS, nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_proxy_sk.mlir"
+"$BUILD"/bin/nvfp4-compile "$OUT/any16_proxy_sk.mlir" --proxy -o "$OUT/cubin/proxy_sk.cubin"
 sed "s/target = \"sm_100a\"/target = \"sm_100a\", nvfp4.patch_tmaps/" examples/any16.mlir > "$OUT/any16_patch.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_patch.mlir" --emulate -o "$OUT/cubin/emu_patch.cubin"
 # The contiguous MoE form and the epilogue options (the suite's moe and groups256 parts):
@@ -84,7 +89,8 @@ cp scripts/device-suite.sh scripts/run-matrix.sh scripts/run-matrix.txt "$OUT/"
 sed 's/target = "sm_100a"/target = "sm_90a"/' examples/any16.mlir > "$OUT/any16_sm90.mlir"
 "$BUILD"/bin/nvfp4-compile "$OUT/any16_sm90.mlir" -o "$OUT/cubin/sm90_family.cubin"
 cp "$BUILD"/bin/nvfp4-hopper-bench "$OUT/bin/"
-cp scripts/hopper-device-run.sh scripts/pdl-device-run.sh scripts/table-cache-device-run.sh "$OUT/"
+cp scripts/hopper-device-run.sh scripts/pdl-device-run.sh scripts/table-cache-device-run.sh \
+   scripts/small-problem-device-run.sh "$OUT/"
 # The sm_90a epilogue options and the contiguous form (the suite's hopper-options part and
 # hopper-device-run.sh's timings): default families of 16 groups with bf16 C + alpha and
 # f32 C + alpha, 256 groups with f32 C + alpha (the global group table), the contiguous form
