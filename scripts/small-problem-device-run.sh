@@ -12,7 +12,7 @@
 #
 # Cases: `fixed` (one 128 x 128 x 256 group: the fixed cost of a launch; `fixed4` and
 # `fixed16`, the same tile with K 1024 and 4096, give the cost of a stage), the benchmarks
-# B1-B4 (reference/PROBLEM.md), and decode-like shapes with few tiles and a long K:
+# B1-B4 (docs/format.md), and decode-like shapes with few tiles and a long K:
 #   D1  2 groups of 16 x 4096 x 7168   (two experts' up-projection, 16 tokens each)
 #   D2  1 group  of 64 x 4096 x 7168   (one expert, 64 tokens)
 #   D3  1 group  of 8 x 7168 x 2048    (a down-projection: short K, many N tiles)
