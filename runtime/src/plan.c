@@ -394,6 +394,7 @@ typedef struct device_model {
    * costs tile_n + sk_stage_rows in the split (the planner's streamKCost). 0: not modelled */
   double sk_share_s;
   uint32_t sk_stage_rows;
+  double overlap_k; /* the part of the smaller of SM time and DRAM time that shows (proxy) */
 } device_model;
 
 /* A kernel generated for the sm_100 family: natively, or as the timing proxy of one. */
@@ -434,9 +435,13 @@ static device_model model_for(const nvfp4_kernel_metadata *m, uint32_t sm_count)
     /* The timing proxy (tcgen05 free) on the H100 that measured it (2026-12-06,
      * docs/performance.md "Small problems"): one 128 x 128 tile costs 5.57 us at K 256 and
      * 0.194 us per further 256-K stage of 36.9 KB, 190 GB/s into one SM, whatever K; the
-     * intercept is the launch (launch, prologue, the epilogue's tail, the events). */
+     * intercept is the launch (launch, prologue, the epilogue's tail, the events). Where the
+     * bytes bound the time (B1, B2) the variants' SM time still shows: 0.3 of it, which
+     * orders B1's measured times (swap_n256 and ab_n128 60 us, swap_n128 69, ab_n64 79,
+     * swap_n64 93) where a plain maximum ties them. */
     d.launch_s = 5.4e-6;
     d.sm_bps = 190e9;
+    d.overlap_k = 0.3;
   }
   if ((m->variant_flags & NVFP4_META_VFLAG_STREAM_K) && sm100_kernel(m)) {
     /* Fitted on the timing proxy's figures (H100, 2026-12-06, docs/performance.md "Small
@@ -512,7 +517,11 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
       if (rm > m->tile_m) rm = m->tile_m;
       if (rn > L->tile_n[s]) rn = L->tile_n[s];
       /* per CTA of the cluster: its share of both roles, and of the MMA */
-      double bytes = ((double)rm + rn) * row_bytes / m->cta_group;
+      /* (the timing proxy's pairs hand each stage to the leader through a forwarding
+       * arrive, nvfp4.pair_forward: measured 1.1-2.6x slower than the 1-CTA tile, 2026-12-01,
+       * so a proxy pair's CTA is charged the whole pair tile's bytes) */
+      const double share = (m->flags & NVFP4_META_FLAG_PROXY) ? 1.0 : m->cta_group;
+      double bytes = ((double)rm + rn) * row_bytes / share;
       /* native sm_90a: token_share of a token row's cost at 128 weight rows is paid once
        * per tile whatever its weight rows (the token decode) */
       double rows = (double)m->tile_m * (L->tile_n[s] + d.decode_rows) -
@@ -536,7 +545,9 @@ static double variant_cost_s(const nvfp4_kernel_metadata *m, const nvfp4rt_group
     if (cta_time[c] > worst) worst = cta_time[c];
   worst += d.launch_s;
   double dram = dram_bytes / d.dram_bps;
-  return worst > dram ? worst : dram;
+  /* the busiest SM's time and the DRAM time overlap imperfectly: overlap_k of the smaller
+   * shows through (0: they overlap fully) */
+  return worst > dram ? worst + d.overlap_k * dram : dram + d.overlap_k * worst;
 }
 
 /* select_variant's scratch lives on the stack for devices of up to this many SMs (a re-plan

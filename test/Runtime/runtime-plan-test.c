@@ -1639,9 +1639,8 @@ static int test_targets(void) {
  * order of kSk100Names). CUBIN is that family built as the proxy (the four persistent
  * variants and their _sk twins, 16 groups). Every _sk variant was slower than its
  * persistent twin on every case: the model must never choose one here. Its choice must be
- * within 1.35x of the fastest measured: the proxy's model has no L2 and no DRAM contention,
- * so several variants tie where the bytes bound the time (B1: ab_n64 chosen, 1.31x; before
- * the proxy had a model of its own it chose swap_n64, 1.54x, and swap_n64_sk on D2). */
+ * within 1.12x of the fastest measured (D1: ab_n64, 1.107x; before the proxy had a model of
+ * its own, B1 took swap_n64 at 1.54x and D2 swap_n64_sk at 1.55x). */
 static const char *const kSk100Names[8] = {"ab_n64", "ab_n128", "swap_n64", "swap_n128",
                                            "ab_n64_sk", "ab_n128_sk", "swap_n64_sk",
                                            "swap_n128_sk"};
@@ -1685,7 +1684,7 @@ static int test_sk100(const char *path) {
     for (uint32_t i = 1; i < 8; i++)
       if (k->us[i] < best) best = k->us[i];
     const double ratio = k->us[v] / best;
-    T_CHECK(ratio <= 1.35, "%s: the choice %s is %.3fx the fastest measured", k->name,
+    T_CHECK(ratio <= 1.12, "%s: the choice %s is %.3fx the fastest measured", k->name,
             kSk100Names[v], ratio);
     printf("sk100 select %s (132 SMs):", k->name);
     for (uint32_t i = 0; i < 8; i++) printf(" %s %.1f/%.1f", kSk100Names[i], cost[i], k->us[i]);
