@@ -208,6 +208,11 @@ KbValue kbInsert(KbBuilder *b, KbValue vec, KbValue v, KbValue idx) {
   return result(kbOp(b, "llvm.insertelement", 1, &t, 3, ops, 0, NULL));
 }
 
+MlirType kbVecType(KbBuilder *b, MlirType elt, int64_t n) {
+  (void)b;
+  return mlirVectorTypeGet(1, &n, elt);
+}
+
 KbValue kbUndef(KbBuilder *b, MlirType type) {
   return result(kbOp(b, "llvm.mlir.undef", 1, &type, 0, NULL, 0, NULL));
 }

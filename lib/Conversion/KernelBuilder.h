@@ -108,6 +108,8 @@ void kbStore(KbBuilder *b, KbValue v, KbValue ptr, int64_t align);
 KbValue kbExtract(KbBuilder *b, KbValue vec, KbValue idx);
 KbValue kbInsert(KbBuilder *b, KbValue vec, KbValue v, KbValue idx);
 KbValue kbUndef(KbBuilder *b, MlirType type);
+/* vector<n x elt> */
+MlirType kbVecType(KbBuilder *b, MlirType elt, int64_t n);
 KbValue kbAddressOf(KbBuilder *b, const char *global, MlirType ptrType);
 
 /* Mutable variables. */

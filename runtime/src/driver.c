@@ -166,6 +166,16 @@ nvfp4rt_status nvfp4rt_ensure_current_(const nvfp4rt_context *ctx) {
   return NVFP4RT_STATUS_OK;
 }
 
+nvfp4rt_status nvfp4rt_wait_upload_(CUevent copied, int *queued, const char *what) {
+  if (!*queued) return NVFP4RT_STATUS_OK;
+  CUresult r = NVFP4RT_CU(cuEventQuery)(copied);
+  if (r == CUDA_ERROR_NOT_READY) r = NVFP4RT_CU(cuEventSynchronize)(copied);
+  if (r != CUDA_SUCCESS)
+    return nvfp4rt_set_cu_error_(r, "cuEventSynchronize", __FILE__, __LINE__, "%s", what);
+  *queued = 0;
+  return NVFP4RT_STATUS_OK;
+}
+
 const nvfp4rt_device_info *nvfp4rt_context_device_info(const nvfp4rt_context *ctx) {
   return ctx ? &ctx->info : NULL;
 }

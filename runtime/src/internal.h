@@ -124,6 +124,11 @@ struct nvfp4rt_module {
  * their context (driver.c). CUDA_ERROR naming cuCtxSetCurrent on failure. */
 nvfp4rt_status nvfp4rt_ensure_current_(const nvfp4rt_context *ctx);
 
+/* A page-locked source is about to be rewritten: when `*queued`, waits until `copied` (the
+ * event recorded after its last asynchronous upload) has run, then clears `*queued`.
+ * CUDA_ERROR naming cuEventSynchronize, with `what`, on failure (driver.c). */
+nvfp4rt_status nvfp4rt_wait_upload_(CUevent copied, int *queued, const char *what);
+
 nvfp4rt_status nvfp4rt_read_whole_file(const char *path, void **data, size_t *size);
 
 /* The options both forms' plans keep beyond the variant and the tensor-map mode. */

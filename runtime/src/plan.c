@@ -802,14 +802,8 @@ static nvfp4rt_status reserve_retired(nvfp4rt_plan *p) {
 /* KERNEL_PATCH: waits until the last stream-ordered template upload has run (its source,
  * tmpl_src, is about to be rewritten). */
 static nvfp4rt_status wait_templates_source(nvfp4rt_plan *p) {
-  if (!p->tmpl_queued) return NVFP4RT_STATUS_OK;
-  CUresult r = NVFP4RT_CU(cuEventQuery)(p->tmpl_copied);
-  if (r == CUDA_ERROR_NOT_READY) r = NVFP4RT_CU(cuEventSynchronize)(p->tmpl_copied);
-  if (r != CUDA_SUCCESS)
-    return nvfp4rt_set_cu_error_(r, "cuEventSynchronize", __FILE__, __LINE__, "%s",
-                                 "waiting for an earlier tensor-map template upload");
-  p->tmpl_queued = 0;
-  return NVFP4RT_STATUS_OK;
+  return nvfp4rt_wait_upload_(p->tmpl_copied, &p->tmpl_queued,
+                              "waiting for an earlier tensor-map template upload");
 }
 
 /* KERNEL_PATCH: copies the templates of slots 0..n-1 of `tmpl` into `area` now, on the

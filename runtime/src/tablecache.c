@@ -196,14 +196,8 @@ static int victim(const nvfp4rt_table_cache_ *c) {
 
 /* Waits until the last upload from copy t's page-locked image has executed. */
 static nvfp4rt_status wait_source(table_copy *t) {
-  if (!t->pending) return NVFP4RT_STATUS_OK;
-  CUresult r = NVFP4RT_CU(cuEventQuery)(t->copied);
-  if (r == CUDA_ERROR_NOT_READY) r = NVFP4RT_CU(cuEventSynchronize)(t->copied);
-  if (r != CUDA_SUCCESS)
-    return nvfp4rt_set_cu_error_(r, "cuEventSynchronize", __FILE__, __LINE__, "%s",
-                                 "table cache: waiting for an earlier table upload");
-  t->pending = 0;
-  return NVFP4RT_STATUS_OK;
+  return nvfp4rt_wait_upload_(t->copied, &t->pending,
+                              "table cache: waiting for an earlier table upload");
 }
 
 /* Queues the copies of part `u` of `src` (page-locked, laid out as the image) to device

@@ -209,11 +209,6 @@ typedef struct SkTile {
   KbVar sum;
 } SkTile;
 
-static MlirType vec4(KbBuilder *b, MlirType elt) {
-  int64_t n = 4;
-  return mlirVectorTypeGet(1, &n, elt);
-}
-
 /* i64 address of this thread's float4 of accumulator columns col .. col + 3 (i32, a
  * multiple of 4) in `slot`. */
 static KbValue skPartial(GenKernel *g, KbValue slot, KbValue col) {
@@ -246,7 +241,7 @@ static void skPublish(void *ctx, KbValue slot) {
     KbValue vals[2];
     sm100EpiLoadColumns(b, kbAdd(b, sk->acc, col0), 2, vals);
     for (uint32_t q = 0; q < MLIR_NVFP4_STORE_COLS / 4; ++q) {
-      KbValue v = kbUndef(b, vec4(b, b->i32));
+      KbValue v = kbUndef(b, kbVecType(b, b->i32, 4));
       for (uint32_t e = 0; e < 4; ++e)
         v = kbInsert(b, v, kbExtract(b, vals[q / 8], kbI32(b, (4 * q + e) % 32)), kbI32(b, e));
       kbStore(b, v, genGlobalPtr(b, skPartial(g, slot, kbAddI(b, col0, 4 * q))), 16);
@@ -262,7 +257,7 @@ static void skAdd(void *ctx, KbValue slot) {
   KbBuilder *b = g->b;
   KbValue v = kbGet(b, sk->sum);
   for (uint32_t q = 0; q < 8; ++q) {
-    KbValue p = genVolatileLoad(b, vec4(b, b->f32), skPartial(g, slot, kbAddI(b, sk->col, 4 * q)), 16);
+    KbValue p = genVolatileLoad(b, kbVecType(b, b->f32, 4), skPartial(g, slot, kbAddI(b, sk->col, 4 * q)), 16);
     for (uint32_t e = 0; e < 4; ++e) {
       KbValue at = kbI32(b, 4 * q + e);
       KbValue x = kbBitcast(b, kbExtract(b, v, at), b->f32);

@@ -19,10 +19,6 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "nvfp4-c/DescriptorsSm90.h"
 
-static MlirType vecType(KbBuilder *b, MlirType elt, int64_t n) {
-  return mlirVectorTypeGet(1, &n, elt);
-}
-
 /* {S, S} for an E4M3 code (i32 0..255): the shared-memory scale table. */
 static KbValue scaleOf(Sm90Kernel *k, KbValue code) {
   GenKernel *g = &k->g;
@@ -33,7 +29,7 @@ static KbValue scaleOf(Sm90Kernel *k, KbValue code) {
 
 /* The 4 scaled registers of one word (pairs 0..3). */
 static void decodeWord(KbBuilder *b, KbValue x, KbValue scale, KbValue out[4]) {
-  MlirType v2 = vecType(b, mlirBF16TypeGet(b->ctx), 2);
+  MlirType v2 = kbVecType(b, mlirBF16TypeGet(b->ctx), 2);
   KbValue s2 = kbBitcast(b, scale, v2);
   KbValue shifted = kbLShr(b, x, kbI32(b, mlirNvfp4Sm90PairSourceShift(2)));
   for (unsigned p = 0; p < 4; ++p) {
@@ -57,7 +53,7 @@ void sm90DecodeWeights(Sm90Kernel *k, KbValue stage, KbValue q, KbValue a[16]) {
   /* 16-byte chunk (2 q + t0 / 2) ^ (row % 8) of the row, 8-byte half t0 % 2: chunk 0's
    * offset (aLaneByte) with bits 5-6 flipped by q */
   KbValue row0 = kbAdd(b, kbAddI(b, stage, cfg->mOffset), kbXor(b, c->aLaneByte, kbMulI(b, q, 32)));
-  MlirType v2i = vecType(b, b->i32, 2);
+  MlirType v2i = kbVecType(b, b->i32, 2);
   KbValue w0 = kbLoad(b, v2i, genSharedPtr(g, row0), 8);
   KbValue w1 = kbLoad(b, v2i, genSharedPtr(g, kbAddI(b, row0, 8 * 128)), 8);
   KbValue sf = kbAdd(b, kbAddI(b, stage, cfg->sfmOffset), kbMulI(b, q, MLIR_NVFP4_SF_ATOM_BYTES));
@@ -86,7 +82,7 @@ void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbVa
   KbValue chunk = kbAdd(b, kbMulI(b, q, 2), ch);
   KbValue src = kbAdd(b, kbAdd(b, kbAddI(b, stage, cfg->nOffset), rowByte),
                       kbMulI(b, kbXor(b, chunk, phase), 16));
-  KbValue raw = kbLoad(b, vecType(b, b->i32, 4), genSharedPtr(g, src), 16);
+  KbValue raw = kbLoad(b, kbVecType(b, b->i32, 4), genSharedPtr(g, src), 16);
   KbValue sf = kbAdd(b, kbAdd(b, kbAddI(b, stage, cfg->sfnOffset), kbMulI(b, q, MLIR_NVFP4_SF_ATOM_BYTES)),
                      sfRow);
   KbValue codes = kbZExt(b, kbLoad(b, b->i16, genSharedPtr(g, sf), 2), b->i32);
@@ -96,7 +92,7 @@ void sm90DecodeTokens(Sm90Kernel *k, KbValue stage, KbValue q, KbValue row, KbVa
   for (int grp = 0; grp < 2; ++grp)
     for (int w = 0; w < 2; ++w)
       decodeWord(b, kbExtract(b, raw, kbI32(b, 2 * grp + w)), scale[grp], &R[grp][4 * w]);
-  MlirType v2i = vecType(b, b->i32, 2);
+  MlirType v2i = kbVecType(b, b->i32, 2);
   KbValue dstRow = kbAdd(b, kbAdd(b, buf, rowByte), kbMulI(b, ch, 8));
   for (int cc = 0; cc < 8; ++cc) { /* decoded chunk cc: pair cc of the four groups */
     KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2i), R[0][cc], kbI32(b, 0)), R[1][cc], kbI32(b, 1));

@@ -37,12 +37,8 @@
 #include "nvfp4-c/DescriptorsSm90.h"
 #include "nvfp4-c/KernelABI.h"
 
-static MlirType vecType(KbBuilder *b, MlirType elt, int64_t n) {
-  return mlirVectorTypeGet(1, &n, elt);
-}
-
 static KbValue splat2(KbBuilder *b, KbValue f) {
-  MlirType v2f = vecType(b, b->f32, 2);
+  MlirType v2f = kbVecType(b, b->f32, 2);
   return kbInsert(b, kbInsert(b, kbUndef(b, v2f), f, kbI32(b, 0)), f, kbI32(b, 1));
 }
 
@@ -60,12 +56,12 @@ static KbValue cValue(KbBuilder *b, KbValue v, KbValue alpha, bool vec) {
  * vector bf16 conversion.) */
 static KbValue packPair(Sm90Kernel *k, KbValue x, KbValue y, KbValue alpha) {
   KbBuilder *b = k->g.b;
-  MlirType v2f = vecType(b, b->f32, 2);
+  MlirType v2f = kbVecType(b, b->f32, 2);
   KbValue v = kbInsert(b, kbInsert(b, kbUndef(b, v2f), x, kbI32(b, 0)), y, kbI32(b, 1));
   v = cValue(b, v, alpha, true);
   if (k->g.cfg->spec.output != MLIR_NVFP4_OUTPUT_BF16)
-    return kbBitcast(b, kbFPTrunc(b, v, vecType(b, b->f16, 2)), b->i32);
-  KbValue h = kbUndef(b, vecType(b, b->bf16, 2)); /* NVPTX: one cvt.rn.bf16x2.f32 */
+    return kbBitcast(b, kbFPTrunc(b, v, kbVecType(b, b->f16, 2)), b->i32);
+  KbValue h = kbUndef(b, kbVecType(b, b->bf16, 2)); /* NVPTX: one cvt.rn.bf16x2.f32 */
   for (int i = 0; i < 2; ++i)
     h = kbInsert(b, h, kbFPTrunc(b, kbExtract(b, v, kbI32(b, i)), b->bf16), kbI32(b, i));
   return kbBitcast(b, h, b->i32);
@@ -207,7 +203,7 @@ static void storeExpertEdge(Sm90Kernel *k, GenTile *t, const StagedPass *sp) {
     KbValue row = kbAdd(b, boxed, kbUDiv(b, item, kbI32(b, chunks)));
     KbValue col = kbAdd(b, sp->x, kbMulI(b, kbURem(b, item, kbI32(b, chunks)), epc));
     kbIf(b, kbAnd(b, kbCmp(b, KB_ULT, row, end), kbCmp(b, KB_ULT, col, sp->nMap)));
-    KbValue v = kbLoad(b, vecType(b, b->i32, 4), genSharedPtr(g, stagedElement(k, sp, row, kbSub(b, col, sp->x))), 16);
+    KbValue v = kbLoad(b, kbVecType(b, b->i32, 4), genSharedPtr(g, stagedElement(k, sp, row, kbSub(b, col, sp->x))), 16);
     kbStore(b, v, cElement(k, t, kbAdd(b, t->cRow0, row), col, (MlirValue){NULL}), 16);
     kbEndIf(b);
   }
@@ -327,8 +323,7 @@ typedef struct SkSums {
 static void skPublish(void *ctx, KbValue slot) {
   SkSums *s = ctx;
   KbBuilder *b = s->k->g.b;
-  int64_t four = 4;
-  MlirType v4 = mlirVectorTypeGet(1, &four, b->f32);
+  MlirType v4 = kbVecType(b, b->f32, 4);
   KbValue part = skPartials(s->k, slot);
   for (uint32_t j = 0; j < s->nacc / 4; ++j) {
     KbValue v = kbUndef(b, v4);
@@ -340,8 +335,7 @@ static void skPublish(void *ctx, KbValue slot) {
 static void skAdd(void *ctx, KbValue slot) {
   SkSums *s = ctx;
   KbBuilder *b = s->k->g.b;
-  int64_t four = 4;
-  MlirType v4 = mlirVectorTypeGet(1, &four, b->f32);
+  MlirType v4 = kbVecType(b, b->f32, 4);
   KbValue part = skPartials(s->k, slot);
   for (uint32_t j = 0; j < s->nacc / 4; ++j) {
     /* a float4 at a time: the register fence (side effects, like the volatile loads)
